@@ -1,0 +1,64 @@
+"""Command line: `whimbrel [--base-url URL] [--api-key KEY] [--model NAME] [--workdir DIR] ...`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="whimbrel",
+        description="A terminal workspace for LLM agents.",
+        epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, WHIMBREL_DATA_DIR, WHIMBREL_CONFIG.",
+    )
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
+    parser.add_argument("--model", help="model name to use")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="workspace the tools act in (default: the current directory)")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="where conversations are stored (default: $WHIMBREL_DATA_DIR or the user data dir)")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="config file (default: $WHIMBREL_CONFIG or config.toml in the user config dir)")
+    parser.add_argument("--resume", metavar="ID_OR_PREFIX", help="resume a saved workstream")
+    parser.add_argument("--version", action="version", version="whimbrel 0.1.0")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from app.config import ConfigError, load_config, resolve_model
+    from app.paths import default_config_path, default_data_dir
+
+    config_path = args.config or default_config_path()
+    try:
+        config = load_config(config_path)
+    except ConfigError as error:
+        print(f"whimbrel: {error}", file=sys.stderr)
+        return 2
+    workdir = (args.workdir or Path.cwd()).expanduser()
+    if not workdir.is_dir():
+        print(f"whimbrel: --workdir {workdir} is not a directory", file=sys.stderr)
+        return 2
+    settings = resolve_model(config, base_url=args.base_url, api_key=args.api_key, model=args.model,
+                             env=os.environ)
+    from app.main import AppOptions, WhimbrelApp
+
+    options = AppOptions(
+        settings=settings,
+        workdir=workdir.resolve(),
+        data_dir=(args.data_dir or default_data_dir()).expanduser(),
+        config_path=config_path,
+        resume=args.resume,
+        bash_timeout=config.bash_timeout,
+        output_limit=config.output_limit,
+    )
+    WhimbrelApp(options).run()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,383 @@
+"""Whimbrel's TOML config: load and validate it, and pick the model to talk to.
+
+Every known key is declared once, in `SECTIONS` (the fixed sections) and `MODEL_KEYS`
+(each `[models.<alias>]` table); adding a setting means adding one `Key` there and,
+for a fixed section, one field on `Config`. Any mistake a user can make in the file
+becomes a `ConfigError` naming the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+import tomlkit
+from tomlkit.exceptions import ParseError, TOMLKitError
+
+from app.providers.base import ModelSettings
+
+NO_KEY = "not-needed"  # local servers accept any key; the SDKs insist on having one
+
+
+class ConfigError(Exception):
+    """The config file cannot be used; the message says where and why, one problem a line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+# -- the schema -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A value type: its name in error messages and the check a value must pass."""
+
+    name: str
+    check: Callable[[Any], bool]
+
+
+STRING = Kind("a string", lambda v: isinstance(v, str))
+INTEGER = Kind("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
+NUMBER = Kind("a number", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool))
+BOOLEAN = Kind("true or false", lambda v: isinstance(v, bool))
+TABLE = Kind("a table", lambda v: isinstance(v, dict))
+STRINGS = Kind("a list of strings",
+               lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
+PROVIDERS = ("openai", "anthropic", "google")
+PROVIDER = Kind("one of " + ", ".join(f"'{p}'" for p in PROVIDERS), lambda v: v in PROVIDERS)
+
+
+@dataclass(frozen=True)
+class Key:
+    """One setting: its kind, default, and optional lower bound / required flag."""
+
+    kind: Kind
+    default: Any = None
+    attr: str | None = None  # the Config attribute, when it differs from the key
+    minimum: float | None = None
+    required: bool = False
+
+
+SECTIONS: dict[str, dict[str, Key]] = {
+    "model": {
+        "default": Key(STRING, attr="default_model"),
+        "fallback": Key(STRINGS, default=(), attr="fallback"),
+        "agent_model": Key(STRING),
+    },
+    "tools": {
+        "bash_timeout": Key(NUMBER, 120.0, minimum=0),
+        "output_limit": Key(INTEGER, 30000, minimum=1),
+    },
+    "ui": {
+        "bell": Key(BOOLEAN, True),
+        "notifications": Key(BOOLEAN, True),
+    },
+    "workstreams": {
+        "max_open": Key(INTEGER, 20, minimum=1),
+        "retention_days": Key(INTEGER, 90, minimum=0),
+    },
+}
+
+MODEL_KEYS: dict[str, Key] = {
+    "provider": Key(PROVIDER, "openai"),
+    "base_url": Key(STRING),
+    "api_key": Key(STRING),
+    "api_key_env": Key(STRING),
+    "model": Key(STRING, required=True),
+    "context_window": Key(INTEGER, minimum=1),
+    "temperature": Key(NUMBER, minimum=0),
+    "max_tokens": Key(INTEGER, minimum=1),
+    "reasoning_effort": Key(STRING),
+    "capabilities": Key(TABLE, default={}),  # free-form
+}
+
+TOP_LEVEL = (*SECTIONS, "models")
+
+
+@dataclass
+class ModelConfig:
+    """One `[models.<alias>]` entry."""
+
+    alias: str
+    model: str
+    provider: str = "openai"
+    base_url: str | None = None
+    api_key: str | None = None
+    api_key_env: str | None = None
+    context_window: int | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    capabilities: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Config:
+    """The whole validated config; a missing file gives these defaults."""
+
+    path: Path
+    models: dict[str, ModelConfig] = field(default_factory=dict)
+    default_model: str | None = None
+    fallback: list[str] = field(default_factory=list)
+    agent_model: str | None = None
+    bash_timeout: float = 120.0
+    output_limit: int = 30000
+    bell: bool = True
+    notifications: bool = True
+    max_open: int = 20
+    retention_days: int = 90
+
+
+# -- finding line numbers in the raw text -----------------------------------------------
+
+_KEY_PART = r'(?:[A-Za-z0-9_-]+|"[^"]*"|\'[^\']*\')'
+_DOTTED = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
+_HEADER = re.compile(rf"^\s*\[\[?\s*({_DOTTED})\s*\]\]?")
+_ASSIGN = re.compile(rf"^\s*({_DOTTED})\s*=")
+
+
+def _split_key(dotted: str) -> tuple[str, ...]:
+    parts = re.findall(_KEY_PART, dotted)
+    return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
+
+
+def _assignments(text: str) -> Iterator[tuple[tuple[str, ...], int, bool]]:
+    """Yield (full key path, line, is_header) for each header and `key =` line."""
+    table: tuple[str, ...] = ()
+    in_multiline = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if in_multiline:
+            in_multiline = (line.count('"""') + line.count("'''")) % 2 == 0
+            continue
+        if header := _HEADER.match(line):
+            table = _split_key(header.group(1))
+            yield table, number, True
+        elif assign := _ASSIGN.match(line):
+            yield table + _split_key(assign.group(1)), number, False
+            rest = line[assign.end():]
+            in_multiline = (rest.count('"""') + rest.count("'''")) % 2 == 1
+
+
+def key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Map each table header and key path (e.g. ('models', 'x', 'model')) to its line."""
+    lines: dict[tuple[str, ...], int] = {}
+    table: tuple[str, ...] = ()
+    for path, number, is_header in _assignments(text):
+        if is_header:
+            table = path
+        for depth in range(len(table) + 1 - is_header, len(path) + 1):
+            lines.setdefault(path[:depth], number)  # dotted keys define tables too
+    return lines
+
+
+def _duplicate_line(text: str) -> int | None:
+    """The line where a key is assigned a second time (tomlkit does not say)."""
+    seen: set[tuple[str, ...]] = set()
+    for path, number, is_header in _assignments(text):
+        if not is_header:
+            if path in seen:
+                return number
+            seen.add(path)
+    return None
+
+
+# -- validation -------------------------------------------------------------------------
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    names = {str: "string", int: "integer", float: "float", list: "array", dict: "table"}
+    return next((n for t, n in names.items() if isinstance(value, t)), type(value).__name__)
+
+
+def _label(path: tuple[str, ...]) -> str:
+    return f"[{'.'.join(path)}]" if path else "the top level"
+
+
+class _Validator:
+    """Collects problems, each located by the line of the key it concerns."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = key_lines(text)
+        self._found: list[tuple[int, str]] = []
+
+    @property
+    def problems(self) -> list[str]:
+        """The problems found, in file order (those without a line last)."""
+        return [text for _, text in sorted(self._found, key=lambda p: p[0])]
+
+    def problem(self, where: tuple[str, ...], message: str) -> None:
+        line = next((self.lines[where[:n]] for n in range(len(where), 0, -1)
+                     if where[:n] in self.lines), None)
+        at = f" line {line}" if line else ""
+        self._found.append((line or 10**9, f"{self.path}{at}: {message}"))
+
+    def table(self, where: tuple[str, ...], data: Mapping[str, Any],
+              schema: Mapping[str, Key]) -> dict[str, Any]:
+        """Check one table against its schema; return {key: value-or-default}."""
+        self.unknown_keys(where, data, schema)
+        values: dict[str, Any] = {}
+        for name, key in schema.items():
+            if name not in data:
+                if key.required:
+                    self.problem(where, f"{_label(where)} is missing the required key '{name}'")
+                values[name] = key.default
+                continue
+            value = data[name]
+            if not key.kind.check(value):
+                got = f"'{value}'" if key.kind is PROVIDER and isinstance(value, str) \
+                    else _type_name(value)
+                self.problem(where + (name,),
+                             f"{_label(where)} {name} must be {key.kind.name}, got {got}")
+            elif key.minimum is not None and value < key.minimum:
+                self.problem(where + (name,),
+                             f"{_label(where)} {name} must be at least {key.minimum:g}, "
+                             f"got {value}")
+            values[name] = value
+        return values
+
+    def unknown_keys(self, where: tuple[str, ...], data: Mapping[str, Any],
+                     known: Mapping[str, Any] | tuple[str, ...]) -> None:
+        for name in data:
+            if name in known:
+                continue
+            close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+            hint = f" (did you mean '{close[0]}'?)" if close else \
+                f" (known keys: {', '.join(known)})"
+            self.problem(where + (name,), f"unknown key '{name}' in {_label(where)}{hint}")
+
+    def section(self, where: tuple[str, ...], data: Mapping[str, Any], name: str) -> dict:
+        """`data[name]` when it is a table (or absent: {}); a problem otherwise."""
+        value = data.get(name, {})
+        if isinstance(value, dict):
+            return value
+        self.problem(where + (name,), f"{_label(where + (name,))} must be a table, "
+                                      f"got {_type_name(value)}")
+        return {}
+
+
+def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
+    v = _Validator(path, text)
+    v.unknown_keys((), data, TOP_LEVEL)
+    settings: dict[str, Any] = {}
+    for section, schema in SECTIONS.items():
+        values = v.table((section,), v.section((), data, section), schema)
+        settings.update({key.attr or name: values[name] for name, key in schema.items()})
+    models: dict[str, ModelConfig] = {}
+    for alias, entry in v.section((), data, "models").items():
+        if not isinstance(entry, dict):
+            v.problem(("models", alias), f"[models.{alias}] must be a table, "
+                                         f"got {_type_name(entry)}")
+            continue
+        values = v.table(("models", alias), entry, MODEL_KEYS)
+        models[alias] = ModelConfig(alias=alias, **{**values,
+                                                    "capabilities": dict(values["capabilities"])})
+    _check_references(v, models, settings)
+    if v.problems:
+        raise ConfigError(v.problems)
+    settings["fallback"] = list(settings["fallback"])
+    return Config(path=path, models=models, **settings)
+
+
+def _check_references(v: _Validator, models: dict[str, ModelConfig],
+                      settings: dict[str, Any]) -> None:
+    """[model] default / fallback / agent_model must name models defined in [models]."""
+    known = ", ".join(models) or "none defined"
+    refs = [("default", settings["default_model"]), ("agent_model", settings["agent_model"])]
+    fallback = settings["fallback"] if STRINGS.check(settings["fallback"]) else []
+    refs += [("fallback", alias) for alias in fallback]
+    for key, alias in refs:
+        if isinstance(alias, str) and alias not in models:
+            v.problem(("model", key), f"[model] {key} names '{alias}', which is not a model "
+                                      f"defined under [models] (known: {known})")
+
+
+# -- loading ----------------------------------------------------------------------------
+
+
+def load_config(path: Path) -> Config:
+    """Read and validate the config at `path`; a missing file yields the defaults."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config(path=path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([f"{path}: cannot read the config file: {exc}"]) from None
+    try:
+        data = tomlkit.parse(text).unwrap()
+    except ParseError as exc:
+        raise ConfigError([f"{path} line {exc.line} column {exc.col}: invalid TOML: "
+                           f"{_parse_reason(exc)}"]) from None
+    except TOMLKitError as exc:  # a repeated key, which tomlkit reports without a line
+        line = _duplicate_line(text)
+        at = f" line {line}" if line else ""
+        raise ConfigError([f"{path}{at}: invalid TOML: {exc}"]) from None
+    return _validate(path, text, data)
+
+
+def _parse_reason(exc: ParseError) -> str:
+    """tomlkit's message without its own trailing ' at line L col C'."""
+    return re.sub(r"\s+at line \d+ col \d+$", "", str(exc))
+
+
+# -- choosing the model -----------------------------------------------------------------
+
+
+def _model_key(entry: ModelConfig | None, env: Mapping[str, str]) -> str | None:
+    """The key a configured model asks for: literal, then its env var, then OPENAI_API_KEY."""
+    if entry is None:
+        return None
+    if entry.api_key:
+        return entry.api_key
+    if entry.api_key_env and env.get(entry.api_key_env):
+        return env[entry.api_key_env]
+    return env.get("OPENAI_API_KEY") or None
+
+
+def default_model_config(config: Config) -> ModelConfig | None:
+    """The configured default model, or the only model when exactly one is defined."""
+    if config.default_model:
+        return config.models.get(config.default_model)
+    if len(config.models) == 1:
+        return next(iter(config.models.values()))
+    return None
+
+
+def resolve_model(config: Config, *, base_url: str | None = None, api_key: str | None = None,
+                  model: str | None = None,
+                  env: Mapping[str, str] = os.environ) -> ModelSettings | None:
+    """Combine CLI flags, environment and config into the settings for the model to use.
+
+    `model` (the --model flag) may name a configured alias, which is used as is (other
+    flags still override it); any other name builds an ad-hoc OpenAI-compatible model
+    whose base URL and key come from the flags, then OPENAI_BASE_URL / OPENAI_API_KEY,
+    then the default model. Without `model`, the config's default model is used.
+    Returns None when there is no model to use (the app then offers setup).
+    """
+    default = default_model_config(config)
+    if model and model not in config.models:
+        return ModelSettings(
+            model=model,
+            base_url=base_url or env.get("OPENAI_BASE_URL") or (default and default.base_url),
+            api_key=api_key or env.get("OPENAI_API_KEY") or _model_key(default, env) or NO_KEY,
+        )
+    entry = config.models[model] if model else default
+    if entry is None:
+        return None
+    return ModelSettings(
+        model=entry.model,
+        base_url=base_url or entry.base_url,
+        api_key=api_key or _model_key(entry, env) or NO_KEY,
+        context_window=entry.context_window,
+        temperature=entry.temperature,
+        max_tokens=entry.max_tokens,
+    )

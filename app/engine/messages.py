@@ -1,0 +1,70 @@
+"""The engine's one internal message format; providers translate it at their boundary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass
+class ToolCall:
+    """One function call requested by the model. `arguments` is the raw JSON text as streamed."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class Message:
+    """A conversation message.
+
+    - user / system: `content`.
+    - assistant: `content`, optional `reasoning`, optional `tool_calls`.
+    - tool: `content` is the result text, `tool_call_id` and `name` link it to its call.
+    `raw` keeps provider-specific data (stored, never required). `db_id` is the storage row id.
+    """
+
+    role: Role
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    is_error: bool = False
+    interrupted: bool = False
+    raw: dict[str, Any] | None = None
+    db_id: int | None = None
+
+
+def repair_interrupted(messages: list[Message]) -> list[Message]:
+    """Return a copy of `messages` fit to send to a model.
+
+    An assistant turn whose tool calls did not all get results (the app was killed or
+    cancelled mid-turn) loses those calls; tool results without a call are dropped. An
+    assistant message left with neither text nor calls is dropped entirely.
+    """
+    results = {m.tool_call_id for m in messages if m.role == "tool"}
+    kept_calls: set[str] = set()
+    repaired: list[Message] = []
+    for msg in messages:
+        if msg.role == "assistant" and msg.tool_calls:
+            complete = all(tc.id in results for tc in msg.tool_calls)
+            if complete:
+                kept_calls.update(tc.id for tc in msg.tool_calls)
+                repaired.append(msg)
+            elif msg.content.strip():
+                repaired.append(
+                    Message(role="assistant", content=msg.content, reasoning=msg.reasoning,
+                            raw=msg.raw, db_id=msg.db_id, interrupted=True)
+                )
+        elif msg.role == "tool":
+            if msg.tool_call_id in kept_calls:
+                repaired.append(msg)
+        elif msg.role == "assistant" and not msg.content.strip() and not msg.reasoning.strip():
+            continue
+        else:
+            repaired.append(msg)
+    return repaired

@@ -1,0 +1,228 @@
+"""OpenAI-compatible chat-completions provider (OpenAI, vLLM, llama.cpp, Ollama, LM Studio, Gemini).
+
+Translates engine Messages to the chat-completions wire format, streams normalized chunks
+and turns SDK exceptions into ProviderErrors a user can act on. The `openai` package is
+imported only inside functions so app startup never pays for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+
+from app.engine.messages import Message
+from app.providers.base import (
+    Chunk,
+    ContentChunk,
+    FinishChunk,
+    ModelSettings,
+    ProviderError,
+    ReasoningChunk,
+    ToolCallChunk,
+    UsageChunk,
+)
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+# Delta fields local servers use for reasoning text (vLLM/DeepSeek, newer vLLM/Ollama).
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Engine messages as chat-completions messages. Reasoning is not replayed."""
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        if msg.role == "tool":
+            out.append({"role": "tool", "tool_call_id": msg.tool_call_id or "",
+                        "content": msg.content})
+        elif msg.role == "assistant" and msg.tool_calls:
+            out.append({
+                "role": "assistant",
+                "content": msg.content or None,
+                "tool_calls": [
+                    {"id": tc.id, "type": "function",
+                     "function": {"name": tc.name, "arguments": tc.arguments or "{}"}}
+                    for tc in msg.tool_calls
+                ],
+            })
+        else:
+            out.append({"role": msg.role, "content": msg.content})
+    return out
+
+
+def translate_chunk(chunk: Any) -> Iterator[Chunk]:
+    """Normalized chunks from one SDK `ChatCompletionChunk`, tolerant of sloppy servers."""
+    for choice in chunk.choices or []:
+        delta = choice.delta
+        if delta is not None:
+            extra = delta.model_extra or {}
+            for name in REASONING_FIELDS:
+                if extra.get(name):
+                    yield ReasoningChunk(str(extra[name]))
+                    break
+            if delta.content:
+                yield ContentChunk(delta.content)
+            for call in delta.tool_calls or []:
+                function = call.function
+                yield ToolCallChunk(
+                    index=getattr(call, "index", None) or 0,  # some servers omit it
+                    id=call.id,
+                    name=function.name if function else None,
+                    arguments=(function.arguments or "") if function else "",
+                )
+        if choice.finish_reason:
+            yield FinishChunk(choice.finish_reason)
+    usage = getattr(chunk, "usage", None)
+    if usage is not None:
+        yield UsageChunk(usage.prompt_tokens or 0, usage.completion_tokens or 0,
+                         usage.total_tokens or 0)
+
+
+def _server_detail(exc: Any) -> str:
+    """The server's own error text, when the body carries one."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        message = body.get("message") or body.get("detail") or body.get("error")
+        if isinstance(message, str) and message:
+            return message
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:500]
+    return ""
+
+
+def _retry_after(exc: Any) -> float | None:
+    """Seconds from Retry-After / retry-after-ms, or None."""
+    headers = exc.response.headers
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is not None:
+            try:
+                return max(0.0, float(value) / divisor)
+            except ValueError:
+                continue
+    return None
+
+
+def to_provider_error(exc: Exception, settings: ModelSettings) -> ProviderError:
+    """Map an openai SDK exception to a ProviderError with a message a user can act on."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderError(f"request timed out after {settings.timeout:g} s", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        where = settings.base_url or "the OpenAI API"
+        return ProviderError(f"connection to {where} failed", retryable=True)
+    if not isinstance(exc, openai.APIStatusError):
+        text = getattr(exc, "message", None) or str(exc)
+        return ProviderError(f"the server reported an error: {text}", retryable=False)
+    status = exc.status_code
+    detail = _server_detail(exc)
+    suffix = f": {detail}" if detail else ""
+    if status == 429:
+        return ProviderError(f"rate limited (429){suffix}", retryable=True, status=status,
+                             retry_after=_retry_after(exc))
+    if status >= 500 or status in (408, 409):
+        return ProviderError(f"server error {status}{suffix}", retryable=True, status=status)
+    if status == 401:
+        head = "authentication failed (401): check the API key"
+        return ProviderError(f"{head} ({detail})" if detail else head, retryable=False, status=status)
+    if status == 403:
+        head = "permission denied (403): the key may lack access to this model"
+        return ProviderError(f"{head} ({detail})" if detail else head, retryable=False, status=status)
+    if status == 404:
+        head = f"model '{settings.model}' not found (404): check the model name and base URL"
+        return ProviderError(f"{head} ({detail})" if detail else head, retryable=False, status=status)
+    label = "bad request" if status == 400 else "request failed"
+    return ProviderError(f"{label} ({status}){suffix}", retryable=False, status=status)
+
+
+def _rejects_stream_options(exc: Exception) -> bool:
+    """A 400 whose text blames `stream_options` (some local servers don't know it)."""
+    import openai
+
+    if not isinstance(exc, openai.BadRequestError):
+        return False
+    return "stream_options" in f"{exc.message} {_server_detail(exc)}"
+
+
+class OpenAIChatProvider:
+    """Streams chat completions from any OpenAI-compatible endpoint. Never retries by itself."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+        self._client: AsyncOpenAI | None = None
+        self._stream_options_ok = True
+
+    @property
+    def client(self) -> AsyncOpenAI:
+        """The SDK client, created (and `openai` imported) on first use."""
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(base_url=self.settings.base_url,
+                                       api_key=self.settings.api_key or "not-needed",
+                                       max_retries=0, timeout=self.settings.timeout)
+        return self._client
+
+    def _request(self, messages: list[Message], tools: list[dict[str, Any]] | None,
+                 **extra: Any) -> dict[str, Any]:
+        """Keyword arguments for chat.completions.create; unset options are left out."""
+        kwargs: dict[str, Any] = {"model": self.settings.model,
+                                  "messages": to_openai_messages(messages), **extra}
+        if tools:
+            kwargs["tools"] = tools
+        if self.settings.temperature is not None:
+            kwargs["temperature"] = self.settings.temperature
+        if self.settings.max_tokens is not None and "max_tokens" not in kwargs:
+            kwargs["max_tokens"] = self.settings.max_tokens
+        return kwargs
+
+    async def _open_stream(self, kwargs: dict[str, Any]) -> Any:
+        """Start the streamed request; drop `stream_options` once if the server rejects it."""
+        if self._stream_options_ok:
+            try:
+                return await self.client.chat.completions.create(
+                    **kwargs, stream_options={"include_usage": True})
+            except Exception as exc:
+                if not _rejects_stream_options(exc):
+                    raise
+                self._stream_options_ok = False
+        return await self.client.chat.completions.create(**kwargs)
+
+    async def stream(self, messages: list[Message],
+                     tools: list[dict[str, Any]] | None = None) -> AsyncIterator[Chunk]:
+        """Stream one completion as normalized chunks. Raises ProviderError."""
+        import openai
+
+        kwargs = self._request(messages, tools, stream=True)
+        try:
+            response = await self._open_stream(kwargs)
+        except openai.APIError as exc:
+            raise to_provider_error(exc, self.settings) from exc
+        try:
+            async for raw in response:
+                for chunk in translate_chunk(raw):
+                    yield chunk
+        except openai.APIError as exc:
+            raise to_provider_error(exc, self.settings) from exc
+        finally:
+            await response.close()
+
+    async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
+        """One non-streamed completion's text (e.g. for auto-titles). Raises ProviderError."""
+        import openai
+
+        try:
+            result = await self.client.chat.completions.create(
+                **self._request(messages, None, max_tokens=max_tokens))
+        except openai.APIError as exc:
+            raise to_provider_error(exc, self.settings) from exc
+        if not result.choices:
+            return ""
+        return (result.choices[0].message.content or "").strip()
+
+    async def close(self) -> None:
+        """Close the HTTP client, if one was created."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

@@ -1,0 +1,91 @@
+"""`AsyncStore`: the Store for asyncio code, run on one dedicated worker thread.
+
+The UI event loop never blocks on SQLite, and because there is exactly one worker, calls
+run in the order they were made — a message is always written before the next one.
+This module itself does not import SQLAlchemy; `AsyncStore.open` does, on the worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+if TYPE_CHECKING:  # importing store.py imports SQLAlchemy: keep it off the caller's thread
+    from app.engine.messages import Message
+    from app.storage.store import Store, WorkstreamInfo
+
+T = TypeVar("T")
+
+
+def _open_store(path: Path) -> Store:
+    from app.storage.store import Store
+
+    return Store(path)
+
+
+class AsyncStore:
+    """Awaitable wrappers around every `Store` method, executed on a single thread."""
+
+    def __init__(self, store: Store, executor: ThreadPoolExecutor | None = None) -> None:
+        self.store = store
+        self._executor = executor or ThreadPoolExecutor(max_workers=1,
+                                                        thread_name_prefix="whimbrel-db")
+
+    @classmethod
+    async def open(cls, path: Path) -> AsyncStore:
+        """Import SQLAlchemy, open and migrate the database, all off the event loop."""
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="whimbrel-db")
+        loop = asyncio.get_running_loop()
+        try:
+            store = await loop.run_in_executor(executor, _open_store, Path(path))
+        except BaseException:
+            executor.shutdown(wait=False)
+            raise
+        return cls(store, executor)
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `fn(*args, **kwargs)` on the database thread and return its result."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, partial(fn, *args, **kwargs))
+
+    async def create_workstream(self, *, title: str | None = None, model: str | None = None,
+                                workdir: str = "") -> str:
+        return await self.run(self.store.create_workstream, title=title, model=model,
+                              workdir=workdir)
+
+    async def get_workstream(self, workstream_id: str) -> WorkstreamInfo | None:
+        return await self.run(self.store.get_workstream, workstream_id)
+
+    async def find_workstream(self, ref: str) -> WorkstreamInfo:
+        return await self.run(self.store.find_workstream, ref)
+
+    async def list_workstreams(self) -> list[WorkstreamInfo]:
+        return await self.run(self.store.list_workstreams)
+
+    async def update_workstream(self, workstream_id: str, **fields: Any) -> None:
+        await self.run(self.store.update_workstream, workstream_id, **fields)
+
+    async def delete_workstream(self, workstream_id: str) -> None:
+        await self.run(self.store.delete_workstream, workstream_id)
+
+    async def add_message(self, workstream_id: str, msg: Message) -> int:
+        return await self.run(self.store.add_message, workstream_id, msg)
+
+    async def load_messages(self, workstream_id: str) -> list[Message]:
+        return await self.run(self.store.load_messages, workstream_id)
+
+    async def set_config(self, workstream_id: str, key: str, value: Any) -> None:
+        await self.run(self.store.set_config, workstream_id, key, value)
+
+    async def get_config(self, workstream_id: str) -> dict[str, Any]:
+        return await self.run(self.store.get_config, workstream_id)
+
+    async def aclose(self) -> None:
+        """Finish queued work, close the database, and stop the worker thread."""
+        try:
+            await self.run(self.store.close)
+        finally:
+            self._executor.shutdown(wait=False)

@@ -1,0 +1,83 @@
+"""Versioned schema upgrades for the SQLite store.
+
+`MIGRATIONS` is an ordered list of `(version, function)` pairs. `migrate(engine)` reads the
+version recorded in the `schema_version` table (0 for a new file) and runs every migration
+above it, in order, each in its own transaction together with the update of the recorded
+version — so a crash leaves the database at a whole version, never half-way.
+
+Adding version 2 takes three steps:
+
+1. Write a function that takes a `Connection` and changes the schema or the data::
+
+       def _v2_add_pinned(conn: Connection) -> None:
+           conn.exec_driver_sql("ALTER TABLE workstreams ADD COLUMN pinned BOOLEAN DEFAULT 0")
+
+2. Append it: `MIGRATIONS = [(1, _v1_initial), (2, _v2_add_pinned)]`.
+3. Update the table definition in `schema.py` so queries see the new column.
+
+Migrations never change once released; fix a mistake with a further migration.
+Version 1 creates the tables straight from `schema.py`; on a new database it therefore
+already produces the latest schema, so `migrate` runs it and then records the latest
+version without replaying the later (purely incremental) migrations.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from sqlalchemy import Connection, Engine, delete, insert, inspect, select
+
+from app.storage.schema import metadata, schema_version
+
+Migration = Callable[[Connection], None]
+
+
+def _v1_initial(conn: Connection) -> None:
+    """Create the initial tables."""
+    metadata.create_all(conn)
+
+
+MIGRATIONS: list[tuple[int, Migration]] = [
+    (1, _v1_initial),
+]
+
+
+def current_version(conn: Connection) -> int:
+    """The schema version recorded in the database; 0 when it has none yet."""
+    if not inspect(conn).has_table(schema_version.name):
+        return 0
+    return conn.execute(select(schema_version.c.version)).scalar() or 0
+
+
+def _record_version(conn: Connection, version: int) -> None:
+    schema_version.create(conn, checkfirst=True)
+    conn.execute(delete(schema_version))
+    conn.execute(insert(schema_version).values(version=version))
+
+
+def migrate(engine: Engine, migrations: Sequence[tuple[int, Migration]] = MIGRATIONS) -> int:
+    """Bring the database up to the newest version in `migrations`; return that version.
+
+    Raises RuntimeError when the database is newer than this program knows about.
+    """
+    versions = [v for v, _ in migrations]
+    if versions != sorted(set(versions)) or (versions and versions[0] != 1):
+        raise ValueError(f"migrations must be numbered 1, 2, ... in order, got {versions}")
+    latest = versions[-1] if versions else 0
+    with engine.connect() as conn:
+        stored = current_version(conn)
+    if stored > latest:
+        raise RuntimeError(
+            f"the database is at schema version {stored}, but this Whimbrel only knows "
+            f"up to version {latest}; please upgrade Whimbrel"
+        )
+    for version, step in migrations:
+        if version <= stored:
+            continue
+        with engine.begin() as conn:
+            step(conn)
+            fresh = version == 1
+            _record_version(conn, latest if fresh else version)
+        if fresh:
+            break
+    return latest

@@ -1,0 +1,221 @@
+"""The synchronous store: workstreams, their messages and per-workstream settings.
+
+One `Store` owns one engine on one SQLite file. It is not meant to be called from the UI
+event loop directly; `AsyncStore` runs it on a worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from sqlalchemy import Connection, Engine, Row, func, insert, select, update
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
+
+from app.engine.messages import Message
+from app.storage.codec import message_rows, rows_to_messages
+from app.storage.engine import make_engine
+from app.storage.migrations import migrate
+from app.storage.schema import messages, workstream_config, workstreams
+
+UPDATABLE_FIELDS = frozenset({"title", "alias", "model", "state"})
+
+
+@dataclass(frozen=True)
+class WorkstreamInfo:
+    """A workstream's summary, as listed in the resume browser."""
+
+    id: str
+    title: str | None
+    alias: str | None
+    model: str | None
+    workdir: str
+    created_at: float
+    updated_at: float  # last activity: bumped by every message and update
+    message_count: int
+    state: str
+
+
+_message_count = (
+    select(func.count())
+    .where(messages.c.workstream_id == workstreams.c.id, messages.c.role != "tool_call")
+    .correlate(workstreams)
+    .scalar_subquery()
+    .label("message_count")
+)
+_info_query = select(*workstreams.c, _message_count)
+
+
+def _info(row: Row[Any]) -> WorkstreamInfo:
+    m = row._mapping
+    return WorkstreamInfo(
+        id=m["id"], title=m["title"], alias=m["alias"], model=m["model"],
+        workdir=m["workdir"], created_at=m["created_at"], updated_at=m["updated_at"],
+        message_count=m["message_count"], state=m["state"],
+    )
+
+
+class Store:
+    """Synchronous access to Whimbrel's SQLite database (migrated on open)."""
+
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        self._engine = make_engine(self.path)
+        migrate(self._engine)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine, for maintenance and tests (normal use goes through methods)."""
+        return self._engine
+
+    # -- workstreams -------------------------------------------------------------------
+
+    def create_workstream(self, *, title: str | None = None, model: str | None = None,
+                          workdir: str = "") -> str:
+        """Create a workstream and return its id (a uuid4 hex string)."""
+        ws_id = uuid.uuid4().hex
+        now = self._clock()
+        with self._engine.begin() as conn:
+            conn.execute(insert(workstreams).values(
+                id=ws_id, title=title, alias=None, model=model, workdir=workdir,
+                created_at=now, updated_at=now, state="idle",
+            ))
+        return ws_id
+
+    def get_workstream(self, workstream_id: str) -> WorkstreamInfo | None:
+        """The workstream with exactly this id, or None."""
+        with self._engine.connect() as conn:
+            row = conn.execute(_info_query.where(workstreams.c.id == workstream_id)).first()
+        return _info(row) if row else None
+
+    def find_workstream(self, ref: str) -> WorkstreamInfo:
+        """Find a workstream by full id, alias, or unique id prefix.
+
+        Raises LookupError, with a message fit to show the user, when nothing or more
+        than one workstream matches.
+        """
+        ref = ref.strip()
+        if not ref:
+            raise LookupError("no workstream given: use an id, an id prefix or an alias")
+        with self._engine.connect() as conn:
+            for cond in (workstreams.c.id == ref, workstreams.c.alias == ref):
+                row = conn.execute(_info_query.where(cond)).first()
+                if row:
+                    return _info(row)
+            rows = conn.execute(
+                _info_query.where(workstreams.c.id.startswith(ref.lower(), autoescape=True))
+                .order_by(workstreams.c.updated_at.desc()).limit(6)
+            ).all()
+        if not rows:
+            raise LookupError(f"no workstream matches '{ref}' (by id, id prefix or alias)")
+        if len(rows) > 1:
+            shown = ", ".join(r._mapping["id"][:12] for r in rows[:5])
+            more = " and more" if len(rows) > 5 else ""
+            raise LookupError(
+                f"'{ref}' is ambiguous: it starts the ids of several workstreams "
+                f"({shown}{more}); type more characters"
+            )
+        return _info(rows[0])
+
+    def list_workstreams(self) -> list[WorkstreamInfo]:
+        """All workstreams, most recently active first."""
+        query = _info_query.order_by(workstreams.c.updated_at.desc(),
+                                     workstreams.c.created_at.desc())
+        with self._engine.connect() as conn:
+            return [_info(r) for r in conn.execute(query)]
+
+    def update_workstream(self, workstream_id: str, **fields: Any) -> None:
+        """Change title, alias, model and/or state; bumps `updated_at`.
+
+        Raises ValueError for an unknown field or an alias already in use, LookupError
+        for an unknown workstream.
+        """
+        unknown = set(fields) - UPDATABLE_FIELDS
+        if unknown:
+            raise ValueError(f"cannot update workstream field(s): {', '.join(sorted(unknown))}"
+                             f" (allowed: {', '.join(sorted(UPDATABLE_FIELDS))})")
+        try:
+            with self._engine.begin() as conn:
+                self._touch(conn, workstream_id, **fields)
+        except IntegrityError:
+            raise ValueError(
+                f"alias '{fields.get('alias')}' is already used by another workstream"
+            ) from None
+
+    def delete_workstream(self, workstream_id: str) -> None:
+        """Delete a workstream with its messages and settings (no error if it is absent)."""
+        with self._engine.begin() as conn:
+            for table in (messages, workstream_config):
+                conn.execute(table.delete().where(table.c.workstream_id == workstream_id))
+            conn.execute(workstreams.delete().where(workstreams.c.id == workstream_id))
+
+    def _touch(self, conn: Connection, workstream_id: str, **fields: Any) -> None:
+        """Update fields and bump updated_at; LookupError if the workstream is unknown."""
+        result = conn.execute(
+            update(workstreams).where(workstreams.c.id == workstream_id)
+            .values(updated_at=self._clock(), **fields)
+        )
+        if result.rowcount == 0:
+            raise LookupError(f"no workstream with id '{workstream_id}'")
+
+    # -- messages ----------------------------------------------------------------------
+
+    def add_message(self, workstream_id: str, msg: Message) -> int:
+        """Persist `msg` (all its rows in one transaction); set and return `msg.db_id`."""
+        rows = message_rows(msg)
+        now = self._clock()
+        with self._engine.begin() as conn:
+            self._touch(conn, workstream_id)
+            seq = conn.execute(
+                select(func.coalesce(func.max(messages.c.seq), 0))
+                .where(messages.c.workstream_id == workstream_id)
+            ).scalar_one()
+            ids = []
+            for offset, row in enumerate(rows, start=1):
+                result = conn.execute(insert(messages).values(
+                    workstream_id=workstream_id, seq=seq + offset, created_at=now, **row,
+                ))
+                ids.append(result.inserted_primary_key[0])
+        msg.db_id = ids[0]
+        return ids[0]
+
+    def load_messages(self, workstream_id: str) -> list[Message]:
+        """The workstream's conversation, in order, as engine Messages."""
+        query = (select(messages).where(messages.c.workstream_id == workstream_id)
+                 .order_by(messages.c.seq))
+        with self._engine.connect() as conn:
+            rows = [r._mapping for r in conn.execute(query)]
+        return rows_to_messages(rows)
+
+    # -- per-workstream settings -------------------------------------------------------
+
+    def set_config(self, workstream_id: str, key: str, value: Any) -> None:
+        """Store one JSON-serializable setting for a workstream (replacing any old value)."""
+        stmt = sqlite_insert(workstream_config).values(
+            workstream_id=workstream_id, key=key, value=json.dumps(value))
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[workstream_config.c.workstream_id, workstream_config.c.key],
+            set_={"value": stmt.excluded.value},
+        )
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(stmt)
+        except IntegrityError:
+            raise LookupError(f"no workstream with id '{workstream_id}'") from None
+
+    def get_config(self, workstream_id: str) -> dict[str, Any]:
+        """All settings stored for a workstream, decoded from JSON."""
+        query = select(workstream_config.c.key, workstream_config.c.value).where(
+            workstream_config.c.workstream_id == workstream_id)
+        with self._engine.connect() as conn:
+            return {key: json.loads(value) for key, value in conn.execute(query)}
+
+    def close(self) -> None:
+        """Release every connection (the WAL is checkpointed by SQLite on last close)."""
+        self._engine.dispose()

@@ -1,0 +1,37 @@
+"""Shared fixtures: the fake LLM server, and snapshot baselines kept under snapshots/."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.fake_llm.fixtures import fake_openai, fake_openai_session  # noqa: F401  (re-exported fixtures)
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOT_DIR = ROOT / "snapshots"
+
+
+def _snapshot_dirname(cls, *, test_location) -> str:
+    """Keep SVG baselines in snapshots/<test module>/ instead of tests/**/__snapshots__."""
+    return str(SNAPSHOT_DIR / Path(test_location.filepath).stem)
+
+
+try:
+    import pytest_textual_snapshot
+
+    pytest_textual_snapshot.SVGImageExtension.dirname = classmethod(_snapshot_dirname)
+except ImportError:  # pragma: no cover - the test extra installs it
+    pass
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory, monkeypatch):
+    """No test reads the developer's real config, data or keys."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("WHIMBREL_DATA_DIR", str(home / "data"))
+    monkeypatch.setenv("WHIMBREL_CONFIG", str(home / "config.toml"))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

@@ -1,0 +1,144 @@
+"""Scripted replies for the fake LLM servers: what the next request gets back.
+
+Tests queue these on a server; the server turns each into SSE chunks (or one JSON body).
+They are plain data so a JSON file can carry them too (see `reply_from_dict`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+@dataclass(kw_only=True)
+class _Streamed:
+    """Knobs shared by every reply that streams tokens.
+
+    `usage` is (prompt, completion) tokens; None means computed from the texts.
+    `omit_usage` mimics servers that never send a usage chunk. `fail_with` ends the stream
+    after its deltas with an in-band `{"error": {"message": …}}` event instead of finishing,
+    as vLLM does when generation fails midway.
+    """
+
+    delay: float = 0.0
+    finish_reason: str | None = None
+    usage: tuple[int, int] | None = None
+    omit_usage: bool = False
+    fail_with: str = ""
+
+
+@dataclass
+class TextReply(_Streamed):
+    """Plain text, streamed `chunk_size` characters at a time.
+
+    `reasoning` streams first as delta field `reasoning_field` ("reasoning_content" as vLLM
+    and DeepSeek send it, or "reasoning" as newer vLLM/Ollama do).
+    """
+
+    text: str
+    chunk_size: int = 4
+    reasoning: str = ""
+    reasoning_field: str = "reasoning_content"
+
+
+def SlowReply(text: str, delay: float = 0.1, chunk_size: int = 2) -> TextReply:
+    """Text streamed slowly, for cancel tests."""
+    return TextReply(text, chunk_size=chunk_size, delay=delay)
+
+
+@dataclass
+class ToolCallReply(_Streamed):
+    """One or more tool calls, their arguments split into `chunk_size`-character fragments.
+
+    `calls` holds (name, arguments_json_text) or (name, arguments_json_text, id) tuples; an
+    id of "" mimics small local models, a missing one becomes "call_<n>". `text` streams
+    before the calls. `omit_index` leaves "index" out of tool-call deltas, as some servers do.
+    """
+
+    calls: list[tuple[str, ...]] = field(default_factory=list)
+    text: str = ""
+    chunk_size: int = 8
+    omit_index: bool = False
+
+
+@dataclass
+class ErrorReply:
+    """An HTTP error: `body` as given, or the OpenAI error shape built from `message`."""
+
+    status: int
+    message: str = ""
+    body: dict[str, Any] | str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class EchoReply(_Streamed):
+    """Text derived from the last user message: `prefix` + that message."""
+
+    prefix: str = "You said: "
+    chunk_size: int = 4
+
+
+@dataclass
+class TokensReply(_Streamed):
+    """`count` one-word tokens streamed as fast as possible (throughput benchmarks)."""
+
+    count: int = 1000
+    token: str = "tok "
+
+
+Reply = Union[TextReply, ToolCallReply, ErrorReply, EchoReply, TokensReply]
+
+
+def last_user_text(messages: list[dict[str, Any]]) -> str:
+    """The text of the last user message of an OpenAI request (content parts joined)."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            content = message.get("content") or ""
+            if isinstance(content, list):
+                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            return str(content)
+    return ""
+
+
+def approx_tokens(text: str) -> int:
+    """A rough token count (4 characters a token), enough for usage numbers."""
+    return max(1, (len(text) + 3) // 4) if text else 0
+
+
+def split_text(text: str, size: int) -> list[str]:
+    """`text` in pieces of `size` characters (at least one piece, possibly empty)."""
+    size = max(1, size)
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+_TYPES: dict[str, type] = {
+    "text": TextReply,
+    "tool_call": ToolCallReply,
+    "tool_calls": ToolCallReply,
+    "error": ErrorReply,
+    "echo": EchoReply,
+    "tokens": TokensReply,
+}
+
+
+def reply_from_dict(data: dict[str, Any]) -> Reply:
+    """Build a reply from its JSON form, e.g. {"type": "text", "text": "hi"}.
+
+    Tool calls are given as {"name", "arguments", "id"?}; `arguments` may be a JSON object.
+    """
+    fields = dict(data)
+    kind = fields.pop("type", "text")
+    if kind not in _TYPES:
+        raise ValueError(f"unknown reply type {kind!r}; expected one of {sorted(_TYPES)}")
+    if "calls" in fields:
+        calls = []
+        for call in fields["calls"]:
+            args = call.get("arguments", "{}")
+            args = args if isinstance(args, str) else json.dumps(args)
+            calls.append((call["name"], args, call["id"]) if "id" in call else (call["name"], args))
+        fields["calls"] = calls
+    if isinstance(fields.get("usage"), list):
+        fields["usage"] = tuple(fields["usage"])
+    return _TYPES[kind](**fields)

@@ -1,0 +1,74 @@
+"""Snapshot tests of every screen and state a user sees (baselines in snapshots/test_screens/)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.bridge import make_emitter
+from app.engine import events as ev
+from app.screens.approval import ApprovalScreen
+from tests.ui.helpers import make_app, wait_for
+from tools.context import ToolContext
+from widgets.prompt import PromptInput
+from tools.preview import diff_for
+
+SIZE = (110, 34)
+
+
+async def booted(pilot) -> None:
+    """Wait for the boot worker; a steady cursor keeps the screenshot deterministic."""
+    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
+    pilot.app.screen.query_one(PromptInput).cursor_blink = False
+    await pilot.pause()
+
+
+def test_idle_main_screen(snap_compare, tmp_path):
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=booted)
+
+
+def test_no_model_setup_message(snap_compare, tmp_path):
+    assert snap_compare(make_app(tmp_path, None), terminal_size=SIZE, run_before=booted)
+
+
+def test_mid_turn_with_running_tool_card(snap_compare, tmp_path):
+    async def run_before(pilot) -> None:
+        await booted(pilot)
+        emit = make_emitter(pilot.app.main_screen.pane)
+        for event in [
+            ev.StateChanged("thinking"),
+            ev.UserMessageAdded("Run the tests and fix what fails."),
+            ev.AssistantStarted(),
+            ev.ReasoningDelta("The user wants the suite run first."),
+            ev.ContentDelta("I'll run the **test suite** first:\n\n- `pytest -q`\n"),
+            ev.AssistantFinished("I'll run the **test suite** first", "The user wants…", "tool_calls"),
+            ev.ToolCallAdded("c1", "bash", "pytest -q", '{"command": "pytest -q"}'),
+            ev.ToolCallUpdated("c1", "approved"),
+            ev.StateChanged("running"),
+            ev.ToolCallUpdated("c1", "running"),
+            ev.ToolOutput("c1", "collected 12 items\n"),
+            ev.ToolOutput("c1", "tests/test_app.py ........F...\n"),
+            ev.UsageUpdated(5100, 230, 5330, 32000),
+        ]:
+            emit(event)
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_approval_modal_with_diff(snap_compare, tmp_path):
+    app = make_app(tmp_path)
+
+    async def run_before(pilot) -> None:
+        await booted(pilot)
+        workspace = tmp_path / "ws"
+        (workspace / "greet.py").write_text("def greet(name):\n    return 'hi ' + name\n\nprint(greet('bob'))\n")
+        ctx = ToolContext(workspace=workspace)
+        args = {"path": "greet.py", "content": "def greet(name: str) -> str:\n    return f'Hello, {name}!'\n\n"
+                "print(greet('bob'))\n"}
+        item = ev.ApprovalItem("c1", "write_file", "greet.py", diff_for("write_file", args, ctx),
+                               "writes a file")
+        bash = ev.ApprovalItem("c2", "bash", "python greet.py", "", "runs a shell command")
+        pilot.app.push_screen(ApprovalScreen([item, bash], "tidy greet.py"))
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(110, 40), run_before=run_before)

@@ -1,0 +1,49 @@
+"""Building a WhimbrelApp for Pilot and snapshot tests, and waiting on it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from app.main import AppOptions, WhimbrelApp
+from app.providers.base import ModelSettings
+
+FIXED_CONFIG_PATH = Path("/home/user/.config/whimbrel/config.toml")
+
+
+def make_app(tmp_path: Path, base_url: str | None = "http://127.0.0.1:9/v1", *, resume: str | None = None,
+             context_window: int | None = 32000, model: str = "fake-model") -> WhimbrelApp:
+    """An app whose workspace and data live under tmp_path; base_url None means no model configured."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    settings = None
+    if base_url is not None:
+        settings = ModelSettings(model=model, base_url=base_url, api_key="x", context_window=context_window)
+    options = AppOptions(settings=settings, workdir=workspace, data_dir=tmp_path / "data",
+                         config_path=FIXED_CONFIG_PATH, resume=resume)
+    app = WhimbrelApp(options)
+    app.retry_base_delay = 0.01
+    return app
+
+
+async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 15.0, message: str = "") -> None:
+    """Pause the pilot until `predicate()` is truthy; fail with `message` after `timeout` seconds."""
+    steps = int(timeout / 0.05)
+    for _ in range(steps):
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for: {message or predicate}")
+
+
+def screen_text(app) -> str:
+    """All text currently rendered on the screen (what a user would read)."""
+    from textual.widgets import Markdown, Static
+
+    parts = []
+    for widget in app.screen.query("*"):
+        if isinstance(widget, Markdown):
+            parts.append(widget.source)
+        elif isinstance(widget, Static):
+            parts.append(str(widget.render()))
+    return "\n".join(parts)

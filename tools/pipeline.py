@@ -1,0 +1,111 @@
+"""What the engine calls for each tool call: prepare → approval_reason → execute."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine.messages import ToolCall
+from tools.arguments import parse_arguments, validate_arguments
+from tools.context import ToolContext
+from tools.errors import ToolError
+from tools.preview import diff_for, preview_text
+from tools.registry import ToolRegistry, ToolSpec
+from tools.truncate import truncate
+from tools.workspace import resolve_path
+
+SAFEGUARD_MARGIN = 30.0  # seconds beyond the bash timeout before the pipeline gives up on any tool
+
+
+@dataclass
+class PreparedCall:
+    """A call checked and summarised before it runs. `error`, when set, is the result the model gets."""
+
+    call: ToolCall
+    spec: ToolSpec | None
+    args: dict[str, Any] | None
+    error: str | None = None
+    preview: str = ""
+    diff: str = ""
+    outside_paths: list[str] = field(default_factory=list)
+
+
+def _outside_paths(spec: ToolSpec, args: dict[str, Any], ctx: ToolContext) -> list[str]:
+    outside: list[str] = []
+    for key in spec.path_args:
+        value = args.get(key)
+        if isinstance(value, str):
+            resolved, inside = resolve_path(value, ctx.workspace)
+            if not inside:
+                outside.append(str(resolved))
+    return outside
+
+
+def prepare(call: ToolCall, registry: ToolRegistry, ctx: ToolContext) -> PreparedCall:
+    """Find the tool, parse and validate the arguments, and build preview, diff and outside paths."""
+    name = call.name.strip()
+    spec = registry.get(name)
+    if spec is None:
+        available = ", ".join(registry.names()) or "none"
+        return PreparedCall(call, None, None, error=f"Unknown tool {name!r}. Available tools: {available}.",
+                            preview=call.arguments[:200])
+    try:
+        args = parse_arguments(call.arguments, spec)
+    except ToolError as exc:
+        return PreparedCall(call, spec, None, error=str(exc), preview=call.arguments[:200])
+    prepared = PreparedCall(call, spec, args, preview=preview_text(name, args),
+                            outside_paths=_outside_paths(spec, args, ctx))
+    try:
+        validate_arguments(args, spec)
+    except ToolError as exc:
+        prepared.error = str(exc)
+        return prepared
+    prepared.diff = diff_for(name, args, ctx)
+    return prepared
+
+
+def approval_reason(prepared: PreparedCall, always_allowed: set[str]) -> str | None:
+    """Why the user must approve this call, or None when it may run at once.
+
+    Paths outside the workspace always ask, even for auto-approved or always-allowed tools. A call
+    that failed preparation never runs, so there is nothing to approve.
+    """
+    spec = prepared.spec
+    if spec is None or prepared.error is not None:
+        return None
+    if prepared.outside_paths:
+        return "path outside the workspace: " + ", ".join(prepared.outside_paths)
+    if spec.auto_approve or spec.name in always_allowed:
+        return None
+    return spec.approval_reason
+
+
+def _safeguard(args: dict[str, Any], ctx: ToolContext) -> float:
+    requested = args.get("timeout")
+    bash_limit = max(ctx.bash_timeout, requested if isinstance(requested, (int, float)) else 0)
+    return bash_limit + SAFEGUARD_MARGIN
+
+
+def _describe_os_error(exc: OSError) -> str:
+    where = f": {exc.filename}" if exc.filename else ""
+    return f"{exc.strerror or type(exc).__name__}{where}"
+
+
+async def execute(prepared: PreparedCall, ctx: ToolContext) -> tuple[str, bool]:
+    """Run a prepared call: (output text, is_error). Failures become words; cancellation propagates."""
+    if prepared.error is not None or prepared.spec is None or prepared.args is None:
+        return prepared.error or "The call could not be prepared.", True
+    spec = prepared.spec
+    limit = _safeguard(prepared.args, ctx)
+    try:
+        text, is_error = await asyncio.wait_for(spec.implementation(prepared.args, ctx), limit), False
+    except ToolError as exc:
+        text, is_error = str(exc), True
+    except asyncio.TimeoutError:
+        text, is_error = f"{spec.name} did not finish within {limit:g}s and was stopped.", True
+    except OSError as exc:
+        text, is_error = f"{spec.name} failed: {_describe_os_error(exc)}", True
+    except Exception as exc:  # a bug in a tool still must not hand the model a traceback
+        text, is_error = f"{spec.name} failed: {type(exc).__name__}: {exc}", True
+    return truncate(text, ctx.output_limit), is_error

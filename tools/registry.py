@@ -1,0 +1,95 @@
+"""The tool registry: specs loaded from tools/*.json, bound to their implementations by name."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from tools.bash import bash
+from tools.context import ToolContext
+from tools.files import edit_file, read_file, write_file
+from tools.search import search
+
+Implementation = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
+"""Runs a call with validated arguments; returns the result text or raises ToolError."""
+
+BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
+    "bash": bash,
+    "read_file": read_file,
+    "write_file": write_file,
+    "edit_file": edit_file,
+    "search": search,
+}
+
+METADATA_KEYS = ("auto_approve", "agent", "task_agent", "primary_key", "path_args", "approval_reason")
+SCHEMA_DIR = Path(__file__).parent
+
+
+@dataclass
+class ToolSpec:
+    """One tool: the schema sent to models (no metadata keys), its policy metadata and implementation.
+
+    `agent`: offered to the main agent; `task_agent`: offered to task sub-agents. `path_args`
+    name the arguments holding file-system paths (checked against the workspace).
+    """
+
+    name: str
+    schema: dict[str, Any]
+    implementation: Implementation
+    auto_approve: bool = False
+    agent: bool = True
+    task_agent: bool = True
+    primary_key: str | None = None
+    path_args: tuple[str, ...] = ()
+    approval_reason: str = "needs approval to run"
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments."""
+        return self.schema["function"].get("parameters", {"type": "object"})
+
+
+def spec_from_json(data: dict[str, Any], implementation: Implementation) -> ToolSpec:
+    """Split a tools/*.json document into the model-facing schema and the metadata."""
+    schema = {k: v for k, v in data.items() if k not in METADATA_KEYS}
+    return ToolSpec(
+        name=schema["function"]["name"], schema=schema, implementation=implementation,
+        auto_approve=bool(data.get("auto_approve", False)), agent=bool(data.get("agent", True)),
+        task_agent=bool(data.get("task_agent", True)), primary_key=data.get("primary_key"),
+        path_args=tuple(data.get("path_args", ())),
+        approval_reason=data.get("approval_reason") or "needs approval to run")
+
+
+@dataclass
+class ToolRegistry:
+    """Tools by name, in registration order."""
+
+    _specs: dict[str, ToolSpec] = field(default_factory=dict)
+
+    @classmethod
+    def load_builtin(cls) -> ToolRegistry:
+        """Load every tools/*.json and bind its implementation; a schema without one is a packaging bug."""
+        registry = cls()
+        for path in sorted(SCHEMA_DIR.glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            name = data["function"]["name"]
+            if name not in BUILTIN_IMPLEMENTATIONS:
+                raise LookupError(f"{path.name}: no implementation for built-in tool {name!r}")
+            registry.register(spec_from_json(data, BUILTIN_IMPLEMENTATIONS[name]))
+        return registry
+
+    def register(self, spec: ToolSpec) -> None:
+        """Add or replace a tool (MCP tools arrive this way)."""
+        self._specs[spec.name] = spec
+
+    def get(self, name: str) -> ToolSpec | None:
+        return self._specs.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    def schemas(self, agent: bool = True) -> list[dict[str, Any]]:
+        """The tool list to send to a model: the main agent's (agent=True) or a task sub-agent's."""
+        return [s.schema for s in self._specs.values() if (s.agent if agent else s.task_agent)]

@@ -1,0 +1,1 @@
+"""Textual widgets used by Whimbrel's screens."""

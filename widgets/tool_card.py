@@ -1,0 +1,62 @@
+"""A collapsible card for one tool call: tool, argument preview, status and (streamed) output."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual.reactive import reactive
+from textual.widgets import Collapsible, Static
+
+STATUS_ICONS = {
+    "pending": "○", "approved": "✔", "denied": "✖", "running": "◐", "done": "●", "error": "✖",
+}
+MAX_SHOWN_LINES = 200
+
+
+class ToolCard(Collapsible):
+    """Title line `● bash  ls -la  done`; body holds the output (last lines while streaming)."""
+
+    status: reactive[str] = reactive("pending")
+
+    def __init__(self, call_id: str, name: str, preview: str, *, status: str = "pending",
+                 output: str = "", collapsed: bool = False) -> None:
+        self.call_id = call_id
+        self.tool_name = name
+        self.preview = " ".join(preview.split())
+        self._output = output
+        self._detail = ""
+        self._body = Static(self._visible_output(), markup=False, classes="tool-output")
+        super().__init__(self._body, title=self._title_text(status), collapsed=collapsed,
+                         classes="tool-card", id=None)
+        self.set_reactive(ToolCard.status, status)
+        self.add_class(f"-{status}")
+
+    def _title_text(self, status: str) -> str:
+        preview = self.preview if len(self.preview) <= 90 else self.preview[:89] + "…"
+        detail = f" — {self._detail}" if self._detail else ""
+        return escape(f"{STATUS_ICONS.get(status, '?')} {self.tool_name}  {preview}  [{status}{detail}]")
+
+    def _visible_output(self) -> str:
+        lines = self._output.splitlines()
+        if len(lines) > MAX_SHOWN_LINES:
+            hidden = len(lines) - MAX_SHOWN_LINES
+            lines = [f"… {hidden} earlier lines …", *lines[-MAX_SHOWN_LINES:]]
+        return "\n".join(lines)
+
+    def watch_status(self, old: str, new: str) -> None:
+        self.remove_class(f"-{old}")
+        self.add_class(f"-{new}")
+        self.title = self._title_text(new)
+
+    def set_status(self, status: str, detail: str = "") -> None:
+        self._detail = detail
+        self.status = status
+        self.title = self._title_text(status)
+
+    def append_output(self, text: str) -> None:
+        self._output += text
+        self._body.update(self._visible_output())
+
+    def set_result(self, output: str, is_error: bool) -> None:
+        """Show the final result text (what the model receives)."""
+        self._output = output
+        self._body.update(self._visible_output())
