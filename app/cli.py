@@ -29,6 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["mcp"]:
+        from app.mcp.cli import main as mcp_main
+
+        return mcp_main(argv[1:])
     args = build_parser().parse_args(argv)
     from app.config import ConfigError, load_config, resolve_model
     from app.paths import default_config_path, default_data_dir
@@ -56,7 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         bash_timeout=config.bash_timeout,
         output_limit=config.output_limit,
     )
-    WhimbrelApp(options).run()
+    app = WhimbrelApp(options)
+    app.run()
+    if app.workstream is not None and app.workstream.id:
+        print(f"Resume this conversation with: whimbrel --resume {app.workstream.id[:8]}"
+              + (f" --data-dir {args.data_dir}" if args.data_dir else ""))
     return 0
 
 

@@ -39,6 +39,7 @@ class WhimbrelApp(App):
         self.options = options
         self.workstream = None
         self.store = None
+        self.provider = None
         self.ready = asyncio.Event()
         self._turn: Worker | None = None
         self._queued: list[str] = []
@@ -71,7 +72,7 @@ class WhimbrelApp(App):
         if options.settings is not None:
             from app.providers.registry import make_provider
 
-            provider = make_provider(options.settings)
+            provider = self.provider = make_provider(options.settings)
         context = ToolContext(workspace=options.workdir.resolve(), bash_timeout=options.bash_timeout,
                               output_limit=options.output_limit)
         messages, workstream_id, title = [], "", ""
@@ -136,5 +137,7 @@ class WhimbrelApp(App):
                 self.submit_prompt(self._queued.pop(0))
 
     async def on_unmount(self) -> None:
+        if self.provider is not None:
+            await self.provider.close()
         if self.store is not None:
             await self.store.aclose()

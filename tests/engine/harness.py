@@ -57,3 +57,9 @@ async def make_session(server, workspace: Path, data_dir: Path, recorder: Record
                       tool_context=ToolContext(workspace=workspace, bash_timeout=20), emit=recorder,
                       store=store, messages=messages, retry_base_delay=0.01)
     return session, store
+
+
+async def shutdown(session: Session, store: AsyncStore) -> None:
+    """Close the provider's HTTP client and the store, as the app does on exit."""
+    await session.provider.close()
+    await store.aclose()

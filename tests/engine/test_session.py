@@ -9,7 +9,7 @@ import pytest
 
 from app.engine import events as ev
 from app.engine.messages import repair_interrupted
-from tests.engine.harness import Recorder, make_session
+from tests.engine.harness import Recorder, make_session, shutdown
 from tests.fake_llm.script import ErrorReply, SlowReply, TextReply, ToolCallReply
 
 
@@ -32,7 +32,7 @@ async def test_text_turn_streams_persists_and_reports_usage(fake_openai, workspa
     assert recorder.of(ev.TurnFinished)[-1].outcome == "done"
     stored = await store.load_messages(session.workstream_id)
     assert [(m.role, m.content) for m in stored] == [("user", "hi"), ("assistant", "Hello **there**, friend.")]
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_write_file_needs_approval_shows_diff_and_writes(fake_openai, workspace, tmp_path):
@@ -55,7 +55,7 @@ async def test_write_file_needs_approval_shows_diff_and_writes(fake_openai, work
     second = fake_openai.requests[1]["messages"]
     assert second[-2]["tool_calls"][0]["function"]["name"] == "write_file"
     assert second[-1]["role"] == "tool" and second[-1]["tool_call_id"] == "call_w1"
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_deny_with_feedback_reaches_the_model_and_writes_nothing(fake_openai, workspace, tmp_path):
@@ -69,7 +69,7 @@ async def test_deny_with_feedback_reaches_the_model_and_writes_nothing(fake_open
     assert tool_message["role"] == "tool" and "denied" in tool_message["content"]
     assert "use notes.md instead" in tool_message["content"]
     assert [e.status for e in recorder.of(ev.ToolCallUpdated)] == ["denied"]
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_always_allow_skips_later_approvals_for_that_tool(fake_openai, workspace, tmp_path):
@@ -82,7 +82,7 @@ async def test_always_allow_skips_later_approvals_for_that_tool(fake_openai, wor
     await session.run_turn("write two files")
     assert (workspace / "a.txt").read_text() == "a" and (workspace / "b.txt").read_text() == "b"
     assert len(recorder.approvals) == 1
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_outside_workspace_path_asks_even_for_auto_approved_tool(fake_openai, workspace, tmp_path):
@@ -96,7 +96,7 @@ async def test_outside_workspace_path_asks_even_for_auto_approved_tool(fake_open
     [request] = recorder.approvals
     assert "outside the workspace" in request.items[0].reason
     assert "top secret" not in fake_openai.requests[1]["messages"][-1]["content"]
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_sloppy_local_model_calls_are_tolerated(fake_openai, workspace, tmp_path):
@@ -110,7 +110,7 @@ async def test_sloppy_local_model_calls_are_tolerated(fake_openai, workspace, tm
     assert result["role"] == "tool" and "alpha" in result["content"] and "beta" in result["content"]
     assert result["tool_call_id"].startswith("call_")
     assert recorder.approvals == []
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_invalid_arguments_go_back_to_the_model_as_clear_errors(fake_openai, workspace, tmp_path):
@@ -124,7 +124,7 @@ async def test_invalid_arguments_go_back_to_the_model_as_clear_errors(fake_opena
     assert "no_such_tool" in results["c2"] and "read_file" in results["c2"]
     assert not (workspace / "a.txt").exists()
     assert {e.status for e in recorder.of(ev.ToolCallUpdated)} == {"error"}
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_retries_server_errors_with_notices(fake_openai, workspace, tmp_path):
@@ -136,7 +136,7 @@ async def test_retries_server_errors_with_notices(fake_openai, workspace, tmp_pa
     notices = [n.text for n in recorder.of(ev.Notice)]
     assert len(notices) == 2 and all("retrying" in n.lower() for n in notices)
     assert recorder.text() == "finally"
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_auth_failure_is_an_error_notice_not_a_crash(fake_openai, workspace, tmp_path):
@@ -148,7 +148,7 @@ async def test_auth_failure_is_an_error_notice_not_a_crash(fake_openai, workspac
     assert notice.level == "error" and "401" in notice.text
     assert recorder.of(ev.TurnFinished)[-1].outcome == "error"
     assert recorder.of(ev.StateChanged)[-1].state == "error"
-    await store.aclose()
+    await shutdown(session, store)
 
 
 @pytest.mark.parametrize("reason,word", [("length", "token limit"), ("content_filter", "content filter")])
@@ -159,7 +159,7 @@ async def test_finish_reason_warnings(fake_openai, workspace, tmp_path, reason, 
     await session.run_turn("hi")
     warnings = [n for n in recorder.of(ev.Notice) if n.level == "warning"]
     assert len(warnings) == 1 and word in warnings[0].text
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_cancel_mid_stream_keeps_partial_content(fake_openai, workspace, tmp_path):
@@ -177,7 +177,7 @@ async def test_cancel_mid_stream_keeps_partial_content(fake_openai, workspace, t
     assert stored[-1].role == "assistant" and stored[-1].interrupted
     assert stored[-1].content == partial and 10 <= len(partial) < 150
     assert recorder.of(ev.TurnFinished)[-1].outcome == "cancelled"
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_cancel_kills_running_bash_and_records_it(fake_openai, workspace, tmp_path):
@@ -206,7 +206,7 @@ async def test_cancel_kills_running_bash_and_records_it(fake_openai, workspace, 
     stored = await store.load_messages(session.workstream_id)
     assert stored[-1].role == "tool" and "cancelled" in stored[-1].content
     assert "started" in "".join(e.text for e in recorder.of(ev.ToolOutput))
-    await store.aclose()
+    await shutdown(session, store)
 
 
 async def test_resume_strips_an_interrupted_tool_turn(fake_openai, workspace, tmp_path):
@@ -219,7 +219,7 @@ async def test_resume_strips_an_interrupted_tool_turn(fake_openai, workspace, tm
     workstream_id = session.workstream_id
     task.cancel()  # the cancel path records results; drop them to mimic a SIGKILL before any result
     await asyncio.gather(task, return_exceptions=True)
-    await store.aclose()
+    await shutdown(session, store)
     from app.storage.store import Store
 
     raw = Store(tmp_path / "whimbrel.db")
@@ -239,4 +239,4 @@ async def test_resume_strips_an_interrupted_tool_turn(fake_openai, workspace, tm
     assert [m["role"] for m in sent] == ["system", "user", "user"]
     assert recorder2.text() == "Continuing."
     assert repair_interrupted(session2.messages)[-1].role == "assistant"
-    await store2.aclose()
+    await shutdown(session2, store2)
