@@ -60,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         resume=args.resume,
         bash_timeout=config.bash_timeout,
         output_limit=config.output_limit,
+        max_open=config.max_open,
+        retention_days=config.retention_days,
+        bell=config.bell,
+        notifications=config.notifications,
     )
     app = WhimbrelApp(options)
     app.run()

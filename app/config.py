@@ -69,6 +69,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "default": Key(STRING, attr="default_model"),
         "fallback": Key(STRINGS, default=(), attr="fallback"),
         "agent_model": Key(STRING),
+        "auto_compact_pct": Key(NUMBER, 80.0, minimum=0),
     },
     "tools": {
         "bash_timeout": Key(NUMBER, 120.0, minimum=0),
@@ -95,9 +96,29 @@ MODEL_KEYS: dict[str, Key] = {
     "max_tokens": Key(INTEGER, minimum=1),
     "reasoning_effort": Key(STRING),
     "capabilities": Key(TABLE, default={}),  # free-form
+    "price": Key(TABLE, default={}),  # USD per million tokens: input, output, cache_read, cache_write
 }
 
-TOP_LEVEL = (*SECTIONS, "models")
+MCP_KEYS: dict[str, Key] = {
+    "refresh_interval": Key(NUMBER, 4 * 3600.0, attr="mcp_refresh_interval", minimum=0),
+    "call_timeout": Key(NUMBER, 120.0, attr="mcp_call_timeout", minimum=0),
+    "connect_timeout": Key(NUMBER, 30.0, attr="mcp_connect_timeout", minimum=0),
+    "config_files": Key(STRINGS, default=(), attr="mcp_config_files"),  # extra mcpServers JSON files
+}
+MCP_TRANSPORT = Kind("one of 'stdio', 'http', 'sse'", lambda v: v in ("stdio", "http", "sse"))
+MCP_SERVER_KEYS: dict[str, Key] = {
+    "type": Key(MCP_TRANSPORT),
+    "command": Key(STRING),
+    "args": Key(STRINGS),
+    "env": Key(TABLE),
+    "cwd": Key(STRING),
+    "url": Key(STRING),
+    "headers": Key(TABLE),
+    "enabled": Key(BOOLEAN),
+    "timeout": Key(NUMBER, minimum=0),
+}
+
+TOP_LEVEL = (*SECTIONS, "models", "mcp")
 
 
 @dataclass
@@ -115,6 +136,7 @@ class ModelConfig:
     max_tokens: int | None = None
     reasoning_effort: str | None = None
     capabilities: dict[str, Any] = field(default_factory=dict)
+    price: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -126,12 +148,18 @@ class Config:
     default_model: str | None = None
     fallback: list[str] = field(default_factory=list)
     agent_model: str | None = None
+    auto_compact_pct: float = 80.0
     bash_timeout: float = 120.0
     output_limit: int = 30000
     bell: bool = True
     notifications: bool = True
     max_open: int = 20
     retention_days: int = 90
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # [mcp.servers.<name>], as written
+    mcp_refresh_interval: float = 4 * 3600.0
+    mcp_call_timeout: float = 120.0
+    mcp_connect_timeout: float = 30.0
+    mcp_config_files: list[str] = field(default_factory=list)
 
 
 # -- finding line numbers in the raw text -----------------------------------------------
@@ -279,12 +307,40 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
             continue
         values = v.table(("models", alias), entry, MODEL_KEYS)
         models[alias] = ModelConfig(alias=alias, **{**values,
-                                                    "capabilities": dict(values["capabilities"])})
+                                                    "capabilities": dict(values["capabilities"]),
+                                                    "price": dict(values["price"])})
     _check_references(v, models, settings)
+    _validate_mcp(v, data, settings)
     if v.problems:
         raise ConfigError(v.problems)
     settings["fallback"] = list(settings["fallback"])
+    settings["mcp_config_files"] = list(settings["mcp_config_files"])
     return Config(path=path, models=models, **settings)
+
+
+def _validate_mcp(v: _Validator, data: dict[str, Any], settings: dict[str, Any]) -> None:
+    """[mcp] settings and each [mcp.servers.<name>] table (names with '__' are refused)."""
+    section = v.section((), data, "mcp")
+    values = v.table(("mcp",), {k: val for k, val in section.items() if k != "servers"}, MCP_KEYS)
+    settings.update({key.attr or name: values[name] for name, key in MCP_KEYS.items()})
+    servers: dict[str, dict[str, Any]] = {}
+    for name, entry in v.section(("mcp",), section, "servers").items():
+        where = ("mcp", "servers", name)
+        if not isinstance(entry, dict):
+            v.problem(where, f"[mcp.servers.{name}] must be a table, got {_type_name(entry)}")
+            continue
+        if "__" in name:
+            v.problem(where, f"[mcp.servers.{name}]: server names cannot contain '__' (Whimbrel names MCP "
+                             f"tools mcp__<server>__<tool>); rename it, e.g. '{name.replace('__', '_')}'")
+            continue
+        v.table(where, entry, MCP_SERVER_KEYS)
+        kind = entry.get("type", "http" if "url" in entry and "command" not in entry else "stdio")
+        if kind == "stdio" and "command" not in entry:
+            v.problem(where, f"[mcp.servers.{name}] needs 'command' (or type = \"http\"/\"sse\" with 'url')")
+        if kind in ("http", "sse") and "url" not in entry:
+            v.problem(where, f"[mcp.servers.{name}] (type = \"{kind}\") needs 'url'")
+        servers[name] = dict(entry)
+    settings["mcp_servers"] = servers
 
 
 def _check_references(v: _Validator, models: dict[str, ModelConfig],
@@ -380,4 +436,9 @@ def resolve_model(config: Config, *, base_url: str | None = None, api_key: str |
         context_window=entry.context_window,
         temperature=entry.temperature,
         max_tokens=entry.max_tokens,
+        provider=entry.provider,
+        alias=entry.alias,
+        reasoning_effort=entry.reasoning_effort,
+        capabilities=dict(entry.capabilities),
+        price=dict(entry.price),
     )

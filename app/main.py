@@ -1,4 +1,8 @@
-"""The Textual application: boots storage and the workstream off the UI thread, runs turns as workers."""
+"""The Textual application: owns the workstream manager, the pane layout and every turn worker.
+
+Booting (storage, tools, saved tabs) runs in a worker after the first frame; turns run as
+workers owned by the app, so closing a view never orphans a running turn.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +14,17 @@ from pathlib import Path
 from textual.app import App
 from textual.worker import Worker, WorkerState
 
-from app.bridge import make_emitter
+from app.attention import Attention
+from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
 from app.screens.main import MainScreen
+from app.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
 
 
 @dataclass
 class AppOptions:
-    """Everything the CLI resolved: model (None = not configured), places, and what to resume."""
+    """Everything the CLI resolved: model (None = not configured), places, limits, what to resume."""
 
     settings: ModelSettings | None
     workdir: Path
@@ -27,23 +33,31 @@ class AppOptions:
     resume: str | None = None
     bash_timeout: float = 120.0
     output_limit: int = 30000
+    max_open: int = 20
+    retention_days: int = 90
+    bell: bool = True
+    notifications: bool = True
+    auto_title: bool = True
 
 
-class WhimbrelApp(App):
+class WhimbrelApp(WorkspaceOps, App):
     TITLE = "Whimbrel"
     CSS_PATH = [STYLES_DIR / name for name in
-                ("main.tcss", "transcript.tcss", "tool_card.tcss", "approval.tcss")]
+                ("main.tcss", "transcript.tcss", "tool_card.tcss", "approval.tcss", "screens.tcss")]
 
     def __init__(self, options: AppOptions) -> None:
         super().__init__()
         self.options = options
-        self.workstream = None
         self.store = None
         self.provider = None
+        self.manager = None
+        self.layout_tree: LayoutTree | None = None
+        self.focused_id = ""
         self.ready = asyncio.Event()
-        self._turn: Worker | None = None
-        self._queued: list[str] = []
         self.retry_base_delay = 1.0  # seconds; tests shorten it
+        self.attention = Attention(self, bell=options.bell, notifications=options.notifications)
+        self._turns: dict[str, Worker] = {}
+        self._queued: dict[str, list[str]] = {}
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen()
@@ -52,89 +66,182 @@ class WhimbrelApp(App):
     def main_screen(self) -> MainScreen:
         return self.screen_stack[0]  # type: ignore[return-value]
 
+    @property
+    def workstream(self):
+        """The focused workstream (None before boot)."""
+        return self.manager.get(self.focused_id) if self.manager is not None else None
+
     def on_mount(self) -> None:
         self.run_worker(self._boot(), name="boot", group="boot", exit_on_error=False)
 
     async def _boot(self) -> None:
-        """Open storage, load tools and (maybe) the resumed conversation, warm the SDK import."""
-        from app.engine.session import Session
-        from app.engine.workstream import Workstream
+        """Open storage, prune, load tools, restore saved tabs and panes, warm the SDK import."""
+        from app.engine.workstreams import WorkstreamManager
         from app.storage.async_store import AsyncStore
-        from tools.context import ToolContext
         from tools.registry import ToolRegistry
 
         options = self.options
-        screen = self.main_screen
-        pane = screen.pane
         self.store = await AsyncStore.open(options.data_dir / "whimbrel.db")
-        registry = await asyncio.to_thread(ToolRegistry.load_builtin)
-        provider = None
+        await self.store.prune(options.retention_days)
+        self.registry = await asyncio.to_thread(ToolRegistry.load_builtin)
         if options.settings is not None:
             from app.providers.registry import make_provider
 
-            provider = self.provider = make_provider(options.settings)
-        context = ToolContext(workspace=options.workdir.resolve(), bash_timeout=options.bash_timeout,
-                              output_limit=options.output_limit)
-        messages, workstream_id, title = [], "", ""
-        if options.resume:
-            try:
-                info = await self.store.find_workstream(options.resume)
-            except LookupError as error:
-                await pane.transcript.add_notice(str(error), "error")
-            else:
-                workstream_id, title = info.id, info.title or info.alias or ""
-                messages = await self.store.load_messages(info.id)
-        session = Session(workstream_id=workstream_id, provider=provider, registry=registry,
-                          tool_context=context, emit=make_emitter(pane), store=self.store, messages=messages,
-                          retry_base_delay=self.retry_base_delay)
-        self.workstream = Workstream(session, store=self.store, title=title,
-                                     model=options.settings.model if options.settings else "",
-                                     workdir=str(context.workspace))
-        if messages:
-            await pane.transcript.show_history(messages)
-            await pane.transcript.add_notice(f"Resumed workstream {workstream_id[:8]} ({len(messages)} messages).")
-        screen.refresh_bars()
+            self.provider = make_provider(options.settings)
+        self.manager = WorkstreamManager(
+            store=self.store, session_factory=self._make_session, max_open=options.max_open,
+            model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
+        await self._restore_workspace()
         if options.settings is None:
-            await screen.show_setup(str(options.config_path))
-        else:
-            screen.query_one("#status-bar").model = options.settings.model
-            screen.query_one("#status-bar").context_window = options.settings.context_window
+            await self.main_screen.show_setup(str(options.config_path))
         self.ready.set()
-        if provider is not None:
+        if self.provider is not None:
             await asyncio.to_thread(importlib.import_module, "openai")
 
+    def _make_session(self, workstream_id, messages, context_start, listener):
+        from app.engine.session import Session
+        from tools.context import ToolContext
+
+        context = ToolContext(workspace=self.options.workdir.resolve(), bash_timeout=self.options.bash_timeout,
+                              output_limit=self.options.output_limit)
+        return Session(workstream_id=workstream_id, provider=self.provider, registry=self.registry,
+                       tool_context=context, emit=listener, store=self.store, messages=messages,
+                       context_start=context_start, retry_base_delay=self.retry_base_delay)
+
+    async def _restore_workspace(self) -> None:
+        """Reopen the tabs and panes of the last run, then the --resume target; else one new tab."""
+        saved_tabs = await self.store.get_app_state("tabs") or []
+        for workstream_id in saved_tabs:
+            try:
+                await self.open_workstream(workstream_id, show=False)
+            except LookupError:
+                continue  # deleted or pruned since
+        known = {w.id for w in self.manager}
+        saved_layout = await self.store.get_app_state("layout")
+        tree = LayoutTree.from_dict(saved_layout, known) if saved_layout else None
+        focused = await self.store.get_app_state("focused")
+        if tree is not None:
+            self.layout_tree = tree
+            self.focused_id = focused if focused in tree else tree.leaves()[0]
+        elif len(self.manager):
+            first = self.manager.workstreams[0].id
+            self.layout_tree, self.focused_id = LayoutTree.single(first), first
+        problem = None
+        if self.options.resume:
+            try:
+                await self.open_workstream(self.options.resume)
+            except LookupError as error:
+                problem = str(error)
+        if not len(self.manager):
+            await self.new_workstream()
+        self.apply_layout()
+        for text in await self.main_screen.hand_over_boot_prompt():
+            self.submit_prompt(self.workstream, text)
+        if problem:
+            await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "error")
+
     # -- turns ---------------------------------------------------------------------------
-    def submit_prompt(self, text: str) -> None:
-        """Run a turn now, or queue it behind the running one."""
-        if self._turn is not None and self._turn.is_running:
-            self._queued.append(text)
-            self.notify("Queued: it will be sent when the current turn ends (Esc cancels the turn).")
+    def submit_prompt(self, workstream, text: str) -> None:
+        """Run a turn now, or queue it behind the running one of the same workstream."""
+        if self.store is not None and workstream.id:
+            self.run_worker(self.store.add_prompt_history(workstream.id, text), group="history")
+        worker = self._turns.get(workstream.id)
+        if worker is not None and worker.is_running:
+            self._queued.setdefault(workstream.id, []).append(text)
+            self.notify("Queued: it is sent when the current turn ends (Esc cancels the turn).")
             return
-        self._turn = self.run_worker(self._run_turn(text), name="turn", group="turn", exit_on_error=False)
+        self._turns[workstream.id] = self.run_worker(
+            self._run_turn(workstream, text), name=f"turn:{workstream.id}", group=f"turn-{workstream.id}",
+            exit_on_error=False)
 
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, workstream, text: str) -> None:
         await self.ready.wait()
-        await self.workstream.submit(text)
+        await workstream.submit(text)
+        if not workstream.title_generated and self.provider is not None and self.options.auto_title:
+            workstream.title_generated = True
+            self.run_worker(self._auto_title(workstream), group="titles", exit_on_error=False)
 
-    def cancel_turn(self) -> None:
-        if self._turn is not None and self._turn.is_running:
-            self._queued.clear()
-            self._turn.cancel()
+    async def _auto_title(self, workstream) -> None:
+        """After the first exchange, a short model call names a workstream that has no alias."""
+        from app.engine.titles import generate_title
+
+        title = await generate_title(self.provider, workstream.session.messages)
+        if title and not workstream.alias:
+            workstream.title = title
+            await self.store.update_workstream(workstream.id, title=title)
+            self.refresh_chrome()
+
+    def cancel_turn(self, workstream) -> None:
+        worker = self._turns.get(workstream.id) if workstream is not None else None
+        if worker is not None and worker.is_running:
+            self._queued.pop(workstream.id, None)
+            worker.cancel()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """One place for worker outcomes: errors become a message, finished turns start queued ones."""
         worker = event.worker
         if event.state == WorkerState.ERROR:
             error = worker.error
-            self.run_worker(self.main_screen.pane.transcript.add_notice(
-                f"{worker.name} failed: {type(error).__name__}: {error}", "error"), group="notice")
-        if worker.group == "turn" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR,
-                                                       WorkerState.CANCELLED):
-            if self.workstream is not None and event.state != WorkerState.SUCCESS:
-                self.workstream.state = "idle" if event.state == WorkerState.CANCELLED else "error"
-                self.main_screen.refresh_bars()
-            if self._queued and event.state != WorkerState.CANCELLED:
-                self.submit_prompt(self._queued.pop(0))
+            self.notify(f"{worker.name or 'background task'} failed: {type(error).__name__}: {error}",
+                        severity="error", timeout=10)
+        if not (worker.name or "").startswith("turn:"):
+            return
+        workstream_id = worker.name.split(":", 1)[1]
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            workstream = self.manager.get(workstream_id) if self.manager else None
+            if workstream is not None and event.state != WorkerState.SUCCESS:
+                workstream.state = "idle" if event.state == WorkerState.CANCELLED else "error"
+                self.refresh_chrome()
+            queued = self._queued.get(workstream_id)
+            if workstream is not None and queued and event.state != WorkerState.CANCELLED:
+                self.submit_prompt(workstream, queued.pop(0))
+
+    # -- actions (keys and the command palette) ------------------------------------------
+    async def action_new_workstream(self) -> None:
+        if self.manager is not None:
+            await self.new_workstream()
+
+    def action_switch_tab(self, index: int) -> None:
+        if self.manager is not None:
+            self.switch_to_index(index)
+
+    def action_cycle_tab(self, step: int) -> None:
+        if self.manager is not None:
+            self.cycle_tab(step)
+
+    def action_next_attention(self) -> None:
+        self.next_attention()
+
+    def action_focus_next_pane(self) -> None:
+        self.focus_next_pane()
+
+    async def action_split(self, direction: str) -> None:
+        if self.manager is not None:
+            await self.split(direction)
+
+    def action_close_pane(self) -> None:
+        self.close_pane()
+
+    def action_resume_browser(self) -> None:
+        from app.screens.resume import ResumeScreen
+
+        def opened(workstream_id: str | None) -> None:
+            if workstream_id:
+                self.run_worker(self.open_workstream(workstream_id), group="open", exit_on_error=False)
+
+        self.push_screen(ResumeScreen(self.store), callback=opened)
+
+    def action_help(self) -> None:
+        from app.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen(self.main_screen.active_bindings))
+
+    def get_system_commands(self, screen):
+        """The command palette (Ctrl+P) offers every action."""
+        from app.palette import whimbrel_commands
+
+        yield from super().get_system_commands(screen)
+        yield from whimbrel_commands(self)
 
     async def on_unmount(self) -> None:
         if self.provider is not None:

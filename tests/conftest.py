@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_llm.fixtures import fake_openai, fake_openai_session  # noqa: F401  (re-exported fixtures)
+from tests.fake_llm.anthropic_fixtures import fake_anthropic, fake_anthropic_session  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT_DIR = ROOT / "snapshots"

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = ("openai", "anthropic", "mcp", "sqlalchemy", "jsonschema")
+HEAVY = ("openai", "anthropic", "mcp", "sqlalchemy", "jsonschema", "markdown_it")
 
 
 def loaded_after(imports: str) -> set[str]:
@@ -18,7 +18,7 @@ def loaded_after(imports: str) -> set[str]:
 
 
 def test_startup_path_does_not_import_heavy_sdks():
-    loaded = loaded_after("import app.cli, app.main, app.screens.main, widgets.pane")
+    loaded = loaded_after("import app.cli, app.main, app.screens.main, widgets.pane_area")
     assert not loaded & set(HEAVY), f"imported on the startup path: {sorted(loaded & set(HEAVY))}"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 
 class UserMessage(Static):
@@ -47,6 +47,8 @@ class AssistantMessage(Vertical):
         self.content = ""
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Markdown  # deferred: markdown-it costs startup time before any reply
+
         if self._initial_reasoning:
             self.reasoning = ReasoningBlock(self._initial_reasoning, collapsed=True)
             yield self.reasoning
@@ -54,7 +56,9 @@ class AssistantMessage(Vertical):
         self.content = self._initial_content
 
     @property
-    def markdown(self) -> Markdown:
+    def markdown(self):
+        from textual.widgets import Markdown
+
         return self.query_one(Markdown)
 
     async def append_content(self, text: str) -> None:
@@ -62,7 +66,7 @@ class AssistantMessage(Vertical):
             self.reasoning.collapsed = True
         self.content += text
         if self._stream is None:
-            self._stream = Markdown.get_stream(self.markdown)
+            self._stream = self.markdown.get_stream(self.markdown)
         await self._stream.write(text)
 
     async def append_reasoning(self, text: str) -> None:

@@ -1,40 +1,84 @@
-"""The multi-line prompt: Enter sends, Ctrl+J or Shift+Enter inserts a newline."""
+"""The multi-line prompt: Enter sends, Ctrl+J or Shift+Enter inserts a newline, Up/Down recall history."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
 NEWLINE_KEYS = {"ctrl+j", "shift+enter"}
+# Alt+1..9 arrive from xterm-like terminals as ESC+digit, which Textual decodes as these macOS Option
+# characters; the prompt must leave them to the tab-switching bindings instead of typing them.
+ALT_DIGIT_CHARACTERS = frozenset("¡™£¢∞§¶•ª")
 
 
 class PromptInput(TextArea):
-    """A TextArea that submits on Enter."""
+    """A TextArea that submits on Enter, completes slash commands on Tab and recalls earlier prompts."""
 
     @dataclass
     class Submitted(Message):
         prompt: "PromptInput"
         text: str
 
+        @property
+        def control(self) -> "PromptInput":
+            return self.prompt
+
     def __init__(self, **kwargs) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, compact=True, **kwargs)
-        self.placeholder = "Ask for work…  (Enter sends · Ctrl+J newline · Esc cancels a turn)"
+        self.placeholder = "Ask for work…  (Enter sends · Ctrl+J newline · / for commands · Esc cancels a turn)"
+        self.past_prompts: list[str] = []
+        self._history_index: int | None = None
+        self._draft = ""
+        self.completer: Callable[[str], str | None] | None = None
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if character in ALT_DIGIT_CHARACTERS:
+            return False
+        return super().check_consume_key(key, character)
 
     async def _on_key(self, event: events.Key) -> None:
+        handled = True
         if event.key == "enter":
-            event.stop()
-            event.prevent_default()
             text = self.text
             if text.strip():
                 self.clear()
+                self._history_index = None
+                if not self.past_prompts or self.past_prompts[-1] != text:
+                    self.past_prompts.append(text)
                 self.post_message(self.Submitted(self, text))
-            return
-        if event.key in NEWLINE_KEYS:
+        elif event.key in NEWLINE_KEYS:
+            self.insert("\n")
+        elif event.key == "tab" and self.completer is not None and (done := self.completer(self.text)):
+            self.text = done
+            self.move_cursor(self.document.end)
+        elif event.key == "up" and self.cursor_location[0] == 0 and self.past_prompts:
+            self._recall(-1)
+        elif event.key == "down" and self._history_index is not None and \
+                self.cursor_location[0] == self.document.line_count - 1:
+            self._recall(+1)
+        else:
+            handled = False
+        if handled:
             event.stop()
             event.prevent_default()
-            self.insert("\n")
             return
         await super()._on_key(event)
+
+    def _recall(self, step: int) -> None:
+        """Move through history; stepping past the newest entry restores what was being typed."""
+        if self._history_index is None:
+            self._draft = self.text
+            index = len(self.past_prompts) + step
+        else:
+            index = self._history_index + step
+        if index >= len(self.past_prompts):
+            self._history_index = None
+            self.text = self._draft
+        else:
+            self._history_index = max(0, index)
+            self.text = self.past_prompts[self._history_index]
+        self.move_cursor(self.document.end)

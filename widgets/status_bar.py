@@ -1,4 +1,4 @@
-"""One line at the bottom: model, state, tokens against the context window."""
+"""One line at the bottom for the focused workstream: model, state, tokens against the context window."""
 
 from __future__ import annotations
 
@@ -20,6 +20,13 @@ class StatusBar(Static):
     state: reactive[str] = reactive("idle")
     tokens: reactive[int] = reactive(0)
     context_window: reactive[int | None] = reactive(None)
+
+    def show(self, workstream) -> None:
+        """Mirror the focused workstream."""
+        self.model = workstream.model
+        self.state = workstream.state
+        self.tokens = workstream.tokens
+        self.context_window = workstream.context_window
 
     def render(self) -> Text:
         text = Text()

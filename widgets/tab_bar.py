@@ -1,27 +1,93 @@
-"""The tab bar: one tab per workstream with its live state."""
+"""The tab bar: one tab per workstream with live state, approvals waiting and unread output."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from rich.text import Text
-from textual.reactive import reactive
-from textual.widgets import Static
+from textual import events
+from textual.message import Message
+from textual.widget import Widget
 
 from widgets.status_bar import STATE_STYLES
 
+if TYPE_CHECKING:
+    from app.engine.workstream import Workstream
 
-class TabBar(Static):
-    """Renders `[1 title ●]` tabs; the active one is highlighted."""
+SPINNER = "◐◓◑◒"
+STATE_GLYPHS = {"idle": "●", "thinking": "◐", "running": "◐", "attention": "●", "error": "✖"}
 
-    tabs: reactive[tuple[tuple[str, str], ...]] = reactive(())
-    active: reactive[int] = reactive(0)
+
+@dataclass
+class TabInfo:
+    """What one tab shows; built from a Workstream so snapshots can use fixed values too."""
+
+    name: str
+    state: str
+    pending: int = 0
+    unread: bool = False
+
+    @classmethod
+    def of(cls, workstream: Workstream) -> TabInfo:
+        return cls(workstream.name, workstream.state, len(workstream.pending), workstream.unread)
+
+
+class TabBar(Widget):
+    """Renders tabs; a pulse (spinner) runs on busy tabs unless animations are off. Click selects."""
+
+    DEFAULT_CSS = "TabBar { height: 1; }"
+
+    @dataclass
+    class Selected(Message):
+        index: int
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.tabs: list[TabInfo] = []
+        self.active = 0
+        self._frame = 0
+        self._spans: list[tuple[int, int]] = []
+
+    def on_mount(self) -> None:
+        if self.app.animation_level != "none":
+            self.set_interval(0.25, self._pulse)
+
+    def _pulse(self) -> None:
+        if any(t.state in ("thinking", "running") for t in self.tabs):
+            self._frame += 1
+            self.refresh()
+
+    def show(self, tabs: list[TabInfo], active: int) -> None:
+        self.tabs, self.active = tabs, active
+        self.refresh()
 
     def render(self) -> Text:
-        text = Text(" ")
-        for index, (title, state) in enumerate(self.tabs):
-            style = "reverse bold" if index == self.active else ""
-            text.append(f" {index + 1} {title} ", style=style)
-            text.append("●", style=STATE_STYLES.get(state, ""))
+        text = Text(" ", no_wrap=True, overflow="ellipsis")
+        self._spans = []
+        for index, tab in enumerate(self.tabs):
+            start = len(text)
+            current = index == self.active
+            glyph = STATE_GLYPHS.get(tab.state, "●")
+            if tab.state in ("thinking", "running"):
+                glyph = SPINNER[self._frame % len(SPINNER)]
+            text.append(f" {index + 1} ", style="reverse bold" if current else "dim")
+            name = tab.name if len(tab.name) <= 24 else tab.name[:23] + "…"
+            text.append(f"{name} ", style="reverse bold" if current else ("bold" if tab.unread else ""))
+            text.append(glyph, style=STATE_STYLES.get(tab.state, ""))
+            if tab.pending:
+                text.append(f" ⚑{tab.pending}", style="bold magenta")
+            elif tab.unread and not current:
+                text.append(" •", style="bold cyan")
+            self._spans.append((start, len(text)))
             text.append("  ")
-        if not self.tabs:
-            text.append("whimbrel", style="bold")
+        waiting = sum(t.pending for i, t in enumerate(self.tabs) if i != self.active)
+        if waiting:
+            text.append(f"  ⚑ {waiting} waiting · ctrl+g", style="bold magenta")
         return text
+
+    def on_click(self, event: events.Click) -> None:
+        for index, (start, end) in enumerate(self._spans):
+            if start <= event.x < end:
+                self.post_message(self.Selected(index))
+                return

@@ -1,13 +1,68 @@
-"""The scrolling conversation of one workstream."""
+"""The scrolling conversation of one workstream, windowed so long histories stay light.
+
+Only a window of the stored messages is rendered as widgets. Scrolling to the top loads the
+previous page (and drops far-below pages); new live output trims the oldest widgets. Each widget
+remembers the index of the message it shows, so pages can be rebuilt exactly from the messages.
+"""
 
 from __future__ import annotations
 
+import json
+from typing import Callable
+
 from textual.containers import VerticalScroll
 from textual.widget import Widget
+from textual.widgets import Static
 
 from app.engine.messages import Message
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.tool_card import ToolCard
+
+PAGE = 60  # messages rendered per page
+MAX_WIDGETS = 300  # beyond this, widgets far from the viewport are removed
+
+
+class PageMarker(Static):
+    """'▲ 1,234 earlier messages — scroll up to load' at an edge of the window."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, classes="page-marker")
+
+
+def render_messages(messages: list[Message], start: int, all_messages: list[Message]) -> list[Widget]:
+    """Widgets for messages[start:start+len(messages)], tool results shown inside their cards."""
+    results = {m.tool_call_id: m for m in all_messages if m.role == "tool"}
+    widgets: list[Widget] = []
+    for offset, message in enumerate(messages):
+        index = start + offset
+        made: list[Widget] = []
+        if message.role == "user":
+            made.append(UserMessage(message.content))
+        elif message.role == "assistant":
+            if message.content or message.reasoning:
+                made.append(AssistantMessage(message.content, message.reasoning))
+            for call in message.tool_calls:
+                result = results.get(call.id)
+                status = "pending" if result is None else ("error" if result.is_error else "done")
+                made.append(ToolCard(call.id, call.name, _preview(call.name, call.arguments), status=status,
+                                     output=result.content if result else "(interrupted: no result)",
+                                     collapsed=True))
+            if message.interrupted:
+                made.append(Notice("This response was interrupted.", "warning"))
+        for widget in made:
+            widget.message_index = index  # type: ignore[attr-defined]
+        widgets.extend(made)
+    return widgets
+
+
+def _preview(name: str, arguments: str) -> str:
+    from tools.preview import preview_text
+
+    try:
+        args = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return arguments
+    return preview_text(name, args) if isinstance(args, dict) else arguments
 
 
 class Transcript(VerticalScroll):
@@ -16,16 +71,31 @@ class Transcript(VerticalScroll):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.cards: dict[str, ToolCard] = {}
+        self.source: Callable[[], list[Message]] = list
+        self.first = 0  # index of the first rendered message
+        self.last = 0  # one past the last rendered message
+        self.at_end = True  # False after paging far back trimmed the newest messages away
+        self._loading = False
 
-    async def add(self, widget: Widget) -> Widget:
+    # -- live additions ------------------------------------------------------------------
+    async def add(self, widget: Widget, index: int | None = None) -> Widget:
         follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
+        if index is None:
+            index = len(self.source())
+        if not self.at_end:  # the user paged far back and trimmed the end: jump back to the present
+            await self._render_window(index)
+        widget.message_index = index  # type: ignore[attr-defined]
+        if isinstance(widget, ToolCard):
+            self.cards[widget.call_id] = widget
         await self.mount(widget)
+        self.last = max(self.last, index + 1)
+        await self._trim_top()
         if follow:
             self.scroll_end(animate=False)
         return widget
 
     async def add_user(self, text: str) -> None:
-        await self.add(UserMessage(text))
+        await self.add(UserMessage(text), len(self.source()) - 1)
 
     async def add_notice(self, text: str, level: str = "info") -> None:
         await self.add(Notice(text, level))
@@ -36,8 +106,7 @@ class Transcript(VerticalScroll):
         return message
 
     async def add_tool_card(self, card: ToolCard) -> ToolCard:
-        self.cards[card.call_id] = card
-        await self.add(card)
+        await self.add(card, max(0, len(self.source()) - 1))
         return card
 
     def follow(self) -> None:
@@ -45,37 +114,120 @@ class Transcript(VerticalScroll):
         if self.is_vertical_scroll_end or self.max_scroll_y - self.scroll_y < 3:
             self.scroll_end(animate=False)
 
+    # -- history window ------------------------------------------------------------------
     async def show_history(self, messages: list[Message]) -> None:
-        """Rebuild the view of a stored conversation, tool calls and their results included."""
-        results = {m.tool_call_id: m for m in messages if m.role == "tool"}
-        widgets: list[Widget] = []
-        for message in messages:
-            if message.role == "user":
-                widgets.append(UserMessage(message.content))
-            elif message.role == "assistant":
-                if message.content or message.reasoning:
-                    widgets.append(AssistantMessage(message.content, message.reasoning))
-                for call in message.tool_calls:
-                    result = results.get(call.id)
-                    status = "pending" if result is None else ("error" if result.is_error else "done")
-                    card = ToolCard(call.id, call.name, _preview(call.name, call.arguments), status=status,
-                                    output=result.content if result else "(interrupted: no result)",
-                                    collapsed=True)
-                    self.cards[call.id] = card
-                    widgets.append(card)
-                if message.interrupted:
-                    widgets.append(Notice("This response was interrupted.", "warning"))
-        if widgets:
-            await self.mount_all(widgets)
+        """Render the newest page of a stored conversation; older pages load on scrolling up."""
+        await self._render_window(len(messages), messages)
         self.scroll_end(animate=False)
 
+    async def _render_window(self, end: int, messages: list[Message] | None = None) -> None:
+        """Replace what is shown with the page of messages ending just before `end`."""
+        messages = self.source() if messages is None else messages
+        await self.clear_all()
+        self.first = max(0, end - PAGE)
+        self.last = end
+        self.at_end = True
+        widgets = render_messages(messages[self.first:end], self.first, messages)
+        self._register(widgets)
+        if widgets:
+            await self.mount_all(widgets)
+        await self._update_markers()
 
-def _preview(name: str, arguments: str) -> str:
-    from tools.preview import preview_text
-    import json
+    async def clear_all(self) -> None:
+        self.cards.clear()
+        await self.remove_children()
+        self.first = self.last = 0
+        self.at_end = True
 
-    try:
-        args = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        return arguments
-    return preview_text(name, args) if isinstance(args, dict) else arguments
+    def _register(self, widgets: list[Widget]) -> None:
+        for widget in widgets:
+            if isinstance(widget, ToolCard):
+                self.cards[widget.call_id] = widget
+
+    def _content(self) -> list[Widget]:
+        return [w for w in self.children if not isinstance(w, PageMarker)]
+
+    async def _update_markers(self) -> None:
+        await self.query(PageMarker).remove()
+        if self.first > 0:
+            await self.mount(PageMarker(f"▲ {self.first:,} earlier messages — scroll up to load"), before=0)
+
+    async def _trim_top(self) -> None:
+        """Live output keeps at most MAX_WIDGETS widgets: drop whole messages from the top."""
+        content = self._content()
+        if len(content) <= MAX_WIDGETS:
+            return
+        cutoff = getattr(content[len(content) - MAX_WIDGETS], "message_index", 0)
+        doomed = [w for w in content if getattr(w, "message_index", 0) < cutoff]
+        if not doomed:  # one message's worth of widgets: drop the oldest notices (they are not history)
+            excess = len(content) - MAX_WIDGETS
+            await self.remove_children([w for w in content if isinstance(w, Notice)][:excess])
+            return
+        for widget in doomed:
+            if isinstance(widget, ToolCard):
+                self.cards.pop(widget.call_id, None)
+        await self.remove_children(doomed)
+        self.first = max(self.first, cutoff)
+        await self._update_markers()
+
+    async def load_earlier(self) -> int:
+        """Render the page before the window at the top, keeping the view steady. Returns messages added."""
+        if self.first <= 0 or self._loading:
+            return 0
+        self._loading = True
+        try:
+            messages = self.source()
+            start = max(0, self.first - PAGE)
+            widgets = render_messages(messages[start:self.first], start, messages)
+            self._register(widgets)
+            anchor = self._content()[0] if self._content() else None
+            before_height = self.virtual_size.height
+            added = self.first - start
+            self.first = start
+            if widgets:
+                await self.mount_all(widgets, before=anchor) if anchor else await self.mount_all(widgets)
+            await self._update_markers()
+            await self._trim_bottom()
+            self.call_after_refresh(lambda: self.scroll_to(
+                y=self.scroll_y + max(0, self.virtual_size.height - before_height), animate=False))
+            return added
+        finally:
+            self._loading = False
+
+    async def _trim_bottom(self) -> None:
+        """After loading older pages, drop the newest messages beyond MAX_WIDGETS (reloaded on return)."""
+        content = self._content()
+        if len(content) <= MAX_WIDGETS:
+            return
+        cutoff = getattr(content[MAX_WIDGETS], "message_index", self.last)
+        doomed = [w for w in content if getattr(w, "message_index", 0) >= cutoff]
+        for widget in doomed:
+            if isinstance(widget, ToolCard):
+                self.cards.pop(widget.call_id, None)
+        await self.remove_children(doomed)
+        self.last = cutoff
+        self.at_end = False
+
+    async def load_later(self) -> None:
+        """Scrolled back down after trimming: render the following page again."""
+        messages = self.source()
+        if self.last >= len(messages) or self._loading:
+            return
+        self._loading = True
+        try:
+            end = min(len(messages), self.last + PAGE)
+            widgets = render_messages(messages[self.last:end], self.last, messages)
+            self._register(widgets)
+            self.last = end
+            self.at_end = end >= len(messages)
+            await self.mount_all(widgets)
+            await self._trim_top()
+        finally:
+            self._loading = False
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 and old > 0 and self.first > 0:
+            self.run_worker(self.load_earlier(), group="transcript-page", exclusive=True)
+        elif new >= self.max_scroll_y and new > old and not self.at_end:
+            self.run_worker(self.load_later(), group="transcript-page", exclusive=True)

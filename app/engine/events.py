@@ -119,10 +119,80 @@ class ApprovalRequested(EngineEvent):
 
 @dataclass
 class UsageUpdated(EngineEvent):
+    """Tokens of the latest request; `prompt_tokens` / `context_window` is the context gauge."""
+
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
     context_window: int | None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass
+class UsageRecorded(EngineEvent):
+    """One request's usage row was stored; carries the session totals for the status bar."""
+
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cost: float | None  # USD; None when no price is known
+    estimated: bool  # the price is a built-in estimate
+    session_cost: float | None
+    session_tokens: int
+
+
+@dataclass
+class ModelChanged(EngineEvent):
+    """The workstream now talks to another model (/model, resume)."""
+
+    alias: str
+    model: str
+    provider: str
+    context_window: int
+
+
+@dataclass
+class FallbackUsed(EngineEvent):
+    """A request failed on `from_alias` after its retries and went to `to_alias` instead."""
+
+    from_alias: str
+    to_alias: str
+    reason: str
+
+
+BreakerState = Literal["closed", "open", "half-open"]
+
+
+@dataclass
+class BreakerChanged(EngineEvent):
+    """A backend's circuit breaker changed state (show it in the status bar)."""
+
+    backend: str
+    state: BreakerState
+    retry_in: float = 0.0
+
+
+@dataclass
+class CompactionStarted(EngineEvent):
+    auto: bool
+    focus: str = ""
+
+
+@dataclass
+class CompactionDone(EngineEvent):
+    """Older context was replaced by `summary` (history stays in storage).
+
+    Show it as a collapsible block in the transcript.
+    """
+
+    summary: str
+    messages_summarized: int
+    tokens_before: int
+    auto: bool
+    focus: str = ""
 
 
 @dataclass

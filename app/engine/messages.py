@@ -68,3 +68,12 @@ def repair_interrupted(messages: list[Message]) -> list[Message]:
         else:
             repaired.append(msg)
     return repaired
+
+
+def messages_for_model(messages: list[Message], context_start: int = 0) -> list[Message]:
+    """What the model sees of a conversation: the messages after the latest /clear, repaired.
+
+    `context_start` is `Conversation.context_start` from the store (0 = never cleared); the
+    full list stays the display history.
+    """
+    return repair_interrupted(messages[max(context_start, 0):])

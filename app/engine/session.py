@@ -12,18 +12,23 @@ import dataclasses
 from typing import Any, Callable
 
 from app.engine import events as ev
+from app.engine import compaction
 from app.engine.assembler import ToolCallAssembler
-from app.engine.messages import Message, ToolCall, repair_interrupted
+from app.engine.messages import Message, ToolCall, messages_for_model
 from app.engine.prompts import system_prompt
+from app.engine.usage import UsageTracker
 from app.providers.base import (
     ContentChunk,
     FinishChunk,
+    ModelSettings,
     Provider,
+    ProviderDataChunk,
     ProviderError,
     ReasoningChunk,
     ToolCallChunk,
     UsageChunk,
 )
+from app.providers.capabilities import context_window as window_of
 from app.providers.retry import stream_with_retry
 from tools.context import ToolContext
 from tools.pipeline import PreparedCall, approval_reason, execute, prepare
@@ -56,13 +61,26 @@ class Session:
         messages: list[Message] | None = None,
         max_retries: int = 4,
         retry_base_delay: float = 1.0,
+        models: Any = None,
+        model_alias: str | None = None,
+        auto_compact_pct: float = 80.0,
+        context_start: int = 0,
     ) -> None:
+        """`models` (a providers.models.ModelRegistry) enables /model, fallback and breakers;
+        `model_alias` picks the model from it when `provider` is None."""
         self.workstream_id = workstream_id
+        self.models = models
+        self.model_alias = model_alias or (models.default if models is not None else None)
+        if provider is None and models is not None and self.model_alias:
+            provider = models.provider(self.model_alias)
         self.provider = provider
+        self.auto_compact_pct = auto_compact_pct
+        self.usage = UsageTracker()
         self.registry = registry
         self.tool_context = tool_context
         self.store = store
         self.messages: list[Message] = list(messages or [])
+        self.context_start = context_start  # index of the first message the model sees (after /clear)
         self.always_allowed: set[str] = set()
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
@@ -81,7 +99,25 @@ class Session:
     def model_messages(self) -> list[Message]:
         """What the model sees: the system prompt plus the repaired conversation."""
         system = Message(role="system", content=system_prompt(self.tool_context.workspace))
-        return [system, *repair_interrupted(self.messages)]
+        return [system, *messages_for_model(self.messages, self.context_start)]
+
+    # -- history edits -------------------------------------------------------------------
+    async def clear_context(self) -> None:
+        """/clear: the model starts fresh from here on; the history stays stored and shown."""
+        self.context_start = len(self.messages)
+        self.tool_context.read_paths.clear()  # files must be read again before they are edited
+        if self.store is not None:
+            await self.store.clear_context(self.workstream_id)
+
+    async def rewind(self, turns: int) -> int:
+        """/rewind N: drop the last N user turns and everything after them; returns messages removed."""
+        if self.store is None:
+            return 0
+        removed = await self.store.rewind(self.workstream_id, turns)
+        conversation = await self.store.load_conversation(self.workstream_id)
+        self.messages = conversation.messages
+        self.context_start = conversation.context_start
+        return removed
 
     # -- the turn ------------------------------------------------------------------------
     async def run_turn(self, text: str) -> None:
@@ -94,8 +130,10 @@ class Session:
         await self._persist(Message(role="user", content=text))
         self.emit(ev.UserMessageAdded(text))
         outcome: str = "done"
+        self.usage.turn += 1
         try:
             while True:
+                await self._maybe_compact()
                 self.emit(ev.StateChanged("thinking"))
                 calls = await self._stream_response()
                 if calls is None:
@@ -113,32 +151,32 @@ class Session:
         self.emit(ev.TurnFinished("error" if outcome == "error" else "done"))
 
     async def _stream_response(self) -> list[ToolCall] | None:
-        """Stream one model response; returns its tool calls, or None when the request failed."""
+        """Stream one model response; returns its tool calls, or None when the request failed.
+
+        A request that fails before its first chunk, after its retries, moves on to the next
+        model of the fallback chain (announced in the transcript); open breakers are skipped.
+        """
         assert self.provider is not None
         self.emit(ev.AssistantStarted())
         content: list[str] = []
         reasoning: list[str] = []
+        raw: dict[str, Any] = {}
         assembler = ToolCallAssembler()
         finish_reason: str | None = None
-        provider = self.provider
         messages = self.model_messages()
         tools = self.registry.schemas()
 
-        def notify(line: str) -> None:
-            self.emit(ev.Notice(line, level="warning"))
-
         async def finish(interrupted: bool) -> Message:
             message = Message(role="assistant", content="".join(content), reasoning="".join(reasoning),
-                              tool_calls=[] if interrupted else assembler.calls(), interrupted=interrupted)
+                              tool_calls=[] if interrupted else assembler.calls(), interrupted=interrupted,
+                              raw=raw or None)
             self.emit(ev.AssistantFinished(message.content, message.reasoning, finish_reason, interrupted))
             if message.content or message.reasoning or message.tool_calls:
                 await self._persist(message)
             return message
 
         try:
-            stream = stream_with_retry(lambda: provider.stream(messages, tools), notify=notify,
-                                       max_retries=self.max_retries, base_delay=self.retry_base_delay)
-            async for chunk in stream:
+            async for provider, chunk in self._chunks_with_fallback(messages, tools):
                 if isinstance(chunk, ContentChunk):
                     content.append(chunk.text)
                     self.emit(ev.ContentDelta(chunk.text))
@@ -148,8 +186,9 @@ class Session:
                 elif isinstance(chunk, ToolCallChunk):
                     assembler.add(chunk)
                 elif isinstance(chunk, UsageChunk):
-                    self.emit(ev.UsageUpdated(chunk.prompt_tokens, chunk.completion_tokens,
-                                              chunk.total_tokens, provider.settings.context_window))
+                    await self._record_usage(provider.settings, chunk)
+                elif isinstance(chunk, ProviderDataChunk):
+                    raw[chunk.provider] = chunk.data
                 elif isinstance(chunk, FinishChunk):
                     finish_reason = chunk.reason
         except asyncio.CancelledError:
@@ -163,6 +202,146 @@ class Session:
         if finish_reason in FINISH_WARNINGS:
             self.emit(ev.Notice(FINISH_WARNINGS[finish_reason], level="warning"))
         return message.tool_calls
+
+    # -- models: fallback, breakers, usage, switching -------------------------------------
+    def _candidates(self) -> list[tuple[str | None, Provider]]:
+        """The current model, then the fallback chain (when a model registry is known)."""
+        if self.models is None or self.model_alias is None or self.model_alias not in self.models:
+            return [(None, self.provider)]
+        chain = self.models.chain(self.model_alias)
+        return [(self.model_alias, self.provider)] + [(a, self.models.provider(a)) for a in chain[1:]]
+
+    def _breaker_event(self, alias: str, before: str) -> None:
+        breaker = self.models.breaker(alias)
+        if breaker.state != before:
+            self.emit(ev.BreakerChanged(breaker.name, breaker.state, breaker.retry_in()))
+
+    async def _chunks_with_fallback(self, messages: list[Message], tools: list[dict[str, Any]]):
+        """Yield (provider, chunk) from the first model in the chain that answers."""
+        candidates = self._candidates()
+        skipped: list[str] = []
+
+        def notify(line: str) -> None:
+            self.emit(ev.Notice(line, level="warning"))
+
+        for position, (alias, provider) in enumerate(candidates):
+            last = position == len(candidates) - 1
+            breaker = self.models.breaker(alias) if alias is not None else None
+            before = breaker.state if breaker else "closed"
+            if breaker is not None and not breaker.allow():
+                skipped.append(alias)
+                if last:
+                    raise ProviderError(
+                        f"{', '.join(skipped)}: the endpoint failed repeatedly, so requests are "
+                        f"paused (circuit open; next try in {breaker.retry_in():.0f} s)", retryable=False)
+                self.emit(ev.Notice(f"Skipping {alias}: its endpoint is failing (circuit open); "
+                                    f"using {candidates[position + 1][0]}.", level="warning"))
+                continue
+            started = False
+            stream = stream_with_retry(lambda p=provider: p.stream(messages, tools), notify=notify,
+                                       max_retries=self.max_retries, base_delay=self.retry_base_delay)
+            try:
+                async for chunk in stream:
+                    started = True
+                    yield provider, chunk
+            except ProviderError as error:
+                if breaker is not None and error.retryable:
+                    breaker.record_failure()
+                    self._breaker_event(alias, before)
+                if started or not error.retryable or last:
+                    raise
+                target = candidates[position + 1][0]
+                self.emit(ev.Notice(f"{alias} is unreachable ({error.message}); falling back to "
+                                    f"{target}.", level="warning"))
+                self.emit(ev.FallbackUsed(alias, target, error.message))
+                continue
+            if breaker is not None:
+                breaker.record_success()
+                self._breaker_event(alias, before)
+            return
+
+    def context_window(self) -> int | None:
+        """The current model's context window (configured, else known for the model)."""
+        if self.provider is None:
+            return None
+        return window_of(self.provider.settings)
+
+    async def _record_usage(self, settings: ModelSettings, chunk: UsageChunk) -> None:
+        """Emit the gauge update, store a usage row, emit the running cost."""
+        self.emit(ev.UsageUpdated(chunk.prompt_tokens, chunk.completion_tokens, chunk.total_tokens,
+                                  settings.context_window or window_of(settings),
+                                  chunk.cache_read_tokens, chunk.cache_write_tokens))
+        record = self.usage.record(settings, chunk)
+        if self.store is not None and self.workstream_id and hasattr(self.store, "add_usage"):
+            await self.store.add_usage(self.workstream_id, **record.fields())
+        self.emit(ev.UsageRecorded(record.model, record.prompt_tokens, record.completion_tokens,
+                                   record.cache_read_tokens, record.cache_write_tokens, record.cost,
+                                   record.cost_estimated, self.usage.session_cost,
+                                   self.usage.session_tokens))
+
+    async def set_model(self, alias: str) -> ModelSettings:
+        """Switch this workstream to `alias` (`/model <alias>`); persisted for resume.
+
+        Raises KeyError (with the known aliases) for an unknown alias.
+        """
+        if self.models is None:
+            raise KeyError("no model registry: models come from [models.*] in the config")
+        settings = self.models.settings(alias)
+        self.provider = self.models.provider(alias)
+        self.model_alias = alias
+        if self.store is not None and self.workstream_id:
+            await self.store.set_config(self.workstream_id, "model_alias", alias)
+            await self.store.update_workstream(self.workstream_id, model=settings.model)
+        self.emit(ev.ModelChanged(alias, settings.model, settings.provider, window_of(settings)))
+        return settings
+
+    # -- compaction ----------------------------------------------------------------------
+    async def _maybe_compact(self) -> None:
+        window = self.context_window()
+        if compaction.should_compact(self.usage.last_prompt_tokens, window, self.auto_compact_pct):
+            await self.compact(auto=True)
+
+    async def compact(self, focus: str | None = None, *, auto: bool = False) -> str | None:
+        """Summarize older context into one message (`/compact [focus]`); returns the summary.
+
+        History stays in storage (a `compactions` row marks the point); files must be read
+        again before they are edited. Returns None when there was nothing to compact or
+        the summary request failed (a Notice says which).
+        """
+        if self.provider is None:
+            self.emit(ev.Notice("No model is configured, so there is nothing to compact.", level="error"))
+            return None
+        split = compaction.split_index(self.messages)
+        if split <= 0:
+            self.emit(ev.Notice("Nothing to compact yet.", level="info"))
+            return None
+        old, tail = self.messages[:split], self.messages[split:]
+        tokens_before = self.usage.last_prompt_tokens
+        self.emit(ev.CompactionStarted(auto, focus or ""))
+        request = compaction.summary_request(old, focus)
+        parts: list[str] = []
+        try:
+            async for provider, chunk in self._chunks_with_fallback(request, []):
+                if isinstance(chunk, ContentChunk):
+                    parts.append(chunk.text)
+                elif isinstance(chunk, UsageChunk):
+                    await self._record_usage(provider.settings, chunk)
+        except ProviderError as error:
+            self.emit(ev.Notice(f"Compaction failed: {error.message}", level="error"))
+            return None
+        summary = "".join(parts).strip()
+        if not summary:
+            self.emit(ev.Notice("Compaction failed: the model returned an empty summary.", level="error"))
+            return None
+        ids = [m.db_id for m in old if m.db_id is not None]
+        if self.store is not None and self.workstream_id and ids and hasattr(self.store, "add_compaction"):
+            await self.store.add_compaction(self.workstream_id, summary=summary, focus=focus,
+                                            last_message_id=max(ids), tokens_before=tokens_before)
+        self.messages = [compaction.summary_message(summary), *tail]
+        self.tool_context.read_paths.clear()
+        self.usage.last_prompt_tokens = 0
+        self.emit(ev.CompactionDone(summary, len(old), tokens_before, auto, focus or ""))
+        return summary
 
     async def _run_tools(self, calls: list[ToolCall]) -> None:
         """Prepare, gate, approve and execute one response's tool calls; persist every result."""

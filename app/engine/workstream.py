@@ -1,42 +1,86 @@
-"""A workstream: one conversation with its session, its storage row and its live state."""
+"""A workstream: one conversation with its session, its storage row and its live state.
+
+The workstream sits between its Session and a frontend: it keeps the facts a tab or status bar
+shows (state, tokens, pending approvals, unread output) up to date from the session's events and
+forwards every event to `listener` (the UI sets it to post into the workstream's view).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, Callable
 
+from app.engine import events as ev
 from app.engine.session import Session
+
+Listener = Callable[[ev.EngineEvent], None]
 
 
 class Workstream:
-    """Owns a Session; creates its storage row on the first message so empty workstreams are never saved."""
+    """Live state of one conversation; the storage row exists from creation (empty ones are pruned)."""
 
-    def __init__(self, session: Session, *, store: Any = None, title: str = "", model: str = "",
-                 workdir: str = "") -> None:
-        self.session = session
+    def __init__(self, make_session: Callable[[Listener], Session], *, store: Any = None, title: str = "",
+                 alias: str | None = None, model: str = "", workdir: str = "") -> None:
+        self.session = make_session(self._on_event)
+        session = self.session
         self.store = store
         self.title = title or "new workstream"
+        self.alias = alias
         self.model = model
         self.workdir = workdir
-        self.state = "idle"
+        self.state: str = "idle"
+        self.tokens = 0
+        self.context_window: int | None = session.provider.settings.context_window if session.provider else None
+        self.pending: list[ev.ApprovalRequested] = []
+        self.unread = False
+        self.last_active = time.monotonic()
+        self.listener: Listener | None = None
+        self.turns = 0
+        self.title_generated = bool(title)  # a saved title (or alias) is kept; new ones get named once
 
     @property
     def id(self) -> str:
         return self.session.workstream_id
 
     @property
+    def name(self) -> str:
+        """What tabs show: the alias when set, else the title."""
+        return self.alias or self.title
+
+    @property
     def busy(self) -> bool:
         return self.state in ("thinking", "running", "attention")
 
-    async def ensure_saved(self) -> str:
-        """Create the storage row if this workstream has none yet; returns its id."""
-        if not self.session.workstream_id and self.store is not None:
-            self.session.workstream_id = await self.store.create_workstream(
-                title=None, model=self.model or None, workdir=self.workdir)
-        return self.session.workstream_id
+    @property
+    def needs_attention(self) -> bool:
+        return bool(self.pending)
+
+    def _on_event(self, event: ev.EngineEvent) -> None:
+        """Book-keeping every frontend needs, then hand the event on."""
+        self.last_active = time.monotonic()
+        if isinstance(event, ev.StateChanged):
+            self.state = event.state
+        elif isinstance(event, ev.UsageUpdated):
+            self.tokens = event.total_tokens
+            self.context_window = event.context_window or self.context_window
+        elif isinstance(event, ev.ApprovalRequested):
+            self.pending.append(event)
+            event.future.add_done_callback(lambda _f, e=event: self._drop_pending(e))
+        elif isinstance(event, (ev.ContentDelta, ev.ToolOutput, ev.TurnFinished)):
+            self.unread = True
+        if isinstance(event, ev.TurnFinished):
+            self.turns += 1
+            if event.outcome != "error":
+                self.state = "idle"
+        if self.listener is not None:
+            self.listener(event)
+
+    def _drop_pending(self, event: ev.ApprovalRequested) -> None:
+        if event in self.pending:
+            self.pending.remove(event)
 
     async def submit(self, text: str) -> None:
         """Run one user turn to completion (the caller runs this as a cancellable task)."""
-        await self.ensure_saved()
         if self.title == "new workstream":
             self.title = _title_from(text)
             if self.store is not None and self.id:

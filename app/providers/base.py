@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Protocol
 
 from app.engine.messages import Message
@@ -19,6 +19,18 @@ class ReasoningChunk:
 
 
 @dataclass
+class ProviderDataChunk:
+    """Provider-specific data to keep with the assistant message (`Message.raw[provider]`).
+
+    Anthropic sends its signed thinking blocks this way so they can be replayed verbatim;
+    other providers never see data stored under a foreign key.
+    """
+
+    provider: str
+    data: dict[str, Any]
+
+
+@dataclass
 class ToolCallChunk:
     """A fragment of a tool call. `index` groups fragments; id/name arrive once, arguments in pieces."""
 
@@ -30,9 +42,18 @@ class ToolCallChunk:
 
 @dataclass
 class UsageChunk:
+    """Token counts of one request.
+
+    `prompt_tokens` is the whole prompt, cached parts included (so it measures how full the
+    context is); `cache_read_tokens` / `cache_write_tokens` say how much of it was read from /
+    written to the provider's prompt cache.
+    """
+
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 @dataclass
@@ -40,7 +61,7 @@ class FinishChunk:
     reason: str | None  # "stop", "tool_calls", "length", "content_filter", ...
 
 
-Chunk = ContentChunk | ReasoningChunk | ToolCallChunk | UsageChunk | FinishChunk
+Chunk = ContentChunk | ReasoningChunk | ToolCallChunk | UsageChunk | FinishChunk | ProviderDataChunk
 
 
 class ProviderError(Exception):
@@ -66,6 +87,17 @@ class ModelSettings:
     temperature: float | None = None
     max_tokens: int | None = None
     timeout: float = 120.0
+    provider: str = "openai"  # "openai" | "anthropic" | "google"
+    alias: str = ""  # the [models.<alias>] name, or "" for an ad-hoc model
+    reasoning_effort: str | None = None  # "low" | "medium" | "high" | ...
+    thinking_budget: int | None = None  # Anthropic manual thinking budget (tokens)
+    capabilities: dict[str, Any] = field(default_factory=dict)  # overrides, see capabilities.py
+    price: dict[str, float] = field(default_factory=dict)  # USD per million tokens, see pricing.py
+
+    @property
+    def label(self) -> str:
+        """The alias when there is one, else the model name."""
+        return self.alias or self.model
 
 
 class Provider(Protocol):

@@ -74,8 +74,10 @@ def translate_chunk(chunk: Any) -> Iterator[Chunk]:
             yield FinishChunk(choice.finish_reason)
     usage = getattr(chunk, "usage", None)
     if usage is not None:
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None) or 0 if details is not None else 0
         yield UsageChunk(usage.prompt_tokens or 0, usage.completion_tokens or 0,
-                         usage.total_tokens or 0)
+                         usage.total_tokens or 0, cache_read_tokens=cached)
 
 
 def _server_detail(exc: Any) -> str:
@@ -148,8 +150,13 @@ def _rejects_stream_options(exc: Exception) -> bool:
 class OpenAIChatProvider:
     """Streams chat completions from any OpenAI-compatible endpoint. Never retries by itself."""
 
+    name = "openai"
+
     def __init__(self, settings: ModelSettings) -> None:
+        from app.providers.capabilities import capabilities_for
+
         self.settings = settings
+        self.capabilities = capabilities_for(settings)
         self._client: AsyncOpenAI | None = None
         self._stream_options_ok = True
 
@@ -171,10 +178,15 @@ class OpenAIChatProvider:
                                   "messages": to_openai_messages(messages), **extra}
         if tools:
             kwargs["tools"] = tools
-        if self.settings.temperature is not None:
+        caps = self.capabilities
+        if self.settings.temperature is not None and caps.temperature:
             kwargs["temperature"] = self.settings.temperature
-        if self.settings.max_tokens is not None and "max_tokens" not in kwargs:
-            kwargs["max_tokens"] = self.settings.max_tokens
+        if "max_tokens" in kwargs and caps.token_param != "max_tokens":
+            kwargs[caps.token_param] = kwargs.pop("max_tokens")
+        if self.settings.max_tokens is not None and caps.token_param not in kwargs:
+            kwargs[caps.token_param] = self.settings.max_tokens
+        if self.settings.reasoning_effort and caps.thinking == "effort":
+            kwargs["reasoning_effort"] = self.settings.reasoning_effort
         return kwargs
 
     async def _open_stream(self, kwargs: dict[str, Any]) -> Any:

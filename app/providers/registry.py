@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from app.providers.base import ModelSettings, Provider
 
-SDK_MODULES = {"openai": "openai"}
+PROVIDERS = ("openai", "anthropic", "google")
+SDK_MODULES = {"openai": "openai", "anthropic": "anthropic", "google": "openai"}
 
 
-def make_provider(settings: ModelSettings, provider: str = "openai") -> Provider:
-    if provider != "openai":
-        raise ValueError(f"provider '{provider}' is not supported yet; use an OpenAI-compatible endpoint")
-    from app.providers.openai_chat import OpenAIChatProvider
+def make_provider(settings: ModelSettings, provider: str | None = None) -> Provider:
+    """The provider for `settings.provider` (or the explicit `provider` argument)."""
+    kind = provider or settings.provider or "openai"
+    if kind == "openai":
+        from app.providers.openai_chat import OpenAIChatProvider
 
-    return OpenAIChatProvider(settings)
+        return OpenAIChatProvider(settings)
+    if kind == "anthropic":
+        from app.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(settings)
+    if kind == "google":
+        from app.providers.google import GoogleProvider
+
+        return GoogleProvider(settings)
+    raise ValueError(f"unknown provider '{kind}': use one of {', '.join(PROVIDERS)}")

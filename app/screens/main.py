@@ -1,23 +1,22 @@
-"""The main screen: tab bar, the workstream pane, status bar and footer."""
+"""The main screen: tab bar, the pane area with one view per open workstream, status bar, footer."""
 
 from __future__ import annotations
 
-import asyncio
-
 from rich.markup import escape
-
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.containers import Vertical
+from textual.widgets import Footer, Static, TextArea
 
-from app.engine import events as ev
-from app.screens.approval import ApprovalScreen
-from widgets.pane import WorkstreamPane
+from app.engine.commands import CommandError, is_command
+from widgets.pane_area import PaneArea
 from widgets.prompt import PromptInput
+from widgets.slash_suggestions import SlashSuggestions
 from widgets.status_bar import StatusBar
-from widgets.tab_bar import TabBar
+from widgets.tab_bar import TabBar, TabInfo
+from widgets.workstream_view import WorkstreamView
 
 SETUP_MESSAGE = """\
 [b]No model is configured yet.[/b]
@@ -37,74 +36,142 @@ or add a model to [b]{config}[/b]:
   model = "qwen2.5-coder"
 """
 
+# Alt+1..9 arrive as ESC+digit, which Textual decodes as the macOS Option characters.
+OPTION_DIGIT_KEYS = ("inverted_exclamation_mark", "trade_mark_sign", "pound_sign", "cent_sign", "infinity",
+                     "section_sign", "pilcrow_sign", "bullet", "feminine_ordinal_indicator")
+
+
+def _switch_bindings() -> list[Binding]:
+    bindings = []
+    for number in range(1, 10):
+        keys = f"alt+{number},{OPTION_DIGIT_KEYS[number - 1]}"
+        bindings.append(Binding(keys, f"app.switch_tab({number - 1})", f"Tab {number}", show=False,
+                                priority=True))
+    return bindings
+
 
 class MainScreen(Screen):
-    """One workstream for now; the pane does the rendering, the app runs the turns."""
+    """Routes prompts to their workstream and keeps tabs, titles and the status bar current.
+
+    Until the app has booted (storage open, tabs restored) a stand-in prompt takes the user's typing,
+    so nothing typed in the first moments is lost.
+    """
 
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("ctrl+n", "app.new_workstream", "New", priority=True),
+        Binding("ctrl+g", "app.next_attention", "Attention", priority=True),
+        Binding("f2", "app.focus_next_pane", "Next pane"),
+        Binding("f3", "app.split('horizontal')", "Split ┃"),
+        Binding("f4", "app.split('vertical')", "Split ━"),
+        Binding("f8", "app.close_pane", "Close pane"),
+        Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False),
+        Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False),
         Binding("ctrl+q", "app.quit", "Quit", priority=True),
+        *_switch_bindings(),
     ]
 
     def compose(self) -> ComposeResult:
         yield TabBar(id="tab-bar")
-        yield WorkstreamPane(id="pane")
+        with PaneArea(id="pane-area"):
+            with Vertical(id="boot-view", classes="workstream-view"):
+                yield Static(classes="boot-spacer")
+                yield PromptInput(id="boot-prompt")
         yield StatusBar(id="status-bar")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(PromptInput).focus()
+        self.early_prompts: list[str] = []
+        self.query_one("#boot-prompt").focus()
+
+    async def hand_over_boot_prompt(self) -> list[str]:
+        """Boot finished: move what was typed meanwhile into the focused view; returns prompts already sent."""
+        boot = self.query_one("#boot-prompt", PromptInput)
+        sent, draft = list(self.early_prompts), boot.text
+        view = self.view_for(self.app.focused_id)
+        await self.query_one("#boot-view").remove()
+        if view is not None:
+            view.prompt.insert(draft)
+            view.prompt.focus()
+        self.early_prompts.clear()
+        return sent
+
 
     @property
-    def pane(self) -> WorkstreamPane:
-        return self.query_one(WorkstreamPane)
+    def pane_area(self) -> PaneArea:
+        return self.query_one(PaneArea)
+
+    def view_for(self, workstream_id: str) -> WorkstreamView | None:
+        return self.pane_area.view_for(workstream_id)
 
     async def show_setup(self, config_path: str) -> None:
-        message = SETUP_MESSAGE.format(config=escape(config_path))
-        await self.pane.transcript.add(Static(message, id="setup-message"))
+        view = self.view_for(self.app.focused_id)
+        if view is not None:
+            message = SETUP_MESSAGE.format(config=escape(config_path))
+            await view.transcript.add(Static(message, id="setup-message"))
 
-    def refresh_bars(self) -> None:
-        workstream = getattr(self.app, "workstream", None)
-        if workstream is None:
-            return
-        tab_bar = self.query_one(TabBar)
-        tab_bar.tabs = ((workstream.title, workstream.state),)
-        self.query_one(StatusBar).state = workstream.state
+    def refresh_chrome(self, workstreams: list, focused) -> None:
+        active = workstreams.index(focused) if focused in workstreams else 0
+        self.query_one(TabBar).show([TabInfo.of(w) for w in workstreams], active)
+        for number, workstream in enumerate(workstreams, start=1):
+            view = self.view_for(workstream.id)
+            if view is not None:
+                view.refresh_title(number)
+        if focused is not None:
+            self.query_one(StatusBar).show(focused)
+
+    def complete_command(self, text: str) -> str | None:
+        view = self.view_for(self.app.focused_id)
+        return view.query_one(SlashSuggestions).completion() if view else None
+
+    # -- messages from views -------------------------------------------------------------
+    @on(PromptInput.Submitted, "#boot-prompt")
+    def submit_while_booting(self, message: PromptInput.Submitted) -> None:
+        """Typed before storage was open: kept and sent as soon as the workstream exists."""
+        message.stop()
+        self.early_prompts.append(message.text)
 
     @on(PromptInput.Submitted)
     def submit(self, message: PromptInput.Submitted) -> None:
-        self.app.submit_prompt(message.text)  # type: ignore[attr-defined]
-
-    @on(WorkstreamPane.StateUpdate)
-    def state_update(self, message: WorkstreamPane.StateUpdate) -> None:
-        event = message.event
-        status = self.query_one(StatusBar)
-        if isinstance(event, ev.StateChanged):
-            workstream = getattr(self.app, "workstream", None)
-            if workstream is not None:
-                workstream.state = event.state
-            self.refresh_bars()
+        view = next((a for a in message.prompt.ancestors if isinstance(a, WorkstreamView)), None)
+        if view is None:
+            return
+        view.query_one(SlashSuggestions).update_for("")
+        if is_command(message.text):
+            self.run_worker(self._command(view, message.text), group="command", exit_on_error=False)
         else:
-            status.tokens = event.total_tokens
-            status.context_window = event.context_window
+            self.app.submit_prompt(view.workstream, message.text)  # type: ignore[attr-defined]
 
-    @on(WorkstreamPane.ApprovalNeeded)
-    def ask_approval(self, message: WorkstreamPane.ApprovalNeeded) -> None:
-        request = message.event
-        future: asyncio.Future = request.future
-        workstream = getattr(self.app, "workstream", None)
-        screen = ApprovalScreen(request.items, workstream.title if workstream else "")
+    async def _command(self, view: WorkstreamView, text: str) -> None:
+        from app.slash_handlers import run_command
 
-        def resolve(decisions) -> None:
-            if not future.done():
-                future.set_result(decisions or {})
+        try:
+            await run_command(self.app, view, text)
+        except CommandError as error:
+            await view.transcript.add_notice(str(error), "warning")
 
-        def close_if_cancelled(_future: asyncio.Future) -> None:
-            if future.cancelled() and screen.is_attached:
-                screen.dismiss(None)
+    @on(TextArea.Changed)
+    def prompt_changed(self, message: TextArea.Changed) -> None:
+        view = next((a for a in message.text_area.ancestors if isinstance(a, WorkstreamView)), None)
+        if view is not None:
+            view.query_one(SlashSuggestions).update_for(message.text_area.text)
 
-        future.add_done_callback(close_if_cancelled)
-        self.app.push_screen(screen, callback=resolve)
+    @on(WorkstreamView.Changed)
+    def workstream_changed(self) -> None:
+        self.app.refresh_chrome()  # type: ignore[attr-defined]
+
+    @on(WorkstreamView.ApprovalNeeded)
+    def approval_needed(self, message: WorkstreamView.ApprovalNeeded) -> None:
+        self.app.approval_arrived(message.view)  # type: ignore[attr-defined]
+
+    @on(TabBar.Selected)
+    def tab_selected(self, message: TabBar.Selected) -> None:
+        self.app.switch_to_index(message.index)  # type: ignore[attr-defined]
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        view = next((a for a in event.widget.ancestors_with_self if isinstance(a, WorkstreamView)), None)
+        if view is not None:
+            self.app.view_focused(view)  # type: ignore[attr-defined]
 
     def action_cancel_turn(self) -> None:
-        self.app.cancel_turn()  # type: ignore[attr-defined]
+        self.app.cancel_turn(self.app.workstream)  # type: ignore[attr-defined]

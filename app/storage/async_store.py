@@ -11,10 +11,12 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 if TYPE_CHECKING:  # importing store.py imports SQLAlchemy: keep it off the caller's thread
     from app.engine.messages import Message
+    from app.storage.history import Conversation
+    from app.storage.search import SearchHit
     from app.storage.store import Store, WorkstreamInfo
 
 T = TypeVar("T")
@@ -82,6 +84,54 @@ class AsyncStore:
 
     async def get_config(self, workstream_id: str) -> dict[str, Any]:
         return await self.run(self.store.get_config, workstream_id)
+
+    # -- usage and compactions (UsageMixin) -------------------------------------------
+    async def add_usage(self, workstream_id: str, **fields: Any) -> int:
+        return await self.run(self.store.add_usage, workstream_id, **fields)
+
+    async def list_usage(self, workstream_id: str) -> list:
+        return await self.run(self.store.list_usage, workstream_id)
+
+    async def usage_totals(self) -> list:
+        return await self.run(self.store.usage_totals)
+
+    async def add_compaction(self, workstream_id: str, **fields: Any) -> int:
+        return await self.run(self.store.add_compaction, workstream_id, **fields)
+
+    async def latest_compaction(self, workstream_id: str) -> Any:
+        return await self.run(self.store.latest_compaction, workstream_id)
+
+    # -- history: search, prompt history, app state, pruning, /clear, /rewind ------------
+    async def search(self, query: str, limit: int = 50, *, order: str = "relevance",
+                     workstream_id: str | None = None) -> list[SearchHit]:
+        return await self.run(self.store.search, query, limit, order=order,
+                              workstream_id=workstream_id)
+
+    async def add_prompt_history(self, workstream_id: str, text: str) -> None:
+        await self.run(self.store.add_prompt_history, workstream_id, text)
+
+    async def prompt_history(self, workstream_id: str, limit: int = 500) -> list[str]:
+        return await self.run(self.store.prompt_history, workstream_id, limit)
+
+    async def set_app_state(self, key: str, value: Any) -> None:
+        await self.run(self.store.set_app_state, key, value)
+
+    async def get_app_state(self, key: str) -> Any:
+        return await self.run(self.store.get_app_state, key)
+
+    async def prune(self, retention_days: float, now: float | None = None, *,
+                    keep: Iterable[str] = (), empty_grace: float | None = None) -> int:
+        extra = {} if empty_grace is None else {"empty_grace": empty_grace}
+        return await self.run(self.store.prune, retention_days, now, keep=list(keep), **extra)
+
+    async def clear_context(self, workstream_id: str) -> None:
+        await self.run(self.store.clear_context, workstream_id)
+
+    async def load_conversation(self, workstream_id: str) -> Conversation:
+        return await self.run(self.store.load_conversation, workstream_id)
+
+    async def rewind(self, workstream_id: str, turns: int) -> int:
+        return await self.run(self.store.rewind, workstream_id, turns)
 
     async def aclose(self) -> None:
         """Finish queued work, close the database, and stop the worker thread."""

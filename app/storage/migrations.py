@@ -28,6 +28,8 @@ from typing import Callable, Sequence
 from sqlalchemy import Connection, Engine, delete, insert, inspect, select
 
 from app.storage.schema import metadata, schema_version
+from app.storage.schema import (app_state, context_resets, ix_messages_workstream_seq,
+                                prompt_history)
 
 Migration = Callable[[Connection], None]
 
@@ -37,8 +39,29 @@ def _v1_initial(conn: Connection) -> None:
     metadata.create_all(conn)
 
 
+def _v2_usage_and_compactions(conn: Connection) -> None:
+    """Usage rows per model request, and compaction summaries."""
+    from app.storage.schema import compactions, usage
+
+    usage.create(conn, checkfirst=True)
+    compactions.create(conn, checkfirst=True)
+
+
+def _v3_history_state_resets(conn: Connection) -> None:
+    """Prompt history, app state (layout, open tabs), /clear points, a (workstream, seq) index.
+
+    The full-text index is not created here: it depends on the SQLite build, so
+    `app.storage.fts.ensure_fts` sets it up (or repairs it) each time a Store opens.
+    """
+    for table in (prompt_history, app_state, context_resets):
+        table.create(conn, checkfirst=True)
+    ix_messages_workstream_seq.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_initial),
+    (2, _v2_usage_and_compactions),
+    (3, _v3_history_state_resets),
 ]
 
 

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     PrimaryKeyConstraint,
@@ -81,8 +82,84 @@ workstream_config = Table(
     PrimaryKeyConstraint("workstream_id", "key"),
 )
 
+usage = Table(  # one row per model request (migration 2)
+    "usage",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("workstream_id", Text, ForeignKey("workstreams.id", ondelete="CASCADE"),
+           nullable=False, index=True),
+    Column("model", Text, nullable=False),
+    Column("alias", Text, nullable=True),
+    Column("provider", Text, nullable=True),
+    Column("prompt_tokens", Integer, nullable=False, default=0),
+    Column("completion_tokens", Integer, nullable=False, default=0),
+    Column("cache_read_tokens", Integer, nullable=False, default=0),
+    Column("cache_write_tokens", Integer, nullable=False, default=0),
+    Column("cost", Float, nullable=True),  # USD; NULL when no price is known
+    Column("cost_estimated", Boolean, nullable=False, default=False),
+    Column("turn", Integer, nullable=False, default=0),  # the user turn it belongs to
+    Column("created_at", Float, nullable=False),
+)
+
+compactions = Table(  # one row per compaction; messages stay in `messages` (migration 2)
+    "compactions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("workstream_id", Text, ForeignKey("workstreams.id", ondelete="CASCADE"),
+           nullable=False, index=True),
+    Column("summary", Text, nullable=False),
+    Column("focus", Text, nullable=True),
+    Column("last_message_id", Integer, nullable=False),  # messages.id of the last one summarized
+    Column("tokens_before", Integer, nullable=True),
+    Column("created_at", Float, nullable=False),
+)
+
 schema_version = Table(
     "schema_version",
     metadata,
     Column("version", Integer, nullable=False),
+)
+
+# -- version 3: prompt history, app state, /clear points ---------------------------------
+
+ix_messages_workstream_seq = Index(
+    "ix_messages_workstream_seq", messages.c.workstream_id, messages.c.seq)
+
+prompt_history = Table(
+    "prompt_history",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column(
+        "workstream_id",
+        Text,
+        ForeignKey("workstreams.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("text", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Index("ix_prompt_history_workstream", "workstream_id", "id"),
+)
+
+app_state = Table(
+    "app_state",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),  # JSON
+    Column("updated_at", Float, nullable=False),
+)
+
+# A /clear: the model's context restarts after the message row numbered `seq` (the
+# workstream's highest seq when it was cleared). History before it stays for display.
+context_resets = Table(
+    "context_resets",
+    metadata,
+    Column(
+        "workstream_id",
+        Text,
+        ForeignKey("workstreams.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("seq", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+    PrimaryKeyConstraint("workstream_id", "seq"),
 )

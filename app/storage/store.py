@@ -20,8 +20,11 @@ from sqlalchemy.exc import IntegrityError
 from app.engine.messages import Message
 from app.storage.codec import message_rows, rows_to_messages
 from app.storage.engine import make_engine
+from app.storage.fts import ensure_fts
 from app.storage.migrations import migrate
 from app.storage.schema import messages, workstream_config, workstreams
+from app.storage.history import HistoryMixin
+from app.storage.usage_store import UsageMixin
 
 UPDATABLE_FIELDS = frozenset({"title", "alias", "model", "state"})
 
@@ -60,14 +63,20 @@ def _info(row: Row[Any]) -> WorkstreamInfo:
     )
 
 
-class Store:
-    """Synchronous access to Whimbrel's SQLite database (migrated on open)."""
+class Store(HistoryMixin, UsageMixin):
+    """Synchronous access to Whimbrel's SQLite database (migrated on open).
 
-    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
+    Search, prompt history, app state, pruning, /clear and /rewind live in `HistoryMixin`.
+    `fts=None` uses FTS5 when SQLite has it; `fts=False` forces the LIKE fallback.
+    """
+
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time,
+                 fts: bool | None = None) -> None:
         self.path = Path(path)
         self._clock = clock
         self._engine = make_engine(self.path)
         migrate(self._engine)
+        self.fts_enabled = ensure_fts(self._engine, fts)
 
     @property
     def engine(self) -> Engine:

@@ -27,7 +27,7 @@ def test_no_model_anywhere_gives_none() -> None:
 def test_only_model_is_used_with_placeholder_key() -> None:
     assert resolve_model(_config(LOCAL), env={}) == ModelSettings(
         model="qwen", base_url="http://local/v1", api_key="not-needed",
-        context_window=8192, temperature=0.1, max_tokens=512)
+        context_window=8192, temperature=0.1, max_tokens=512, alias="local")
 
 
 def test_default_model_key_from_named_env_then_openai_env() -> None:

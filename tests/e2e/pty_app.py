@@ -18,7 +18,7 @@ import subprocess
 import termios
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 # CSI / OSC / two-byte escape sequences, as Textual writes them.
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_=>()][0-9A-Za-z]?")
@@ -94,18 +94,23 @@ class PtyApp:
         Returns the seconds since spawn; raises TimeoutError with the tail of the screen.
         """
         deadline = time.monotonic() + timeout
+        checked = since
         while True:
-            if text in strip_ansi(self.output[since:]):
+            # Only re-scan what is new (plus an overlap for a match straddling two reads),
+            # so a long streaming session does not make every poll quadratic.
+            start = max(since, checked - 4096 - len(text))
+            checked = len(self.output)
+            if text in strip_ansi(self.output[start:]):
                 return time.monotonic() - self.started
-            if time.monotonic() > deadline or not self.pump(0.05) and text not in self.screen_text:
-                if text in self.screen_text:
+            if time.monotonic() > deadline or not self.pump(0.05):
+                if text in strip_ansi(self.output[since:]):
                     return time.monotonic() - self.started
                 tail = self.screen_text[-1500:]
                 state = "exited" if self.process.poll() is not None else "running"
                 raise TimeoutError(f"{text!r} did not appear within {timeout}s (process {state}); "
                                    f"screen tail:\n{tail}")
 
-    def wait_until(self, predicate, timeout: float = 30.0, what: str = "condition") -> None:
+    def wait_until(self, predicate: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> None:
         """Keep reading output (so the program never blocks on a full pty) until `predicate()`."""
         deadline = time.monotonic() + timeout
         while not predicate():

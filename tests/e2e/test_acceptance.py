@@ -35,6 +35,16 @@ def whimbrel_argv(base_url: str, workdir: Path, data_dir: Path, *extra: str) -> 
             "--data-dir", str(data_dir), *extra]
 
 
+def wait_until_ready(app: PtyApp) -> None:
+    """Wait for what a user waits for before typing: the prompt and the model in the status bar.
+
+    The workstream pane (with its prompt) is built once storage has opened, after the first
+    frame; keys typed before that are not delivered to the prompt.
+    """
+    app.wait_for("Ask for work", timeout=60)
+    app.wait_for("◆ m ", timeout=60)
+
+
 def test_approve_write_crash_and_resume(fake_openai, tmp_path: Path) -> None:
     """Approve a write, SIGKILL mid-stream, then resume: every completed message survives."""
     workdir, data_dir = tmp_path / "work", tmp_path / "data"
@@ -47,7 +57,7 @@ def test_approve_write_crash_and_resume(fake_openai, tmp_path: Path) -> None:
 
     with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir)) as app:
         app.wait_for("Quit", timeout=60)  # first frame painted
-        app.wait_for("Ask for work", timeout=30)  # the prompt is there and focused
+        wait_until_ready(app)
         app.send(PROMPT)
         app.wait_for(PROMPT, timeout=20)
         app.send("\r")
@@ -79,8 +89,7 @@ def test_approve_write_crash_and_resume(fake_openai, tmp_path: Path) -> None:
     assert order == sorted(order)
 
     with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir, "--resume", info.id[:8])) as app:
-        app.wait_for(f"Resumed workstream {info.id[:8]}", timeout=60)
-        app.wait_for(PROMPT, timeout=10)
+        app.wait_for(PROMPT, timeout=60)
         app.wait_for("write_file", timeout=10)
         app.send("\x11")  # Ctrl+Q
         assert app.wait_exit(timeout=15) == 0

@@ -33,7 +33,7 @@ def test_no_model_setup_message(snap_compare, tmp_path):
 def test_mid_turn_with_running_tool_card(snap_compare, tmp_path):
     async def run_before(pilot) -> None:
         await booted(pilot)
-        emit = make_emitter(pilot.app.main_screen.pane)
+        emit = make_emitter(pilot.app.main_screen.view_for(pilot.app.focused_id))
         for event in [
             ev.StateChanged("thinking"),
             ev.UserMessageAdded("Run the tests and fix what fails."),

@@ -12,7 +12,8 @@ FIXED_CONFIG_PATH = Path("/home/user/.config/whimbrel/config.toml")
 
 
 def make_app(tmp_path: Path, base_url: str | None = "http://127.0.0.1:9/v1", *, resume: str | None = None,
-             context_window: int | None = 32000, model: str = "fake-model") -> WhimbrelApp:
+             context_window: int | None = 32000, model: str = "fake-model", auto_title: bool = False,
+             max_open: int = 20) -> WhimbrelApp:
     """An app whose workspace and data live under tmp_path; base_url None means no model configured."""
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
@@ -20,7 +21,7 @@ def make_app(tmp_path: Path, base_url: str | None = "http://127.0.0.1:9/v1", *, 
     if base_url is not None:
         settings = ModelSettings(model=model, base_url=base_url, api_key="x", context_window=context_window)
     options = AppOptions(settings=settings, workdir=workspace, data_dir=tmp_path / "data",
-                         config_path=FIXED_CONFIG_PATH, resume=resume)
+                         config_path=FIXED_CONFIG_PATH, resume=resume, auto_title=auto_title, max_open=max_open)
     app = WhimbrelApp(options)
     app.retry_base_delay = 0.01
     return app
@@ -37,7 +38,8 @@ async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 15.0
 
 
 def screen_text(app) -> str:
-    """All text currently rendered on the screen (what a user would read)."""
+    """All text of the current screen's Markdown and Static widgets (what a user would read)."""
+    from rich.console import Console
     from textual.widgets import Markdown, Static
 
     parts = []
@@ -45,5 +47,11 @@ def screen_text(app) -> str:
         if isinstance(widget, Markdown):
             parts.append(widget.source)
         elif isinstance(widget, Static):
-            parts.append(str(widget.render()))
+            content = widget.content
+            if isinstance(content, str):
+                parts.append(content)
+            else:
+                console = Console(width=200, record=True, file=open("/dev/null", "w"))
+                console.print(content)
+                parts.append(console.export_text())
     return "\n".join(parts)

@@ -16,7 +16,7 @@ def write_call(path: str, content: str, call_id: str = "w1") -> ToolCallReply:
 
 async def submit(pilot, text: str) -> None:
     await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="app booted")
-    pilot.app.screen.query_one("#prompt").insert(text)
+    pilot.app.main_screen.view_for(pilot.app.focused_id).prompt.insert(text)
     await pilot.press("enter")
 
 
@@ -108,7 +108,7 @@ async def test_prompt_stays_responsive_while_streaming(fake_openai, tmp_path):
         await pilot.press(*"next")
         await pilot.press("ctrl+j")
         await pilot.press(*"line")
-        assert app.screen.query_one("#prompt").text == "next\nline"
+        assert app.main_screen.view_for(app.focused_id).prompt.text == "next\nline"
         assert app.workstream.busy  # typed while the turn was still streaming
         await pilot.press("escape")
 

@@ -1,0 +1,36 @@
+"""Telling the user that a background workstream needs them: terminal bell and desktop notification.
+
+Notifications use terminal escape sequences (OSC 9, understood by iTerm2, WezTerm, kitty, Windows
+Terminal; OSC 777, understood by VTE terminals such as GNOME Terminal), so no extra process runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def osc_notification(title: str, body: str) -> str:
+    """Both notification sequences; terminals ignore the one they do not know."""
+    clean = lambda s: "".join(ch for ch in s if ch.isprintable() and ch not in ";\x07\x1b")  # noqa: E731
+    return f"\x1b]9;{clean(title)}: {clean(body)}\x07\x1b]777;notify;{clean(title)};{clean(body)}\x07"
+
+
+class Attention:
+    """Rings and notifies per the [ui] bell / notifications settings."""
+
+    def __init__(self, app: Any, *, bell: bool = True, notifications: bool = True) -> None:
+        self.app = app
+        self.bell = bell
+        self.notifications = notifications
+        self.sent: list[str] = []  # what was emitted, for tests and the log
+
+    def alert(self, title: str, body: str) -> None:
+        if self.bell:
+            self.app.bell()
+        if self.notifications:
+            sequence = osc_notification(title, body)
+            self.sent.append(sequence)
+            driver = getattr(self.app, "_driver", None)
+            if driver is not None and not self.app.is_headless:
+                driver.write(sequence)
+                driver.flush()

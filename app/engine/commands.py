@@ -1,0 +1,62 @@
+"""Slash commands: the table of names, usage and one-line help, and parsing of a prompt line.
+
+Frontend-neutral: the TUI binds handlers to these names; completion and /help read this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str  # without the slash
+    usage: str  # arguments, e.g. "[N]"
+    summary: str
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "", "list every command"),
+    SlashCommand("ws", "[new [name] | close [N] | N]", "list, create, close or switch workstreams"),
+    SlashCommand("new", "", "start a fresh workstream in a new tab"),
+    SlashCommand("name", "<alias>", "give this workstream a unique alias"),
+    SlashCommand("clear", "", "empty the model's context (history stays saved)"),
+    SlashCommand("resume", "[query]", "browse and search saved workstreams"),
+    SlashCommand("delete", "", "delete this workstream and its history (asks first)"),
+    SlashCommand("history", "", "show the prompts sent in this workstream"),
+    SlashCommand("retry", "", "send the last prompt again, replacing the last answer"),
+    SlashCommand("rewind", "<N>", "drop the last N turns from the conversation"),
+    SlashCommand("export", "[path]", "save the transcript as Markdown"),
+    SlashCommand("split", "[h|v]", "split the focused pane (side by side or stacked)"),
+    SlashCommand("unsplit", "", "close the focused pane (the workstream stays open)"),
+    SlashCommand("quit", "", "quit Whimbrel"),
+)
+BY_NAME = {c.name: c for c in COMMANDS}
+
+
+class CommandError(ValueError):
+    """A one-line message for the user: unknown command or bad arguments."""
+
+
+def is_command(text: str) -> bool:
+    """A prompt is a command when it starts with '/' followed by a letter ('/tmp/x' is not)."""
+    stripped = text.strip()
+    return stripped.startswith("/") and len(stripped) > 1 and stripped[1].isalpha() and \
+        stripped[1:].split(maxsplit=1)[0].isalpha()
+
+
+def parse(text: str) -> tuple[SlashCommand, str]:
+    """Split '/name args' into the command and its argument text; CommandError when unknown."""
+    name, _, args = text.strip()[1:].partition(" ")
+    command = BY_NAME.get(name.lower())
+    if command is None:
+        close = completions(name)
+        hint = f" Did you mean /{close[0].name}?" if close else ""
+        raise CommandError(f"Unknown command /{name}.{hint} Type /help for the list.")
+    return command, args.strip()
+
+
+def completions(prefix: str) -> list[SlashCommand]:
+    """Commands whose name starts with `prefix` (without the slash)."""
+    prefix = prefix.lower().lstrip("/")
+    return [c for c in COMMANDS if c.name.startswith(prefix)]

@@ -1,0 +1,116 @@
+"""The set of open workstreams: creation, opening saved ones, lookup, aliases and eviction."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from app.engine.messages import Message
+from app.engine.session import Session
+from app.engine.workstream import Listener, Workstream
+
+# (workstream_id, stored messages, index where the model's context starts, listener) -> its Session
+SessionFactory = Callable[[str, list[Message], int, Listener], Session]
+
+
+class WorkstreamLimitError(RuntimeError):
+    """Raised when the open-workstream limit is reached and none is idle to evict."""
+
+
+class WorkstreamManager:
+    """Open workstreams in tab order. Closing or evicting keeps them saved and resumable."""
+
+    def __init__(self, *, store: Any, session_factory: SessionFactory, max_open: int = 20,
+                 model: str = "", workdir: str = "") -> None:
+        self.store = store
+        self.session_factory = session_factory
+        self.max_open = max_open
+        self.model = model
+        self.workdir = workdir
+        self.workstreams: list[Workstream] = []
+
+    def __len__(self) -> int:
+        return len(self.workstreams)
+
+    def __iter__(self):
+        return iter(self.workstreams)
+
+    def _build(self, workstream_id: str, messages: list[Message], *, context_start: int = 0, title: str = "",
+               alias: str | None = None, model: str = "") -> Workstream:
+        return Workstream(lambda listener: self.session_factory(workstream_id, messages, context_start, listener),
+                          store=self.store, title=title, alias=alias, model=model or self.model,
+                          workdir=self.workdir)
+
+    async def create(self, *, protect: set[str] = frozenset()) -> tuple[Workstream, Workstream | None]:
+        """Open a new, empty workstream; at the limit, first evict the oldest idle one (not in `protect`)."""
+        evicted = None
+        if len(self.workstreams) >= self.max_open:
+            evicted = self.eviction_candidate(protect)
+            if evicted is None:
+                raise WorkstreamLimitError(
+                    f"All {self.max_open} open workstreams are busy, so none can be closed to make room. "
+                    "Wait for one to finish, close one with /ws close N, or raise [workstreams] max_open.")
+            self.close(evicted)
+        workstream_id = await self.store.create_workstream(model=self.model or None, workdir=self.workdir)
+        workstream = self._build(workstream_id, [])
+        self.workstreams.append(workstream)
+        return workstream, evicted
+
+    async def open(self, ref: str, *, protect: set[str] = frozenset()) -> tuple[Workstream, Workstream | None]:
+        """Open a saved workstream (id, prefix or alias); returns the open one if it already is."""
+        info = await self.store.find_workstream(ref)
+        existing = self.get(info.id)
+        if existing is not None:
+            return existing, None
+        evicted = None
+        if len(self.workstreams) >= self.max_open:
+            evicted = self.eviction_candidate(protect)
+            if evicted is None:
+                raise WorkstreamLimitError(f"All {self.max_open} open workstreams are busy; close one first.")
+            self.close(evicted)
+        conversation = await self.store.load_conversation(info.id)
+        workstream = self._build(info.id, conversation.messages, context_start=conversation.context_start,
+                                 title=info.title or "", alias=info.alias, model=info.model or "")
+        self.workstreams.append(workstream)
+        return workstream, evicted
+
+    def close(self, workstream: Workstream) -> None:
+        if workstream in self.workstreams:
+            self.workstreams.remove(workstream)
+
+    def get(self, workstream_id: str) -> Workstream | None:
+        return next((w for w in self.workstreams if w.id == workstream_id), None)
+
+    def find(self, ref: str) -> Workstream:
+        """An open workstream by tab number (1-based), alias, title or id prefix."""
+        ref = ref.strip()
+        if ref.isdigit() and 1 <= int(ref) <= len(self.workstreams):
+            return self.workstreams[int(ref) - 1]
+        for match in (lambda w: w.alias == ref, lambda w: w.id.startswith(ref) and len(ref) >= 4,
+                      lambda w: w.title.lower() == ref.lower()):
+            found = [w for w in self.workstreams if match(w)]
+            if len(found) == 1:
+                return found[0]
+        raise LookupError(f"no open workstream matches '{ref}' (use a tab number 1-{len(self.workstreams)} "
+                          "or an alias)")
+
+    def eviction_candidate(self, protect: set[str] = frozenset()) -> Workstream | None:
+        """The idle workstream that has been quiet the longest, never one in `protect`."""
+        idle = [w for w in self.workstreams if not w.busy and not w.pending and w.id not in protect]
+        return min(idle, key=lambda w: w.last_active, default=None)
+
+    async def rename(self, workstream: Workstream, alias: str) -> None:
+        """Give a workstream a unique alias (persisted); ValueError when taken or malformed."""
+        alias = alias.strip()
+        if not alias or any(c.isspace() for c in alias) or alias.isdigit():
+            raise ValueError("an alias is one word and not a number, e.g. /name api-refactor")
+        await self.store.update_workstream(workstream.id, alias=alias)
+        workstream.alias = alias
+
+    def next_needing_attention(self, after: Workstream | None = None) -> Workstream | None:
+        """The next workstream (cycling in tab order after `after`) with a pending approval."""
+        if not self.workstreams:
+            return None
+        start = self.workstreams.index(after) + 1 if after in self.workstreams else 0
+        ordered = self.workstreams[start:] + self.workstreams[:start]
+        return next((w for w in ordered if w.pending and w is not after), None) or (
+            after if after is not None and after.pending else None)

@@ -1,0 +1,189 @@
+"""`whimbrel mcp ...`: list servers, list tools, call a tool, read a resource, get a prompt — JSON on stdout.
+
+    whimbrel mcp list
+    whimbrel mcp tools <server>
+    whimbrel mcp call <server> <tool> key=value ... | --json '{"a": 1}'
+    whimbrel mcp read <server> <uri>
+    whimbrel mcp prompt <server> <name> key=value ...
+
+`<server>` is a configured name, an http(s):// URL (SSE when it ends in /sse) or "stdio:<command line>".
+A value is parsed as JSON when it is valid JSON, else kept as a string. Errors go to stderr with a
+non-zero exit: 2 for usage and config problems, 1 for a server or call that failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+USAGE_ERROR, CALL_ERROR = 2, 1
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: int = CALL_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="whimbrel mcp", description="Inspect and call MCP servers from scripts.")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="config file (default: $WHIMBREL_CONFIG or config.toml in the user config dir)")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="workspace: the roots offered to servers and where .mcp.json is read (default: cwd)")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds to wait for a connection or a call")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("list", help="configured servers with their status")
+    p = sub.add_parser("tools", help="a server's tools")
+    p.add_argument("server")
+    p = sub.add_parser("call", help="call a tool")
+    p.add_argument("server")
+    p.add_argument("tool")
+    p.add_argument("args", nargs="*", metavar="key=value")
+    p.add_argument("--json", dest="json_args", metavar="ARGS", help="the arguments as one JSON object")
+    p = sub.add_parser("read", help="read a resource")
+    p.add_argument("server")
+    p.add_argument("uri")
+    p = sub.add_parser("prompt", help="get a prompt")
+    p.add_argument("server")
+    p.add_argument("name")
+    p.add_argument("args", nargs="*", metavar="key=value")
+    return parser
+
+
+def parse_pairs(pairs: list[str]) -> dict[str, Any]:
+    """`key=value` words into a dict; a value that is valid JSON is used as JSON, else as a string."""
+    result: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CliError(f"expected key=value, got {pair!r}", USAGE_ERROR)
+        try:
+            result[key] = json.loads(value)
+        except json.JSONDecodeError:
+            result[key] = value
+    return result
+
+
+def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Any, Path]:
+    from app.config import ConfigError, load_config
+    from app.mcp.config import servers_from_app_config
+    from app.paths import default_config_path
+
+    workdir = (args.workdir or Path.cwd()).expanduser().resolve()
+    try:
+        config = load_config(args.config or default_config_path())
+    except ConfigError as error:
+        raise CliError(str(error), USAGE_ERROR) from None
+    servers, problems = servers_from_app_config(config, workdir)
+    for problem in problems:
+        print(f"whimbrel mcp: warning: {problem}", file=sys.stderr)
+    return servers, config, workdir
+
+
+def _manager(servers: list[Any], config: Any, workdir: Path, timeout: float | None) -> Any:
+    from app.mcp.manager import McpManager
+
+    return McpManager(servers, workspace=workdir, refresh_interval=0,
+                      call_timeout=timeout or config.mcp_call_timeout,
+                      connect_timeout=timeout or config.mcp_connect_timeout)
+
+
+async def _run(args: argparse.Namespace) -> tuple[Any, int]:
+    from app.mcp import convert
+    from app.mcp.config import McpConfigError, parse_server_spec
+    from app.mcp.manager import McpUnavailable
+    from tools.errors import ToolError
+
+    configured, config, workdir = _load(args)
+    if args.command == "list":
+        manager = _manager(list(configured.values()), config, workdir, args.timeout)
+        manager.start()
+        try:
+            try:
+                await manager.wait_settled(timeout=(args.timeout or config.mcp_connect_timeout) + 1)
+            except asyncio.TimeoutError:
+                pass
+            return [state.summary() for state in manager.servers.values()], 0
+        finally:
+            await manager.stop()
+    try:
+        server = parse_server_spec(args.server, configured)
+    except McpConfigError as error:
+        raise CliError(str(error), USAGE_ERROR) from None
+    server.enabled = True
+    manager = _manager([server], config, workdir, args.timeout)
+    manager.start()
+    try:
+        try:
+            state = await manager.wait_ready(server.name, timeout=(args.timeout or config.mcp_connect_timeout) + 1)
+        except McpUnavailable as error:
+            raise CliError(str(error)) from None
+        try:
+            if args.command == "tools":
+                specs = {spec.name: spec for spec in state.specs}
+                rows = []
+                for tool in state.tools:
+                    row = convert.dump(tool)
+                    model_name = next((n for n, t in state._tool_names.items() if t == tool.name), None)
+                    row["whimbrelName"] = model_name
+                    if model_name in specs:
+                        row["functionParameters"] = specs[model_name].parameters
+                    if tool.name in state.schema_problems:
+                        row["schemaProblem"] = state.schema_problems[tool.name]
+                    rows.append(row)
+                return rows, 0
+            if args.command == "call":
+                arguments = parse_pairs(args.args)
+                if args.json_args is not None:
+                    try:
+                        extra = json.loads(args.json_args)
+                    except json.JSONDecodeError as exc:
+                        raise CliError(f"--json is not valid JSON: {exc.msg}", USAGE_ERROR) from None
+                    if not isinstance(extra, dict):
+                        raise CliError("--json must be a JSON object", USAGE_ERROR)
+                    arguments.update(extra)
+                result = await manager.call_tool_raw(server.name, args.tool, arguments)
+                out = convert.dump(result)
+                text, is_error = convert.call_result_to_text(result)
+                out["text"] = text
+                if is_error:
+                    print(f"whimbrel mcp: tool {args.tool!r} reported an error: {text}", file=sys.stderr)
+                return out, CALL_ERROR if is_error else 0
+            if args.command == "read":
+                return convert.dump(await manager.read_resource(server.name, args.uri)), 0
+            if args.command == "prompt":
+                return convert.dump(await manager.get_prompt(server.name, args.name, parse_pairs(args.args))), 0
+        except ToolError as error:
+            raise CliError(str(error)) from None
+        raise CliError(f"unknown command {args.command!r}", USAGE_ERROR)
+    finally:
+        await manager.stop()
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed the usage error
+        return int(exc.code or 0) if exc.code != 0 else 0
+    try:
+        output, code = asyncio.run(_run(args))
+    except CliError as error:
+        print(f"whimbrel mcp: {error}", file=sys.stderr)
+        return error.code
+    except KeyboardInterrupt:
+        return 130
+    try:
+        json.dump(output, sys.stdout, indent=2, ensure_ascii=False, default=str)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return code

@@ -1,0 +1,152 @@
+"""MCP shapes → Whimbrel shapes: tool input schemas → OpenAI function schemas, results → text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_DESCRIPTION = 4000
+PERMISSIVE = {"type": "object", "properties": {}, "additionalProperties": True}
+
+
+def _get(obj: Any, *names: str, default: Any = None) -> Any:
+    """Attribute or key access, so SDK models and plain dicts both work."""
+    for name in names:
+        if isinstance(obj, dict):
+            if name in obj:
+                return obj[name]
+        elif hasattr(obj, name):
+            value = getattr(obj, name)
+            if value is not None:
+                return value
+    return default
+
+
+def convert_input_schema(schema: Any) -> tuple[dict[str, Any], str | None]:
+    """A function-calling `parameters` object, and a problem note when the schema had to be replaced.
+
+    Models require a JSON object schema: a missing or non-object schema becomes an empty object; a
+    schema that is not valid JSON Schema becomes a permissive object (the server still validates).
+    """
+    if schema is None:
+        return dict(PERMISSIVE), None
+    if hasattr(schema, "model_dump"):
+        schema = schema.model_dump(by_alias=True, exclude_none=True)
+    if not isinstance(schema, dict):
+        return dict(PERMISSIVE), f"input schema is not an object ({type(schema).__name__}); accepting any arguments"
+    converted = {k: v for k, v in schema.items() if k not in ("$schema",)}
+    if converted.get("type") not in (None, "object"):
+        return dict(PERMISSIVE), f"input schema has type {converted.get('type')!r}, not 'object'; " \
+                                 "accepting any arguments"
+    converted["type"] = "object"
+    if not isinstance(converted.get("properties", {}), dict):
+        return dict(PERMISSIVE), "input schema 'properties' is not an object; accepting any arguments"
+    converted.setdefault("properties", {})
+    try:
+        import jsonschema
+
+        jsonschema.validators.validator_for(converted).check_schema(converted)
+    except Exception as exc:  # noqa: BLE001 - SchemaError, or anything a weird schema provokes
+        message = getattr(exc, "message", str(exc))
+        return dict(PERMISSIVE), f"input schema is invalid ({message}); accepting any arguments"
+    return converted, None
+
+
+def function_schema(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    if len(description) > MAX_DESCRIPTION:
+        description = description[:MAX_DESCRIPTION] + "…"
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
+def describe_bytes(data: str | None) -> int:
+    """Approximate decoded size of base64 data."""
+    return (len(data or "") * 3) // 4
+
+
+def content_to_text(block: Any) -> str:
+    """One content block as text; binary content becomes a description."""
+    kind = _get(block, "type", default="")
+    if kind == "text":
+        return _get(block, "text", default="")
+    if kind in ("image", "audio"):
+        mime = _get(block, "mime_type", "mimeType", default="unknown type")
+        return f"[{kind}: {mime}, {describe_bytes(_get(block, 'data'))} bytes]"
+    if kind == "resource_link":
+        uri = str(_get(block, "uri", default=""))
+        name = _get(block, "title", "name", default="") or uri
+        mime = _get(block, "mime_type", "mimeType", default="")
+        desc = _get(block, "description", default="")
+        extra = f" ({mime})" if mime else ""
+        return f"[resource link: {name} <{uri}>{extra}]" + (f" {desc}" if desc else "")
+    if kind == "resource":
+        return resource_contents_to_text(_get(block, "resource"))
+    return f"[{kind or 'unknown'} content]"
+
+
+def resource_contents_to_text(contents: Any) -> str:
+    uri = str(_get(contents, "uri", default=""))
+    text = _get(contents, "text")
+    if text is not None:
+        return text if not uri else f"[resource {uri}]\n{text}"
+    mime = _get(contents, "mime_type", "mimeType", default="unknown type")
+    return f"[resource {uri}: {mime}, {describe_bytes(_get(contents, 'blob'))} bytes of binary data]"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+
+
+def call_result_to_text(result: Any) -> tuple[str, bool]:
+    """(text for the model, is_error) from a CallToolResult.
+
+    Text blocks are kept as they are; structured content is added as JSON unless a text block
+    already carries the same value; images and audio become descriptions.
+    """
+    blocks = _get(result, "content", default=[]) or []
+    parts = [content_to_text(b) for b in blocks]
+    structured = _get(result, "structured_content", "structuredContent")
+    if structured is not None:
+        # SDK servers wrap a plain return value as {"result": value} next to its text form
+        candidates = [structured]
+        if isinstance(structured, dict) and list(structured) == ["result"]:
+            candidates.append(structured["result"])
+        already = False
+        for block in blocks:
+            if _get(block, "type") == "text":
+                text = _get(block, "text", default="")
+                try:
+                    value = json.loads(text)
+                except (ValueError, TypeError):
+                    value = text
+                already = already or any(value == c or text == str(c) for c in candidates)
+        if not already:
+            parts.append("structured content:\n" + _json(structured))
+    is_error = bool(_get(result, "is_error", "isError", default=False))
+    text = "\n".join(p for p in parts if p)
+    if not text:
+        text = "The tool reported an error without details." if is_error else "(no output)"
+    return text, is_error
+
+
+def read_result_to_text(result: Any) -> str:
+    contents = _get(result, "contents", default=[]) or []
+    return "\n".join(resource_contents_to_text(c) for c in contents) or "(empty resource)"
+
+
+def prompt_result_to_text(result: Any) -> str:
+    lines = []
+    desc = _get(result, "description")
+    if desc:
+        lines.append(f"# {desc}")
+    for message in _get(result, "messages", default=[]) or []:
+        lines.append(f"[{_get(message, 'role', default='?')}]\n{content_to_text(_get(message, 'content'))}")
+    return "\n\n".join(lines) or "(the prompt has no messages)"
+
+
+def dump(obj: Any) -> Any:
+    """A JSON-ready value from an SDK model (camelCase, no None fields)."""
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(obj, list):
+        return [dump(o) for o in obj]
+    return obj

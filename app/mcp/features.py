@@ -1,0 +1,92 @@
+"""Client features the app plugs in: sampling and elicitation hooks, in Whimbrel's own terms.
+
+The hooks receive plain dataclasses (no SDK types), so the UI can implement them without
+importing `mcp`. A hook refuses by raising `Declined(message)`; the server gets that message.
+The defaults refuse sampling and decline elicitation, each with a clear message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Literal
+
+
+class Declined(Exception):
+    """Raised by a hook to refuse a request; the message goes back to the server."""
+
+
+@dataclass
+class SamplingRequest:
+    """A server asks the client's model for a completion. `messages`: [{"role", "text"}]."""
+
+    server: str
+    messages: list[dict[str, str]]
+    system_prompt: str | None = None
+    max_tokens: int = 1000
+    temperature: float | None = None
+    stop_sequences: list[str] = field(default_factory=list)
+    model_hints: list[str] = field(default_factory=list)
+    include_context: str | None = None
+
+
+@dataclass
+class SamplingResponse:
+    text: str
+    model: str = "whimbrel"
+    stop_reason: str = "endTurn"
+
+
+@dataclass
+class ElicitationRequest:
+    """A server asks the user for input: a form (`schema` is the requested JSON schema) or a URL."""
+
+    server: str
+    message: str
+    mode: Literal["form", "url"] = "form"
+    schema: dict[str, Any] = field(default_factory=dict)
+    url: str | None = None
+    elicitation_id: str | None = None
+
+
+@dataclass
+class ElicitationResponse:
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
+SamplingHook = Callable[[SamplingRequest], Awaitable[SamplingResponse]]
+ElicitationHook = Callable[[ElicitationRequest], Awaitable[ElicitationResponse]]
+SAMPLING_DECLINED = ("Whimbrel declined the sampling request: no model is connected to MCP sampling "
+                     "for this server (the user has not approved it).")
+
+
+async def decline_sampling(request: SamplingRequest) -> SamplingResponse:
+    raise Declined(SAMPLING_DECLINED)
+
+
+async def decline_elicitation(request: ElicitationRequest) -> ElicitationResponse:
+    return ElicitationResponse("decline")
+
+
+def schema_defaults(schema: dict[str, Any]) -> dict[str, Any]:
+    """The `default` of each property of a requested form schema (SEP-1034)."""
+    props = schema.get("properties") or {}
+    return {name: prop["default"] for name, prop in props.items()
+            if isinstance(prop, dict) and "default" in prop}
+
+
+async def accept_defaults(request: ElicitationRequest) -> ElicitationResponse:
+    """An elicitation hook that accepts with the schema's defaults (headless runs, conformance)."""
+    if request.mode == "url":
+        return ElicitationResponse("decline")
+    return ElicitationResponse("accept", schema_defaults(request.schema))
+
+
+@dataclass
+class ClientHooks:
+    """What the manager asks the app for. `sampling`/`elicitation` may be replaced at any time."""
+
+    sampling: SamplingHook = decline_sampling
+    elicitation: ElicitationHook = decline_elicitation
+    sampling_enabled: bool = True     # advertise the capability (the hook may still decline)
+    elicitation_enabled: bool = True

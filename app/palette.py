@@ -1,0 +1,31 @@
+"""Command palette entries (Ctrl+P): every Whimbrel action, plus one entry per open workstream."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from textual.app import SystemCommand
+
+
+def whimbrel_commands(app) -> Iterator[SystemCommand]:
+    actions = [
+        ("New workstream", "Open a fresh workstream in a new tab (Ctrl+N)", app.action_new_workstream),
+        ("Next needing attention", "Jump to the next workstream waiting for approval (Ctrl+G)",
+         app.action_next_attention),
+        ("Split pane side by side", "Split the focused pane vertically (F3)", lambda: app.action_split("horizontal")),
+        ("Split pane stacked", "Split the focused pane horizontally (F4)", lambda: app.action_split("vertical")),
+        ("Close pane", "Close the focused pane; its workstream stays open (F8)", app.action_close_pane),
+        ("Focus next pane", "Move focus to the next pane (F2)", app.action_focus_next_pane),
+        ("Next tab", "Switch to the next workstream tab (Ctrl+PageDown)", lambda: app.action_cycle_tab(1)),
+        ("Previous tab", "Switch to the previous workstream tab (Ctrl+PageUp)", lambda: app.action_cycle_tab(-1)),
+        ("Resume a saved workstream", "Browse and search history (/resume)", app.action_resume_browser),
+        ("Cancel turn", "Stop the focused workstream's running turn (Esc)",
+         lambda: app.cancel_turn(app.workstream)),
+        ("Slash command help", "List every /command (/help)", app.action_help),
+    ]
+    for title, help_text, callback in actions:
+        yield SystemCommand(title, help_text, callback)
+    if app.manager is not None:
+        for number, workstream in enumerate(app.manager.workstreams, start=1):
+            yield SystemCommand(f"Go to {number}: {workstream.name}", f"Switch to workstream {number} "
+                                f"({workstream.state})", lambda n=number: app.action_switch_tab(n - 1))

@@ -1,0 +1,354 @@
+"""Anthropic Messages provider, native: streaming text, tool_use and thinking; prompt caching.
+
+The engine's messages are translated at this boundary: system (and developer) messages become
+the `system` parameter, consecutive tool results are grouped into one user turn, assistant
+tool calls become `tool_use` blocks. Signed thinking blocks arrive as a `ProviderDataChunk`
+stored under `Message.raw["anthropic"]` and are replayed only to Anthropic, only when the
+capabilities say so. The `anthropic` package (~1 s of imports) is imported inside functions.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
+
+from app.engine.messages import Message
+from app.providers.base import (
+    Chunk,
+    ContentChunk,
+    FinishChunk,
+    ModelSettings,
+    ProviderDataChunk,
+    ProviderError,
+    ReasoningChunk,
+    ToolCallChunk,
+    UsageChunk,
+)
+from app.providers.capabilities import Capabilities, capabilities_for
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
+                "max_tokens": "length", "refusal": "content_filter", "pause_turn": "stop",
+                "model_context_window_exceeded": "length"}
+EFFORT_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32768,
+                  "max": 32768}
+CACHE = {"type": "ephemeral"}
+MAX_CACHED_MESSAGES = 2  # plus system and tools: Anthropic allows four breakpoints
+
+
+def _tool_input(arguments: str) -> dict[str, Any]:
+    """A call's arguments as the object Anthropic wants; broken JSON is kept visible."""
+    try:
+        value = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return {"_unparsed_arguments": arguments}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def to_anthropic(messages: list[Message], *, replay_reasoning: bool = True
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(system blocks, messages) for the Messages API.
+
+    Same-role neighbours are merged (tool results after tool results, a user prompt after
+    results), since the API wants alternating turns.
+    """
+    system: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+
+    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+
+    for msg in messages:
+        role = msg.role
+        if role in ("system", "developer"):
+            if msg.content:
+                system.append({"type": "text", "text": msg.content})
+        elif role == "user":
+            add("user", [{"type": "text", "text": msg.content or " "}])
+        elif role == "tool":
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": msg.tool_call_id or "",
+                                     "content": msg.content or "(no output)"}
+            if msg.is_error:
+                block["is_error"] = True
+            add("user", [block])
+        elif role == "assistant":
+            blocks: list[dict[str, Any]] = []
+            stored = (msg.raw or {}).get("anthropic") or {}
+            if replay_reasoning and not msg.interrupted:
+                blocks += [dict(b) for b in stored.get("thinking_blocks", [])]
+            if msg.content:
+                blocks.append({"type": "text", "text": msg.content})
+            for call in msg.tool_calls:
+                blocks.append({"type": "tool_use", "id": call.id, "name": call.name,
+                               "input": _tool_input(call.arguments)})
+            add("assistant", blocks)
+    return system, out
+
+
+def to_anthropic_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """OpenAI-style function schemas as Anthropic tool definitions."""
+    out = []
+    for tool in tools or []:
+        fn = tool.get("function", tool)
+        out.append({"name": fn["name"], "description": fn.get("description", ""),
+                    "input_schema": fn.get("parameters") or {"type": "object", "properties": {}}})
+    return out
+
+
+def add_cache_breakpoints(system: list[dict[str, Any]], tools: list[dict[str, Any]],
+                          messages: list[dict[str, Any]]) -> None:
+    """Mark the stable prefix for prompt caching: system, tools, and the last user turns."""
+    if system:
+        system[-1]["cache_control"] = CACHE
+    if tools:
+        tools[-1]["cache_control"] = CACHE
+    marked = 0
+    for message in reversed(messages):
+        if marked == MAX_CACHED_MESSAGES:
+            break
+        if message["role"] == "user" and message["content"]:
+            message["content"][-1]["cache_control"] = CACHE
+            marked += 1
+
+
+class StreamTranslator:
+    """Turns raw Messages-API stream events into normalized chunks, one event at a time."""
+
+    def __init__(self) -> None:
+        self.tool_index: dict[int, int] = {}  # content-block index -> tool-call ordinal
+        self.blocks: dict[int, dict[str, Any]] = {}  # thinking blocks being built
+        self.thinking_blocks: list[dict[str, Any]] = []
+        self.input_tokens = self.cache_read = self.cache_write = self.output_tokens = 0
+
+    def _usage(self, usage: Any) -> None:
+        if usage is None:
+            return
+        for attr, name in (("input_tokens", "input_tokens"), ("cache_read", "cache_read_input_tokens"),
+                           ("cache_write", "cache_creation_input_tokens"),
+                           ("output_tokens", "output_tokens")):
+            value = getattr(usage, name, None)
+            if value is not None:
+                setattr(self, attr, value)
+
+    def usage_chunk(self) -> UsageChunk:
+        prompt = self.input_tokens + self.cache_read + self.cache_write
+        return UsageChunk(prompt, self.output_tokens, prompt + self.output_tokens,
+                          cache_read_tokens=self.cache_read, cache_write_tokens=self.cache_write)
+
+    def translate(self, event: Any) -> Iterator[Chunk]:
+        kind = event.type
+        if kind == "message_start":
+            self._usage(event.message.usage)
+        elif kind == "content_block_start":
+            yield from self._block_start(event.index, event.content_block)
+        elif kind == "content_block_delta":
+            yield from self._block_delta(event.index, event.delta)
+        elif kind == "content_block_stop":
+            block = self.blocks.pop(event.index, None)
+            if block is not None:
+                self.thinking_blocks.append(block)
+        elif kind == "message_delta":
+            self._usage(event.usage)
+            if event.delta.stop_reason:
+                yield FinishChunk(STOP_REASONS.get(event.delta.stop_reason, event.delta.stop_reason))
+        elif kind == "message_stop":
+            yield self.usage_chunk()
+            if self.thinking_blocks:
+                yield ProviderDataChunk("anthropic", {"thinking_blocks": self.thinking_blocks})
+
+    def _block_start(self, index: int, block: Any) -> Iterator[Chunk]:
+        if block.type == "text":
+            if block.text:
+                yield ContentChunk(block.text)
+        elif block.type == "tool_use":
+            ordinal = self.tool_index[index] = len(self.tool_index)
+            yield ToolCallChunk(index=ordinal, id=block.id, name=block.name)
+            if getattr(block, "input", None):  # non-streamed input (rare)
+                yield ToolCallChunk(index=ordinal, arguments=json.dumps(block.input))
+        elif block.type == "thinking":
+            self.blocks[index] = {"type": "thinking", "thinking": block.thinking or "",
+                                  "signature": getattr(block, "signature", "") or ""}
+            if block.thinking:
+                yield ReasoningChunk(block.thinking)
+        elif block.type == "redacted_thinking":
+            self.thinking_blocks.append({"type": "redacted_thinking", "data": block.data})
+
+    def _block_delta(self, index: int, delta: Any) -> Iterator[Chunk]:
+        if delta.type == "text_delta":
+            yield ContentChunk(delta.text)
+        elif delta.type == "input_json_delta":
+            if delta.partial_json:
+                yield ToolCallChunk(index=self.tool_index.get(index, 0), arguments=delta.partial_json)
+        elif delta.type == "thinking_delta":
+            if index in self.blocks:
+                self.blocks[index]["thinking"] += delta.thinking
+            yield ReasoningChunk(delta.thinking)
+        elif delta.type == "signature_delta":
+            if index in self.blocks:
+                self.blocks[index]["signature"] += delta.signature
+
+
+def _detail(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return error["message"]
+        if isinstance(body.get("message"), str):
+            return body["message"]
+    return ""
+
+
+def to_provider_error(exc: Exception, settings: ModelSettings) -> ProviderError:
+    """Map an anthropic SDK exception to a ProviderError a user can act on."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ProviderError(f"request timed out after {settings.timeout:g} s", retryable=True)
+    if isinstance(exc, anthropic.APIConnectionError):
+        where = settings.base_url or "the Anthropic API"
+        return ProviderError(f"connection to {where} failed", retryable=True)
+    if not isinstance(exc, anthropic.APIStatusError):
+        text = getattr(exc, "message", None) or str(exc)
+        return ProviderError(f"the server reported an error: {text}", retryable=False)
+    status = exc.status_code
+    detail = _detail(exc)
+    suffix = f": {detail}" if detail else ""
+    retry_after = None
+    value = exc.response.headers.get("retry-after")
+    if value:
+        try:
+            retry_after = max(0.0, float(value))
+        except ValueError:
+            pass
+    if status == 429:
+        return ProviderError(f"rate limited (429){suffix}", retryable=True, status=status,
+                             retry_after=retry_after)
+    if status == 529:
+        return ProviderError(f"Anthropic is overloaded (529){suffix}", retryable=True, status=status,
+                             retry_after=retry_after)
+    if status >= 500 or status in (408, 409):
+        return ProviderError(f"server error {status}{suffix}", retryable=True, status=status)
+    if status == 401:
+        return ProviderError(f"authentication failed (401): check ANTHROPIC_API_KEY{suffix}",
+                             retryable=False, status=status)
+    if status == 403:
+        return ProviderError(f"permission denied (403){suffix}", retryable=False, status=status)
+    if status == 404:
+        return ProviderError(f"model '{settings.model}' not found (404): check the model name and "
+                             f"base URL (given without /v1){suffix}", retryable=False, status=status)
+    label = "bad request" if status == 400 else "request failed"
+    return ProviderError(f"{label} ({status}){suffix}", retryable=False, status=status)
+
+
+def sdk_base_url(base_url: str | None) -> str | None:
+    """The SDK adds /v1 itself; accept a URL given with it anyway."""
+    if base_url is None:
+        return None
+    url = base_url.rstrip("/")
+    return url[:-3] if url.endswith("/v1") else url
+
+
+class AnthropicProvider:
+    """Streams Anthropic Messages. Never retries by itself."""
+
+    name = "anthropic"
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+        self.capabilities: Capabilities = capabilities_for(settings)
+        self._client: AsyncAnthropic | None = None
+
+    @property
+    def client(self) -> AsyncAnthropic:
+        if self._client is None:
+            from anthropic import AsyncAnthropic
+
+            self._client = AsyncAnthropic(base_url=sdk_base_url(self.settings.base_url),
+                                          api_key=self.settings.api_key or "not-needed",
+                                          max_retries=0, timeout=self.settings.timeout)
+        return self._client
+
+    def _thinking(self, max_tokens: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(thinking, output_config) parameters; empty when thinking is off."""
+        mode = self.capabilities.thinking
+        effort = self.settings.reasoning_effort
+        if mode == "adaptive" and (effort or self.settings.thinking_budget):
+            return {"type": "adaptive"}, ({"effort": effort} if effort and effort in
+                                          ("low", "medium", "high", "xhigh", "max") else {})
+        if mode in ("budget", "adaptive"):
+            budget = self.settings.thinking_budget or EFFORT_BUDGETS.get(effort or "", 0)
+            if budget:
+                budget = max(1024, min(budget, max_tokens - 1024))
+                return {"type": "enabled", "budget_tokens": budget}, {}
+        return {}, {}
+
+    def request(self, messages: list[Message], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+        """Keyword arguments for messages.create (without `stream`)."""
+        caps = self.capabilities
+        system, wire = to_anthropic(messages, replay_reasoning=caps.reasoning_replay)
+        tool_defs = to_anthropic_tools(tools)
+        if caps.prompt_caching:
+            add_cache_breakpoints(system, tool_defs, wire)
+        max_tokens = self.settings.max_tokens or caps.max_output
+        kwargs: dict[str, Any] = {"model": self.settings.model, "messages": wire,
+                                  "max_tokens": max_tokens}
+        if system:
+            kwargs["system"] = system
+        if tool_defs:
+            kwargs["tools"] = tool_defs
+        thinking, output_config = self._thinking(max_tokens)
+        if thinking:
+            kwargs["thinking"] = thinking
+        if output_config:
+            kwargs["output_config"] = output_config
+        if self.settings.temperature is not None and caps.temperature and not thinking:
+            # thinking requires the default; this SDK has no keyword for it, the API still takes it
+            kwargs["extra_body"] = {"temperature": self.settings.temperature}
+        return kwargs
+
+    async def stream(self, messages: list[Message],
+                     tools: list[dict[str, Any]] | None = None) -> AsyncIterator[Chunk]:
+        """Stream one message as normalized chunks. Raises ProviderError."""
+        import anthropic
+
+        kwargs = self.request(messages, tools)
+        try:
+            response = await self.client.messages.create(**kwargs, stream=True)
+        except anthropic.APIError as exc:
+            raise to_provider_error(exc, self.settings) from exc
+        translator = StreamTranslator()
+        try:
+            async for event in response:
+                for chunk in translator.translate(event):
+                    yield chunk
+        except anthropic.APIError as exc:
+            raise to_provider_error(exc, self.settings) from exc
+        finally:
+            await response.close()
+
+    async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
+        """One non-streamed reply's text (titles, summaries). Raises ProviderError."""
+        import anthropic
+
+        kwargs = self.request(messages, None)
+        kwargs.pop("thinking", None)
+        kwargs.pop("output_config", None)
+        kwargs["max_tokens"] = max_tokens
+        try:
+            result = await self.client.messages.create(**kwargs)
+        except anthropic.APIError as exc:
+            raise to_provider_error(exc, self.settings) from exc
+        return "".join(b.text for b in result.content if b.type == "text").strip()
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

@@ -1,0 +1,27 @@
+"""A yes/no question as a small modal."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Dismisses with True on y, False on n or Esc."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog"):
+            yield Static(self.question, markup=False)
+            yield Static("[b]y[/b] yes    [b]n[/b] no", classes="confirm-keys")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)

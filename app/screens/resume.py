@@ -1,0 +1,123 @@
+"""The resume browser: saved workstreams, full-text search over all history, open or delete."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Static
+
+from app.screens.confirm import ConfirmScreen
+
+
+def age(seconds: float) -> str:
+    """'just now', '5 min ago', '3 h ago', '12 d ago'."""
+    if seconds < 60:
+        return "just now"
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return "just now"
+
+
+def highlight(hit) -> Text:
+    """A search hit's snippet with the matched words emphasised."""
+    text = Text()
+    for piece, is_match in hit.spans():
+        text.append(piece, style="bold reverse" if is_match else "")
+    return text
+
+
+class ResumeScreen(ModalScreen[str | None]):
+    """Dismisses with the chosen workstream id (Enter), or None (Esc)."""
+
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Close"),
+        Binding("delete", "delete", "Delete"),
+        Binding("down", "focus_table", "Results", show=False),
+    ]
+
+    def __init__(self, store, query: str = "", *, now: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        self.store = store
+        self.initial_query = query
+        self.now = now
+        self.row_ids: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="resume-dialog"):
+            yield Static("[b]Resume a workstream[/b]  type to search all history · Enter opens · "
+                         "Delete deletes · Esc closes", id="resume-heading")
+            yield Input(self.initial_query, placeholder="search messages…", id="resume-search")
+            yield DataTable(id="resume-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="resume-status")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+        self.load(self.initial_query)
+
+    @on(Input.Changed)
+    def search_changed(self, event: Input.Changed) -> None:
+        self.load(event.value)
+
+    @on(Input.Submitted)
+    def search_submitted(self) -> None:
+        table = self.query_one(DataTable)
+        if table.row_count:
+            self.dismiss(self.row_ids[table.cursor_row])
+
+    @on(DataTable.RowSelected)
+    def row_selected(self, event: DataTable.RowSelected) -> None:
+        self.dismiss(self.row_ids[event.cursor_row])
+
+    def action_focus_table(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @work(exclusive=True, group="resume-load")
+    async def load(self, query: str) -> None:
+        """List workstreams, or full-text hits when there is a query (off the UI thread via the store)."""
+        table = self.query_one(DataTable)
+        now = self.now()
+        table.clear(columns=True)
+        self.row_ids = []
+        if query.strip():
+            hits = await self.store.search(query, limit=100)
+            table.add_columns("workstream", "when", "who", "match")
+            for hit in hits:
+                table.add_row(Text(hit.title or hit.workstream_id[:8], style="bold"), age(now - hit.created_at),
+                              hit.role, highlight(hit))
+                self.row_ids.append(hit.workstream_id)
+            status = f"{len(hits)} matching message(s)"
+        else:
+            infos = [i for i in await self.store.list_workstreams() if i.message_count]
+            table.add_columns("workstream", "last activity", "messages", "model")
+            for info in infos:
+                name = info.alias or info.title or "(untitled)"
+                table.add_row(Text(name, style="bold"), age(now - info.updated_at), str(info.message_count),
+                              info.model or "")
+                self.row_ids.append(info.id)
+            status = f"{len(infos)} saved workstream(s)"
+        self.query_one("#resume-status", Static).update(status)
+
+    def action_delete(self) -> None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return
+        workstream_id = self.row_ids[table.cursor_row]
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self.run_worker(self._delete(workstream_id), exit_on_error=False)
+
+        self.app.push_screen(ConfirmScreen(f"Delete workstream {workstream_id[:8]} and all its history?"),
+                             callback=confirmed)
+
+    async def _delete(self, workstream_id: str) -> None:
+        await self.app.forget_workstream(workstream_id)  # type: ignore[attr-defined]
+        self.load(self.query_one(Input).value)

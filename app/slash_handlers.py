@@ -1,0 +1,162 @@
+"""What each slash command does in the TUI. Parsing and the command table live in app/engine/commands.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.engine.commands import CommandError, parse
+from app.screens.confirm import ConfirmScreen
+
+
+async def run_command(app, view, text: str) -> None:
+    """Run one '/command args' typed in `view`'s prompt. Raises CommandError with a one-line message."""
+    command, args = parse(text)
+    handler = HANDLERS[command.name]
+    await handler(app, view, args)
+
+
+async def _help(app, view, args: str) -> None:
+    app.action_help()
+
+
+async def _ws(app, view, args: str) -> None:
+    words = args.split()
+    if not words:
+        lines = []
+        for number, workstream in enumerate(app.manager.workstreams, start=1):
+            marker = "▶" if workstream.id == app.focused_id else " "
+            waiting = f"  ⚑ {len(workstream.pending)} waiting" if workstream.pending else ""
+            lines.append(f"{marker} {number}. {workstream.name} — {workstream.state}{waiting}  ({workstream.id[:8]})")
+        await view.transcript.add_notice("Open workstreams:\n" + "\n".join(lines))
+    elif words[0] == "new":
+        await app.new_workstream()
+        if len(words) > 1:
+            await _name(app, app.main_screen.view_for(app.focused_id), " ".join(words[1:]))
+    elif words[0] == "close":
+        target = app.manager.find(words[1]) if len(words) > 1 else view.workstream
+        await app.close_workstream(target)
+    else:
+        try:
+            app.show_workstream(app.manager.find(words[0]))
+        except LookupError as error:
+            raise CommandError(str(error)) from None
+
+
+async def _new(app, view, args: str) -> None:
+    await app.new_workstream()
+
+
+async def _name(app, view, args: str) -> None:
+    if not args:
+        raise CommandError("Usage: /name <alias>")
+    try:
+        await app.manager.rename(view.workstream, args)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    app.refresh_chrome()
+    await view.transcript.add_notice(f"This workstream is now “{args.strip()}”.")
+
+
+async def _clear(app, view, args: str) -> None:
+    await view.workstream.session.clear_context()
+    await view.transcript.add_notice("Context cleared: the model starts fresh; the history above stays saved.")
+
+
+async def _resume(app, view, args: str) -> None:
+    from app.screens.resume import ResumeScreen
+
+    def opened(workstream_id: str | None) -> None:
+        if workstream_id:
+            app.run_worker(app.open_workstream(workstream_id), group="open", exit_on_error=False)
+
+    app.push_screen(ResumeScreen(app.store, args), callback=opened)
+
+
+async def _delete(app, view, args: str) -> None:
+    workstream = view.workstream
+
+    def confirmed(answer: bool | None) -> None:
+        if answer:
+            app.run_worker(app.forget_workstream(workstream.id), group="delete", exit_on_error=False)
+
+    app.push_screen(ConfirmScreen(f"Delete “{workstream.name}” and all its history?"), callback=confirmed)
+
+
+async def _history(app, view, args: str) -> None:
+    history = view.prompt.past_prompts[-20:]
+    if not history:
+        await view.transcript.add_notice("No prompts sent in this workstream yet.")
+        return
+    lines = [f"{i}. {' '.join(p.split())[:100]}" for i, p in enumerate(history, start=1)]
+    await view.transcript.add_notice("Recent prompts (Up/Down recalls them):\n" + "\n".join(lines))
+
+
+async def _rewind(app, view, args: str, *, turns: int | None = None) -> int:
+    if turns is None:
+        if not args.strip().isdigit() or int(args) < 1:
+            raise CommandError("Usage: /rewind N — N is the number of turns to drop, e.g. /rewind 1")
+        turns = int(args)
+    workstream = view.workstream
+    if workstream.busy:
+        raise CommandError("A turn is running; press Esc to cancel it first.")
+    removed = await workstream.session.rewind(turns)
+    await view.transcript.clear_all()
+    await view.transcript.show_history(workstream.session.messages)
+    await view.transcript.add_notice(f"Rewound {turns} turn(s): {removed} message(s) removed.")
+    return removed
+
+
+async def _retry(app, view, args: str) -> None:
+    last = next((m.content for m in reversed(view.workstream.session.messages) if m.role == "user"), None)
+    if last is None:
+        raise CommandError("Nothing to retry yet.")
+    await _rewind(app, view, "", turns=1)
+    app.submit_prompt(view.workstream, last)
+
+
+async def _export(app, view, args: str) -> None:
+    from app.engine.export import export_markdown
+
+    workstream = view.workstream
+    slug = "".join(c if c.isalnum() else "-" for c in workstream.name.lower()).strip("-")[:40] or "transcript"
+    path = Path(args.strip() or f"{slug}.md").expanduser()
+    if not path.is_absolute():
+        path = Path(workstream.workdir or ".") / path
+    text = export_markdown(workstream.name, workstream.session.messages)
+    try:
+        await _write_text(path, text)
+    except OSError as error:
+        raise CommandError(f"Could not write {path}: {error.strerror or error}") from None
+    await view.transcript.add_notice(f"Exported {len(workstream.session.messages)} messages to {path}")
+
+
+async def _write_text(path: Path, text: str) -> None:
+    import asyncio
+
+    def write() -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    await asyncio.to_thread(write)
+
+
+async def _split(app, view, args: str) -> None:
+    direction = {"": "horizontal", "h": "horizontal", "v": "vertical"}.get(args.strip().lower())
+    if direction is None:
+        raise CommandError("Usage: /split [h|v] — h splits side by side, v stacks")
+    await app.split(direction)
+
+
+async def _unsplit(app, view, args: str) -> None:
+    app.close_pane()
+
+
+async def _quit(app, view, args: str) -> None:
+    app.exit()
+
+
+HANDLERS = {
+    "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume,
+    "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
+    "split": _split, "unsplit": _unsplit, "quit": _quit,
+}

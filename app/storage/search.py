@@ -1,0 +1,171 @@
+"""Full-text search over every workstream's messages: FTS5 when available, LIKE otherwise.
+
+The user's text is never handed to FTS5 as query syntax. It is split into terms on
+whitespace (a double-quoted run is one phrase); every term must match (AND). With FTS5 a
+bare term matches as a word prefix (`migr` finds "migration"); a phrase matches as written.
+A term with no letter or digit (`->`, `::`) cannot be matched by the word index, so such a
+query uses the LIKE fallback, which matches substrings (case-insensitively for ASCII).
+
+Snippets mark each match with `MARK_START` … `MARK_END` (control characters that do not
+occur in normal text); `SearchHit.spans()` splits a snippet into (text, is_match) pieces.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import Connection, and_, select, text
+from sqlalchemy.exc import OperationalError
+
+from app.storage.fts import FTS_TABLE, INDEXED_ROLES
+from app.storage.schema import messages, workstreams
+
+MARK_START = "\x02"
+MARK_END = "\x03"
+ELLIPSIS = "…"
+SNIPPET_TOKENS = 16  # words around the match in an FTS5 snippet
+SNIPPET_CHARS = 110  # characters of a LIKE-fallback snippet
+
+Order = Literal["relevance", "recent"]
+_ENGINE_ROLE = {"user": "user", "assistant": "assistant", "tool_result": "tool"}
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One matching message.
+
+    `role` uses the engine's names ('user', 'assistant', 'tool'); `message_id` is the
+    message's `Message.db_id`. `snippet` is one line with matches between the markers.
+    """
+
+    workstream_id: str
+    title: str | None
+    alias: str | None
+    message_id: int
+    role: str
+    snippet: str
+    created_at: float
+
+    @property
+    def name(self) -> str:
+        """What to call the workstream: its alias, else its title, else a short id."""
+        return self.alias or self.title or self.workstream_id[:8]
+
+    def spans(self) -> list[tuple[str, bool]]:
+        """The snippet as (text, is_match) pieces, markers removed."""
+        out: list[tuple[str, bool]] = []
+        for i, piece in enumerate(re.split(f"[{MARK_START}{MARK_END}]", self.snippet)):
+            if piece:
+                out.append((piece, i % 2 == 1))
+        return out
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str
+    phrase: bool = False
+
+
+_TOKEN = re.compile(r'"([^"]*)"|(\S+)')
+
+
+def parse_query(query: str) -> list[Term]:
+    """Split user text into terms; quoted runs become phrases; stray quotes are dropped."""
+    terms: list[Term] = []
+    for phrase, word in _TOKEN.findall(query):
+        if phrase.strip():
+            terms.append(Term(" ".join(phrase.split()), phrase=True))
+        elif word.strip('"'):
+            terms.append(Term(word.replace('"', "")))
+    return terms
+
+
+def fts_query(terms: list[Term]) -> str | None:
+    """An FTS5 MATCH expression for `terms`, or None when a term has no indexable word."""
+    if not terms or any(not re.search(r"\w", t.text) for t in terms):
+        return None
+    parts = []
+    for t in terms:
+        quoted = '"' + t.text.replace('"', '""') + '"'
+        parts.append(quoted if t.phrase else quoted + "*")
+    return " AND ".join(parts)
+
+
+def _one_line(s: str) -> str:
+    return " ".join(s.split())
+
+
+def like_snippet(content: str, terms: list[Term], width: int = SNIPPET_CHARS) -> str:
+    """A one-line window of `content` around the first match, every match marked."""
+    content = _one_line(content)
+    pattern = re.compile("|".join(re.escape(t.text) for t in
+                                  sorted(terms, key=lambda t: len(t.text), reverse=True)),
+                         re.IGNORECASE)
+    first = pattern.search(content)
+    start = 0 if first is None else max(0, first.start() - width // 3)
+    if start:
+        space = content.find(" ", start, first.start() if first else start)
+        start = space + 1 if space != -1 else start
+    end = min(len(content), start + width)
+    if end < len(content):
+        space = content.rfind(" ", max(start, first.end() if first else start), end)
+        end = space if space != -1 else end
+    window = pattern.sub(lambda m: f"{MARK_START}{m.group(0)}{MARK_END}", content[start:end])
+    return (ELLIPSIS if start else "") + window + (ELLIPSIS if end < len(content) else "")
+
+
+def _hit(row: Any, snippet: str) -> SearchHit:
+    return SearchHit(workstream_id=row.workstream_id, title=row.title, alias=row.alias,
+                     message_id=row.id, role=_ENGINE_ROLE.get(row.role, row.role),
+                     snippet=snippet, created_at=row.created_at)
+
+
+def search_fts(conn: Connection, match: str, limit: int, order: Order,
+               workstream_id: str | None) -> list[SearchHit]:
+    order_by = "m.id DESC" if order == "recent" else f"{FTS_TABLE}.rank, m.id DESC"
+    where = "AND m.workstream_id = :ws" if workstream_id else ""
+    sql = text(f"""
+        SELECT m.id, m.workstream_id, m.role, m.created_at, w.title, w.alias,
+               snippet({FTS_TABLE}, 0, :a, :b, :e, :n) AS snippet
+        FROM {FTS_TABLE}
+        JOIN messages m ON m.id = {FTS_TABLE}.rowid
+        JOIN workstreams w ON w.id = m.workstream_id
+        WHERE {FTS_TABLE} MATCH :q {where}
+        ORDER BY {order_by} LIMIT :limit""")
+    rows = conn.execute(sql, {"a": MARK_START, "b": MARK_END, "e": ELLIPSIS,
+                              "n": SNIPPET_TOKENS, "q": match, "limit": limit,
+                              "ws": workstream_id}).all()
+    return [_hit(r, _one_line(r.snippet)) for r in rows]
+
+
+def search_like(conn: Connection, terms: list[Term], limit: int,
+                workstream_id: str | None) -> list[SearchHit]:
+    conds = [messages.c.role.in_(INDEXED_ROLES)]
+    conds += [messages.c.content.contains(t.text, autoescape=True) for t in terms]
+    if workstream_id:
+        conds.append(messages.c.workstream_id == workstream_id)
+    query = (
+        select(messages.c.id, messages.c.workstream_id, messages.c.role,
+               messages.c.created_at, messages.c.content, workstreams.c.title,
+               workstreams.c.alias)
+        .join(workstreams, workstreams.c.id == messages.c.workstream_id)
+        .where(and_(*conds)).order_by(messages.c.id.desc()).limit(limit)
+    )
+    return [_hit(r, like_snippet(r.content, terms)) for r in conn.execute(query)]
+
+
+def search(conn: Connection, query: str, *, limit: int, use_fts: bool,
+           order: Order = "relevance", workstream_id: str | None = None) -> list[SearchHit]:
+    """Messages matching every term of `query`; never raises on the query's content."""
+    terms = parse_query(query)
+    if not terms or limit <= 0:
+        return []
+    match = fts_query(terms) if use_fts else None
+    if match is not None:
+        try:
+            return search_fts(conn, match, limit, order, workstream_id)
+        except OperationalError:  # defensive: a query FTS5 rejects still gets an answer
+            pass
+    return search_like(conn, terms, limit, workstream_id)

@@ -1,0 +1,115 @@
+"""Store methods for usage rows and compaction summaries (schema version 2), mixed into Store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, insert, select
+
+from app.storage.schema import compactions, usage, workstreams
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    """One model request's tokens and cost."""
+
+    id: int
+    workstream_id: str
+    model: str
+    alias: str | None
+    provider: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cost: float | None
+    cost_estimated: bool
+    turn: int
+    created_at: float
+
+
+@dataclass(frozen=True)
+class UsageTotal:
+    """One workstream's (or, with workstream_id "", everything's) usage summed up."""
+
+    workstream_id: str
+    title: str | None
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    cost: float | None  # None when no request had a known price
+    cost_estimated: bool  # some of the cost is a built-in estimate
+
+
+@dataclass(frozen=True)
+class CompactionRow:
+    id: int
+    workstream_id: str
+    summary: str
+    focus: str | None
+    last_message_id: int
+    tokens_before: int | None
+    created_at: float
+
+
+USAGE_FIELDS = ("model", "alias", "provider", "prompt_tokens", "completion_tokens",
+                "cache_read_tokens", "cache_write_tokens", "cost", "cost_estimated", "turn")
+
+
+class UsageMixin:
+    """Needs `self._engine` and `self._clock` (as Store has)."""
+
+    _engine: Any
+    _clock: Any
+
+    def add_usage(self, workstream_id: str, **fields: Any) -> int:
+        """Record one request; `fields` are USAGE_FIELDS (model required). Returns the row id."""
+        unknown = set(fields) - set(USAGE_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown usage field(s): {', '.join(sorted(unknown))}")
+        with self._engine.begin() as conn:
+            result = conn.execute(insert(usage).values(
+                workstream_id=workstream_id, created_at=self._clock(), **fields))
+        return result.inserted_primary_key[0]
+
+    def list_usage(self, workstream_id: str) -> list[UsageRow]:
+        """A workstream's usage rows, oldest first."""
+        query = select(usage).where(usage.c.workstream_id == workstream_id).order_by(usage.c.id)
+        with self._engine.connect() as conn:
+            return [UsageRow(**dict(r._mapping)) for r in conn.execute(query)]
+
+    def usage_totals(self) -> list[UsageTotal]:
+        """Per-workstream totals, most expensive first (then most tokens)."""
+        cols = [func.count(usage.c.id), func.sum(usage.c.prompt_tokens),
+                func.sum(usage.c.completion_tokens), func.sum(usage.c.cache_read_tokens),
+                func.sum(usage.c.cache_write_tokens), func.sum(usage.c.cost),
+                func.max(usage.c.cost_estimated)]
+        query = (select(usage.c.workstream_id, workstreams.c.title, *cols)
+                 .join(workstreams, workstreams.c.id == usage.c.workstream_id)
+                 .group_by(usage.c.workstream_id, workstreams.c.title))
+        with self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+        totals = [UsageTotal(r[0], r[1], r[2], r[3] or 0, r[4] or 0, r[5] or 0, r[6] or 0, r[7],
+                             bool(r[8])) for r in rows]
+        totals.sort(key=lambda t: (-(t.cost or 0.0), -(t.prompt_tokens + t.completion_tokens)))
+        return totals
+
+    def add_compaction(self, workstream_id: str, *, summary: str, last_message_id: int,
+                       focus: str | None = None, tokens_before: int | None = None) -> int:
+        with self._engine.begin() as conn:
+            result = conn.execute(insert(compactions).values(
+                workstream_id=workstream_id, summary=summary, focus=focus,
+                last_message_id=last_message_id, tokens_before=tokens_before,
+                created_at=self._clock()))
+        return result.inserted_primary_key[0]
+
+    def latest_compaction(self, workstream_id: str) -> CompactionRow | None:
+        """The most recent compaction (apply it on resume with engine.compaction.apply_compaction)."""
+        query = (select(compactions).where(compactions.c.workstream_id == workstream_id)
+                 .order_by(compactions.c.id.desc()).limit(1))
+        with self._engine.connect() as conn:
+            row = conn.execute(query).first()
+        return CompactionRow(**dict(row._mapping)) if row else None

@@ -1,0 +1,237 @@
+"""Tab and pane operations of the app: open, create, close, switch, split, and routing approvals.
+
+A mixin of WhimbrelApp (kept apart so each file reads in one sitting). It relies on the app's
+`manager`, `layout_tree`, `focused_id`, `store` and `main_screen`.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from app.bridge import make_emitter
+from app.engine.layout import LayoutError, LayoutTree
+from app.screens.approval import ApprovalScreen
+from widgets.workstream_view import WorkstreamView
+
+
+def _limit_error():
+    """The manager's limit error class (imported late: the engine stays off the startup path)."""
+    from app.engine.workstreams import WorkstreamLimitError
+
+    return WorkstreamLimitError
+
+
+class WorkspaceOps:
+    # -- opening and closing -------------------------------------------------------------
+    async def _attach(self, workstream, evicted) -> WorkstreamView:
+        """Mount a view for `workstream` (and drop the evicted one's view)."""
+        screen = self.main_screen
+        if evicted is not None:
+            await self._detach(evicted)
+            self.notify(f"Closed idle workstream “{evicted.name}” to stay within {self.manager.max_open} "
+                        "open; it is saved (/resume).")
+        view = WorkstreamView(workstream)
+        await screen.pane_area.mount(view)
+        workstream.listener = make_emitter(view)
+        view.prompt.completer = screen.complete_command
+        if self.store is not None and workstream.id:
+            view.prompt.past_prompts = await self.store.prompt_history(workstream.id)
+        if workstream.session.messages:
+            await view.transcript.show_history(workstream.session.messages)
+        return view
+
+    async def _detach(self, workstream) -> None:
+        self.cancel_turn(workstream)
+        view = self.main_screen.view_for(workstream.id)
+        if view is not None:
+            await view.remove()
+        if self.layout_tree is not None and workstream.id in self.layout_tree:
+            if len(self.layout_tree.leaves()) > 1:
+                self.layout_tree.close(workstream.id)
+            else:
+                self.layout_tree = None
+
+    def _protected(self) -> set[str]:
+        return set(self.layout_tree.leaves()) if self.layout_tree else set()
+
+    async def new_workstream(self) -> None:
+        """Create a workstream in a new tab and show it in the focused pane."""
+        try:
+            workstream, evicted = await self.manager.create(protect=self._protected())
+        except _limit_error() as error:
+            self.notify(str(error), severity="warning", timeout=8)
+            return
+        await self._attach(workstream, evicted)
+        self.show_workstream(workstream)
+
+    async def open_workstream(self, ref: str, *, show: bool = True) -> None:
+        """Open a saved workstream in a tab (LookupError when none matches)."""
+        try:
+            workstream, evicted = await self.manager.open(ref, protect=self._protected())
+        except _limit_error() as error:
+            self.notify(str(error), severity="warning", timeout=8)
+            return
+        if self.main_screen.view_for(workstream.id) is None:
+            await self._attach(workstream, evicted)
+        if show:
+            self.show_workstream(workstream)
+
+    async def close_workstream(self, workstream) -> None:
+        """Close a tab (the workstream stays saved); the last tab is replaced by a fresh one."""
+        await self._detach(workstream)
+        self.manager.close(workstream)
+        if not len(self.manager):
+            await self.new_workstream()
+            return
+        if self.layout_tree is None:
+            first = self.manager.workstreams[0]
+            self.layout_tree = LayoutTree.single(first.id)
+        if self.focused_id == workstream.id:
+            self.focused_id = self.layout_tree.leaves()[0]
+        self.apply_layout()
+
+    # -- showing and focusing ------------------------------------------------------------
+    def show_workstream(self, workstream) -> None:
+        """Focus `workstream`: its pane if it has one, else it replaces the focused pane's."""
+        if self.layout_tree is None:
+            self.layout_tree = LayoutTree.single(workstream.id)
+        elif workstream.id not in self.layout_tree:
+            target = self.focused_id if self.focused_id in self.layout_tree else self.layout_tree.leaves()[0]
+            self.layout_tree.show(target, workstream.id)
+        self.focused_id = workstream.id
+        self.apply_layout()
+
+    def switch_to_index(self, index: int) -> None:
+        if 0 <= index < len(self.manager):
+            self.show_workstream(self.manager.workstreams[index])
+
+    def cycle_tab(self, step: int) -> None:
+        if not len(self.manager):
+            return
+        current = self.workstream
+        index = self.manager.workstreams.index(current) if current in self.manager.workstreams else 0
+        self.switch_to_index((index + step) % len(self.manager))
+
+    def focus_next_pane(self) -> None:
+        if self.layout_tree is not None:
+            self.focused_id = self.layout_tree.next_to(self.focused_id)
+            self.apply_layout()
+
+    def apply_layout(self) -> None:
+        """Place views, focus the focused one's prompt, refresh tabs and open a waiting approval."""
+        if self.layout_tree is None:
+            return
+        screen = self.main_screen
+        screen.pane_area.apply(self.layout_tree, self.focused_id)
+        view = screen.view_for(self.focused_id)
+        if view is not None:
+            self.workstream.unread = False
+            if self.screen is screen:
+                view.prompt.focus()
+        self.refresh_chrome()
+        self.persist_workspace()
+        self.open_waiting_approval()
+
+    def view_focused(self, view: WorkstreamView) -> None:
+        """The user clicked or tabbed into a pane: it becomes the focused workstream."""
+        if view.workstream.id != self.focused_id:
+            self.focused_id = view.workstream.id
+            self.main_screen.pane_area.apply(self.layout_tree, self.focused_id)
+            view.workstream.unread = False
+            self.refresh_chrome()
+            self.persist_workspace()
+            self.open_waiting_approval()
+
+    # -- splitting -----------------------------------------------------------------------
+    async def split(self, direction: str) -> None:
+        """Split the focused pane; the new half shows an open workstream not yet shown, or a new one."""
+        if self.layout_tree is None:
+            return
+        if len(self.layout_tree.leaves()) >= 6:
+            self.notify("At most 6 panes; close one first (F8).", severity="warning")
+            return
+        spare = next((w for w in self.manager if w.id not in self.layout_tree), None)
+        if spare is None:
+            try:
+                spare, evicted = await self.manager.create(protect=self._protected())
+            except _limit_error() as error:
+                self.notify(str(error), severity="warning", timeout=8)
+                return
+            await self._attach(spare, evicted)
+        try:
+            self.layout_tree.split(self.focused_id, spare.id, direction)  # type: ignore[arg-type]
+        except LayoutError as error:
+            self.notify(str(error), severity="warning")
+            return
+        self.focused_id = spare.id
+        self.apply_layout()
+
+    def close_pane(self) -> None:
+        if self.layout_tree is None or len(self.layout_tree.leaves()) == 1:
+            self.notify("This is the only pane.", severity="warning")
+            return
+        closing = self.focused_id
+        self.focused_id = self.layout_tree.next_to(closing)
+        self.layout_tree.close(closing)
+        self.apply_layout()
+
+    # -- chrome, persistence, approvals --------------------------------------------------
+    def refresh_chrome(self) -> None:
+        """Tabs, pane titles and the status bar show the current facts."""
+        if self.manager is None:
+            return
+        self.main_screen.refresh_chrome(list(self.manager), self.workstream)
+
+    def persist_workspace(self) -> None:
+        if self.store is None or self.layout_tree is None:
+            return
+        save = partial(self._save_workspace, [w.id for w in self.manager], self.layout_tree.to_dict(),
+                       self.focused_id)
+        self.run_worker(save, group="persist-layout", exclusive=True, exit_on_error=False)
+
+    async def _save_workspace(self, tabs: list[str], layout: dict, focused: str) -> None:
+        await self.store.set_app_state("tabs", tabs)
+        await self.store.set_app_state("layout", layout)
+        await self.store.set_app_state("focused", focused)
+
+    def approval_arrived(self, view: WorkstreamView) -> None:
+        workstream = view.workstream
+        if workstream.id != self.focused_id:
+            self.attention.alert("Whimbrel", f"“{workstream.name}” needs your approval")
+        self.refresh_chrome()
+        self.open_waiting_approval()
+
+    def open_waiting_approval(self) -> None:
+        """Show the focused workstream's oldest pending approval, unless a dialog is already up."""
+        workstream = self.workstream
+        if workstream is None or not workstream.pending or self.screen is not self.main_screen:
+            return
+        request = workstream.pending[0]
+        screen = ApprovalScreen(request.items, workstream.name)
+
+        def resolve(decisions) -> None:
+            if not request.future.done():
+                request.future.set_result(decisions or {})
+            self.refresh_chrome()
+            self.call_after_refresh(self.open_waiting_approval)
+
+        def close_if_cancelled(future) -> None:
+            if future.cancelled() and screen.is_attached:
+                screen.dismiss(None)
+
+        request.future.add_done_callback(close_if_cancelled)
+        self.push_screen(screen, callback=resolve)
+
+    def next_attention(self) -> None:
+        target = self.manager.next_needing_attention(self.workstream) if self.manager else None
+        if target is None:
+            self.notify("No workstream is waiting for you.")
+        else:
+            self.show_workstream(target)
+
+    async def forget_workstream(self, workstream_id: str) -> None:
+        """Delete a workstream and its history; its tab closes if it is open."""
+        workstream = self.manager.get(workstream_id)
+        if workstream is not None:
+            await self.close_workstream(workstream)
+        await self.store.delete_workstream(workstream_id)

@@ -1,0 +1,136 @@
+"""Streaming throughput: the app vs the bare SDK on the same 20,000-token stream, per provider.
+
+A fake server (OpenAI chat-completions, or Anthropic messages) runs in its own process and
+streams N one-word tokens as fast as it can. For each provider, in one run:
+
+- bare SDK: `AsyncOpenAI` / `AsyncAnthropic` consume the stream with no UI;
+- app: the real WhimbrelApp, headless (`App.run_test`), submits a prompt; the clock stops when
+  the transcript's Markdown holds the last token.
+
+Wall time and this process's CPU time are measured (the server's CPU is not counted). Rounds
+alternate bare/app after a warm-up; the ratio of medians is printed (target <= 1.5).
+
+    .venv/bin/python benchmarks/throughput.py [--tokens 20000] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TOKEN = "tok "
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(kind: str, tokens: int) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    module = "tests.fake_llm.openai_server" if kind == "openai" else "tests.fake_llm.anthropic_server"
+    proc = subprocess.Popen([sys.executable, "-m", module, "--port", str(port), "--tokens", str(tokens)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc.stdout.readline()  # "fake ... server on ..." once it listens
+    return proc, port
+
+
+async def bare(kind: str, port: int, tokens: int) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    count = 0
+    if kind == "openai":
+        from openai import AsyncOpenAI
+
+        client = AsyncOpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="x", max_retries=0)
+        stream = await client.chat.completions.create(
+            model="fake-model", messages=[{"role": "user", "content": "go"}], stream=True)
+        async for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                count += 1
+    else:
+        from anthropic import AsyncAnthropic
+
+        client = AsyncAnthropic(base_url=f"http://127.0.0.1:{port}", api_key="x", max_retries=0)
+        stream = await client.messages.create(model="fake-claude", max_tokens=64000, stream=True,
+                                              messages=[{"role": "user", "content": "go"}])
+        async for event in stream:
+            if event.type == "content_block_delta":
+                count += 1
+    await client.close()
+    assert count == tokens, (kind, count)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+async def in_app(kind: str, port: int, tokens: int) -> tuple[float, float]:
+    from app.main import AppOptions, WhimbrelApp
+    from app.providers.base import ModelSettings
+
+    base_url = f"http://127.0.0.1:{port}" + ("/v1" if kind == "openai" else "")
+    settings = ModelSettings(model="fake-model" if kind == "openai" else "fake-claude", base_url=base_url,
+                             api_key="x", provider=kind, context_window=1_000_000)
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "ws").mkdir()
+        options = AppOptions(settings=settings, workdir=Path(tmp) / "ws", data_dir=Path(tmp) / "data",
+                             config_path=Path(tmp) / "config.toml")
+        app = WhimbrelApp(options)
+        expected = len(TOKEN) * tokens
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.ready.wait()
+            await pilot.pause()
+            from widgets.messages import AssistantMessage
+
+            wall, cpu = time.perf_counter(), time.process_time()
+            app.submit_prompt(app.workstream, "go")
+            while True:
+                shown = [m for m in app.screen.query(AssistantMessage)]
+                if shown and len(shown[-1].markdown.source.rstrip()) >= expected - 1:
+                    break
+                await asyncio.sleep(0.005)
+            result = time.perf_counter() - wall, time.process_time() - cpu
+            await pilot.pause()
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--providers", default="openai,anthropic")
+    args = parser.parse_args()
+    print(f"{args.tokens} tokens, {args.runs} rounds after a warm-up; medians")
+    print(f"{'provider':<10} {'bare wall':>10} {'app wall':>10} {'ratio':>7} {'bare cpu':>10} {'app cpu':>10} {'ratio':>7}")
+    for kind in args.providers.split(","):
+        proc, port = start_server(kind, args.tokens)
+        try:
+            asyncio.run(bare(kind, port, args.tokens))  # warm-up: imports, connections
+            asyncio.run(in_app(kind, port, args.tokens))
+            results: dict[str, list[tuple[float, float]]] = {"bare": [], "app": []}
+            for round_ in range(args.runs):
+                order = ("bare", "app") if round_ % 2 == 0 else ("app", "bare")
+                for name in order:
+                    fn = bare if name == "bare" else in_app
+                    results[name].append(asyncio.run(fn(kind, port, args.tokens)))
+        finally:
+            proc.terminate()
+            proc.wait()
+        bw = statistics.median(r[0] for r in results["bare"])
+        aw = statistics.median(r[0] for r in results["app"])
+        bc = statistics.median(r[1] for r in results["bare"])
+        ac = statistics.median(r[1] for r in results["app"])
+        print(f"{kind:<10} {bw:>9.2f}s {aw:>9.2f}s {aw / bw:>7.2f} {bc:>9.2f}s {ac:>9.2f}s {ac / bc:>7.2f}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""Turn a scripted reply into Anthropic Messages wire data: SSE events or one JSON body.
+
+Every SSE event carries its `event: <type>` line (the SDK silently skips events without
+one). Order: message_start, ping, per block content_block_start / _delta / _stop,
+message_delta (stop_reason, output usage), message_stop — see /work/shared/sdk-facts.md.
+Reasoning text in a TextReply streams as a signed `thinking` block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from typing import Any, AsyncIterator, Iterator
+
+from tests.fake_llm.openai_chunks import StreamReply, call_ids
+from tests.fake_llm.script import (
+    EchoReply,
+    TextReply,
+    TokensReply,
+    ToolCallReply,
+    approx_tokens,
+    last_user_text,
+    split_text,
+)
+
+STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
+        "content_filter": "refusal"}
+
+
+def resolve(reply: EchoReply | StreamReply, body: dict[str, Any]) -> StreamReply:
+    """An echo becomes the text reply it stands for."""
+    if not isinstance(reply, EchoReply):
+        return reply
+    return TextReply(reply.prefix + last_user_text(body.get("messages", [])),
+                     chunk_size=reply.chunk_size, delay=reply.delay,
+                     finish_reason=reply.finish_reason, usage=reply.usage,
+                     omit_usage=reply.omit_usage, fail_with=reply.fail_with)
+
+
+def stop_reason(reply: StreamReply) -> str:
+    if reply.finish_reason:
+        return STOP.get(reply.finish_reason, reply.finish_reason)
+    return "tool_use" if isinstance(reply, ToolCallReply) and reply.calls else "end_turn"
+
+
+def token_counts(reply: StreamReply, body: dict[str, Any]) -> tuple[int, int]:
+    """(prompt, completion) tokens: scripted, or estimated from the texts."""
+    if reply.usage is not None:
+        return reply.usage
+    prompt = approx_tokens(json.dumps(body.get("messages", [])) + json.dumps(body.get("system", "")))
+    if isinstance(reply, TokensReply):
+        return prompt, reply.count
+    if isinstance(reply, ToolCallReply):
+        return prompt, approx_tokens(reply.text + "".join(c[0] + c[1] for c in reply.calls))
+    return prompt, approx_tokens(reply.reasoning + reply.text)
+
+
+def event(kind: str, data: dict[str, Any]) -> bytes:
+    """One SSE event as Anthropic frames it: an `event:` line, a `data:` line, a blank line."""
+    return (f"event: {kind}\ndata: ".encode() + json.dumps({"type": kind, **data},
+                                                          separators=(",", ":")).encode() + b"\n\n")
+
+
+def _text_pieces(reply: StreamReply) -> list[str]:
+    if isinstance(reply, TokensReply):
+        return [reply.token] * reply.count
+    return [p for p in split_text(reply.text, reply.chunk_size) if p] if reply.text else []
+
+
+def blocks(reply: StreamReply) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """(content_block_start block, its deltas) for each content block, in order."""
+    if isinstance(reply, TextReply) and reply.reasoning:
+        deltas = [{"type": "thinking_delta", "thinking": p}
+                  for p in split_text(reply.reasoning, reply.chunk_size)]
+        deltas.append({"type": "signature_delta", "signature": "sig-" + uuid.uuid4().hex[:16]})
+        yield {"type": "thinking", "thinking": "", "signature": ""}, deltas
+    pieces = _text_pieces(reply)
+    if pieces:
+        yield {"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces]
+    if isinstance(reply, ToolCallReply):
+        for name, arguments, call_id in call_ids(reply):
+            deltas = [{"type": "input_json_delta", "partial_json": p}
+                      for p in split_text(arguments, reply.chunk_size) if p]
+            yield ({"type": "tool_use", "id": call_id or f"toolu_{uuid.uuid4().hex[:12]}",
+                    "name": name, "input": {}}, deltas)
+
+
+def message_start(model: str, input_tokens: int, cache: tuple[int, int]) -> bytes:
+    return event("message_start", {"message": {
+        "id": f"msg_fake_{uuid.uuid4().hex[:12]}", "type": "message", "role": "assistant",
+        "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": 1,
+                  "cache_read_input_tokens": cache[0], "cache_creation_input_tokens": cache[1]}}})
+
+
+async def sse_stream(reply: StreamReply, body: dict[str, Any],
+                     cache: tuple[int, int] = (0, 0)) -> AsyncIterator[bytes]:
+    """The whole event stream for `reply`. `cache` = (read, write) prompt-cache tokens."""
+    prompt, completion = token_counts(reply, body)
+    yield message_start(body.get("model", "fake-claude"), max(0, prompt - sum(cache)), cache)
+    yield event("ping", {})
+    for index, (start, deltas) in enumerate(blocks(reply)):
+        yield event("content_block_start", {"index": index, "content_block": start})
+        for delta in deltas:
+            yield event("content_block_delta", {"index": index, "delta": delta})
+            if reply.delay:
+                await asyncio.sleep(reply.delay)
+        if reply.fail_with:
+            yield event("error", {"error": {"type": "api_error", "message": reply.fail_with}})
+            return
+        yield event("content_block_stop", {"index": index})
+    usage = {"output_tokens": completion}
+    yield event("message_delta", {"delta": {"stop_reason": stop_reason(reply), "stop_sequence": None},
+                                  "usage": usage})
+    yield event("message_stop", {})
+
+
+def message_body(reply: StreamReply, body: dict[str, Any], cache: tuple[int, int] = (0, 0)) -> dict:
+    """The non-streaming Message object for `reply`."""
+    prompt, completion = token_counts(reply, body)
+    content: list[dict[str, Any]] = []
+    for start, deltas in blocks(reply):
+        block = dict(start)
+        if block["type"] == "thinking":
+            block["thinking"] = "".join(d.get("thinking", "") for d in deltas)
+            block["signature"] = "".join(d.get("signature", "") for d in deltas)
+        elif block["type"] == "text":
+            block["text"] = "".join(d["text"] for d in deltas)
+        else:
+            block["input"] = json.loads("".join(d["partial_json"] for d in deltas) or "{}")
+        content.append(block)
+    return {"id": f"msg_fake_{uuid.uuid4().hex[:12]}", "type": "message", "role": "assistant",
+            "model": body.get("model", "fake-claude"), "content": content,
+            "stop_reason": stop_reason(reply), "stop_sequence": None,
+            "usage": {"input_tokens": max(0, prompt - sum(cache)), "output_tokens": completion,
+                      "cache_read_input_tokens": cache[0], "cache_creation_input_tokens": cache[1]}}

@@ -1,0 +1,182 @@
+"""Pilot tests for slash commands, the palette, the resume browser and prompt history."""
+
+from __future__ import annotations
+
+from textual.command import CommandPalette
+from textual.widgets import DataTable
+
+from app.screens.help import HelpScreen
+from app.screens.resume import ResumeScreen
+from tests.fake_llm.script import TextReply
+from tests.ui.helpers import make_app, screen_text, wait_for
+from widgets.slash_suggestions import SlashSuggestions
+
+
+async def booted(pilot) -> None:
+    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
+
+
+def focused_view(app):
+    return app.main_screen.view_for(app.focused_id)
+
+
+async def send(pilot, text: str) -> None:
+    focused_view(pilot.app).prompt.insert(text)
+    await pilot.press("enter")
+
+
+async def test_unknown_command_and_bad_arguments_get_one_line(fake_openai, tmp_path):
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        await send(pilot, "/frobnicate")
+        await wait_for(pilot, lambda: "Unknown command /frobnicate" in screen_text(app))
+        await send(pilot, "/rewind lots")
+        await wait_for(pilot, lambda: "Usage: /rewind N" in screen_text(app))
+        assert fake_openai.requests == []  # commands never reach the model
+
+
+async def test_completion_as_you_type_and_tab(fake_openai, tmp_path):
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        view = focused_view(app)
+        await pilot.press("/", "r", "e")
+        suggestions = view.query_one(SlashSuggestions)
+        await wait_for(pilot, lambda: suggestions.display)
+        assert [c.name for c in suggestions.matches] == ["resume", "retry", "rewind"]
+        await pilot.press("s", "tab")
+        assert view.prompt.text == "/resume "
+        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "backspace",
+                          "backspace", "backspace")
+        assert not suggestions.display
+
+
+async def test_help_lists_every_command(fake_openai, tmp_path):
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await booted(pilot)
+        await send(pilot, "/help")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = screen_text(app)
+        for name in ("/ws", "/new", "/clear", "/resume", "/name", "/delete", "/history", "/retry", "/rewind",
+                     "/export", "/quit"):
+            assert name in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_name_ws_and_export(fake_openai, tmp_path):
+    fake_openai.queue(TextReply("The answer is **42**."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        await send(pilot, "what is the answer?")
+        await wait_for(pilot, lambda: app.workstream.turns == 1)
+        await send(pilot, "/name deep-thought")
+        await wait_for(pilot, lambda: app.workstream.alias == "deep-thought")
+        assert (await app.store.get_workstream(app.workstream.id)).alias == "deep-thought"
+        await send(pilot, "/ws")
+        await wait_for(pilot, lambda: "Open workstreams" in screen_text(app))
+        assert "1. deep-thought" in screen_text(app)
+        await send(pilot, "/export answer.md")
+        exported = tmp_path / "ws" / "answer.md"
+        await wait_for(pilot, lambda: exported.exists())
+        text = exported.read_text()
+        assert "what is the answer?" in text and "The answer is **42**." in text
+
+
+async def test_rewind_and_retry(fake_openai, tmp_path):
+    fake_openai.queue(TextReply("first answer"), TextReply("second answer"), TextReply("retried answer"))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        await send(pilot, "one")
+        await wait_for(pilot, lambda: app.workstream.turns == 1)
+        await send(pilot, "two")
+        await wait_for(pilot, lambda: app.workstream.turns == 2)
+        await send(pilot, "/retry")
+        await wait_for(pilot, lambda: app.workstream.turns == 3)
+        stored = await app.store.load_messages(app.workstream.id)
+        assert [(m.role, m.content) for m in stored] == [
+            ("user", "one"), ("assistant", "first answer"), ("user", "two"), ("assistant", "retried answer")]
+        await send(pilot, "/rewind 1")
+        await wait_for(pilot, lambda: "Rewound 1 turn" in screen_text(app))
+        stored = await app.store.load_messages(app.workstream.id)
+        assert [m.content for m in stored] == ["one", "first answer"]
+        assert "retried answer" not in screen_text(app)
+
+
+async def test_clear_empties_model_context_but_keeps_history(fake_openai, tmp_path):
+    fake_openai.queue(TextReply("noted"), TextReply("fresh"))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        await send(pilot, "remember the code word PELICAN")
+        await wait_for(pilot, lambda: app.workstream.turns == 1)
+        await send(pilot, "/clear")
+        await wait_for(pilot, lambda: "Context cleared" in screen_text(app))
+        await send(pilot, "what was the code word?")
+        await wait_for(pilot, lambda: app.workstream.turns == 2)
+        sent = fake_openai.requests[-1]["messages"]
+        assert not any("PELICAN" in str(m.get("content")) for m in sent)
+        stored = await app.store.load_messages(app.workstream.id)
+        assert any("PELICAN" in m.content for m in stored)
+
+
+async def test_resume_browser_full_text_search_opens_a_tab(fake_openai, tmp_path):
+    fake_openai.queue(TextReply("Flamingos are pink because of their diet."))
+    first = make_app(tmp_path, fake_openai.base_url)
+    async with first.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        await send(pilot, "why are flamingos pink?")
+        await wait_for(pilot, lambda: first.workstream.turns == 1)
+        flamingo_id = first.workstream.id
+        await send(pilot, "/ws close")
+        await wait_for(pilot, lambda: first.manager.get(flamingo_id) is None)
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        assert app.manager.get(flamingo_id) is None
+        await send(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await pilot.press(*"diet")
+        table = app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count == 1, message="one search hit")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.focused_id == flamingo_id)
+        assert "Flamingos are pink" in screen_text(app)
+
+
+async def test_prompt_history_recall_survives_restart(fake_openai, tmp_path):
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        await send(pilot, "first prompt")
+        await wait_for(pilot, lambda: app.workstream.turns == 1)
+        await send(pilot, "second prompt")
+        await wait_for(pilot, lambda: app.workstream.turns == 2)
+        await pilot.pause(0.2)
+    again = make_app(tmp_path, fake_openai.base_url)
+    async with again.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        prompt = focused_view(again).prompt
+        await pilot.press("up")
+        assert prompt.text == "second prompt"
+        await pilot.press("up")
+        assert prompt.text == "first prompt"
+        await pilot.press("down", "down")
+        assert prompt.text == ""
+
+
+async def test_palette_offers_workstream_actions(fake_openai, tmp_path):
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"split pane side")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.layout_tree is not None and len(app.layout_tree.leaves()) == 2)
+        assert not isinstance(app.screen, CommandPalette)

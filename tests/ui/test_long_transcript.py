@@ -1,0 +1,54 @@
+"""A 5,000-message workstream opens with a bounded number of widgets and pages back on scroll."""
+
+from __future__ import annotations
+
+from app.storage.store import Store
+from tests.storage.factories import make_workstream
+from tests.ui.helpers import make_app, wait_for
+from widgets.transcript import MAX_WIDGETS, PAGE, PageMarker
+
+
+def big_workstream(tmp_path, count: int = 5000) -> None:
+    store = Store(tmp_path / "data" / "whimbrel.db")
+    make_workstream(store, count, alias="big")
+    store.close()
+
+
+async def test_opens_with_a_window_and_pages_back(fake_openai, tmp_path):
+    big_workstream(tmp_path)
+    app = make_app(tmp_path, fake_openai.base_url, resume="big")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set(), timeout=30)
+        view = app.main_screen.view_for(app.focused_id)
+        transcript = view.transcript
+        assert len(view.workstream.session.messages) == 5000
+        assert transcript.first == 5000 - PAGE and transcript.last == 5000
+        assert len(transcript.children) <= 3 * PAGE  # a page of messages, not 5,000 widgets
+        marker = transcript.query_one(PageMarker)
+        assert "4,940 earlier messages" in str(marker.content)
+
+        transcript.scroll_home(animate=False)  # scrolling to the top loads the previous page
+        await wait_for(pilot, lambda: transcript.first == 5000 - 2 * PAGE, message="previous page loaded")
+        for page in range(3, 11):  # keep paging back: the widget count stays bounded
+            await wait_for(pilot, lambda: not transcript._loading)
+            await transcript.load_earlier()
+            assert transcript.first == 5000 - page * PAGE
+        assert len(transcript.children) <= MAX_WIDGETS + 3 * PAGE
+        assert not transcript.at_end
+
+        view.prompt.insert("still responsive")  # typing and sending jumps back to the present
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: view.workstream.turns == 1, timeout=20)
+        assert transcript.at_end and transcript.last >= 5000
+
+
+async def test_live_output_trims_the_oldest_widgets(fake_openai, tmp_path):
+    big_workstream(tmp_path, 50)
+    app = make_app(tmp_path, fake_openai.base_url, resume="big")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        transcript = app.main_screen.view_for(app.focused_id).transcript
+        for n in range(MAX_WIDGETS + 40):
+            await transcript.add_notice(f"note {n}")
+        assert len([w for w in transcript.children if not isinstance(w, PageMarker)]) <= MAX_WIDGETS
+        assert len(transcript.query("Notice")) <= MAX_WIDGETS  # notices are not history: simply dropped

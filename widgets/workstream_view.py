@@ -1,0 +1,117 @@
+"""One workstream's view: a title line, its transcript and its prompt, updated from engine events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from app.bridge import EngineEventMessage
+from app.engine import events as ev
+from widgets.messages import AssistantMessage
+from widgets.prompt import PromptInput
+from widgets.slash_suggestions import SlashSuggestions
+from widgets.status_bar import STATE_STYLES
+from widgets.tool_card import ToolCard
+from widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from app.engine.workstream import Workstream
+
+
+class ViewTitle(Static):
+    """`2 · api-refactor  ● running  ⚑ 1` above a pane (shown when panes are split)."""
+
+    def show(self, number: int, workstream: Workstream) -> None:
+        text = Text()
+        text.append(f" {number} · ", style="dim")
+        text.append(workstream.name, style="bold")
+        text.append(f"  ● {workstream.state}", style=STATE_STYLES.get(workstream.state, ""))
+        if workstream.pending:
+            text.append(f"  ⚑ {len(workstream.pending)} waiting for approval", style="bold magenta")
+        self.update(text)
+
+
+class WorkstreamView(Vertical):
+    """Renders one workstream. Approvals and state changes bubble up for the screen to handle."""
+
+    @dataclass
+    class ApprovalNeeded(Message):
+        view: "WorkstreamView"
+        event: ev.ApprovalRequested
+
+    @dataclass
+    class Changed(Message):
+        """The workstream's state, tokens or title changed: tabs and status bar should refresh."""
+
+        view: "WorkstreamView"
+
+    def __init__(self, workstream: Workstream) -> None:
+        super().__init__(classes="workstream-view")
+        self.workstream = workstream
+        self._assistant: AssistantMessage | None = None
+
+    def compose(self) -> ComposeResult:
+        yield ViewTitle(classes="view-title")
+        yield Transcript()
+        yield SlashSuggestions()
+        yield PromptInput()
+
+    def on_mount(self) -> None:
+        self.transcript.source = lambda: self.workstream.session.messages
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @on(EngineEventMessage)
+    async def handle_engine_event(self, message: EngineEventMessage) -> None:
+        message.stop()
+        event = message.event
+        transcript = self.transcript
+        match event:
+            case ev.UserMessageAdded(text=text):
+                await transcript.add_user(text)
+            case ev.AssistantStarted():
+                self._assistant = await transcript.start_assistant()
+            case ev.ContentDelta(text=text) if self._assistant is not None:
+                await self._assistant.append_content(text)
+                transcript.follow()
+            case ev.ReasoningDelta(text=text) if self._assistant is not None:
+                await self._assistant.append_reasoning(text)
+                transcript.follow()
+            case ev.AssistantFinished() if self._assistant is not None:
+                await self._assistant.finish()
+                if not (event.content or event.reasoning):
+                    await self._assistant.remove()
+                self._assistant = None
+            case ev.ToolCallAdded():
+                await transcript.add_tool_card(ToolCard(event.call_id, event.name, event.preview))
+            case ev.ToolCallUpdated(call_id=call_id) if call_id in transcript.cards:
+                transcript.cards[call_id].set_status(event.status, event.detail)
+            case ev.ToolOutput(call_id=call_id) if call_id in transcript.cards:
+                transcript.cards[call_id].append_output(event.text)
+                transcript.follow()
+            case ev.ToolResultReady(call_id=call_id) if call_id in transcript.cards:
+                transcript.cards[call_id].set_result(event.output, event.is_error)
+                transcript.follow()
+            case ev.Notice():
+                await transcript.add_notice(event.text, event.level)
+            case ev.ApprovalRequested():
+                self.post_message(self.ApprovalNeeded(self, event))
+        if isinstance(event, (ev.StateChanged, ev.UsageUpdated, ev.ApprovalRequested, ev.TurnFinished,
+                              ev.UserMessageAdded)):
+            self.post_message(self.Changed(self))
+
+    def refresh_title(self, number: int) -> None:
+        self.query_one(ViewTitle).show(number, self.workstream)
