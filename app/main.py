@@ -82,7 +82,8 @@ class WhimbrelApp(WorkspaceOps, App):
 
         options = self.options
         self.store = await AsyncStore.open(options.data_dir / "whimbrel.db")
-        await self.store.prune(options.retention_days)
+        open_tabs = await self.store.get_app_state("tabs") or []
+        await self.store.prune(options.retention_days, keep=tuple(open_tabs))
         self.registry = await asyncio.to_thread(ToolRegistry.load_builtin)
         if options.settings is not None:
             from app.providers.registry import make_provider
@@ -136,7 +137,7 @@ class WhimbrelApp(WorkspaceOps, App):
             await self.new_workstream()
         self.apply_layout()
         for text in await self.main_screen.hand_over_boot_prompt():
-            self.submit_prompt(self.workstream, text)
+            self.main_screen.route(self.main_screen.view_for(self.focused_id), text)
         if problem:
             await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "error")
 

@@ -36,8 +36,6 @@ class WorkspaceOps:
         view.prompt.completer = screen.complete_command
         if self.store is not None and workstream.id:
             view.prompt.past_prompts = await self.store.prompt_history(workstream.id)
-        if workstream.session.messages:
-            await view.transcript.show_history(workstream.session.messages)
         return view
 
     async def _detach(self, workstream) -> None:
@@ -123,6 +121,12 @@ class WorkspaceOps:
             return
         screen = self.main_screen
         screen.pane_area.apply(self.layout_tree, self.focused_id)
+        for workstream_id in self.layout_tree.leaves():  # stored history renders when first shown
+            shown = screen.view_for(workstream_id)
+            if shown is not None and not shown.history_shown:
+                shown.history_shown = True
+                self.run_worker(shown.transcript.show_history(shown.workstream.session.messages),
+                                group=f"history-{workstream_id}", exit_on_error=False)
         view = screen.view_for(self.focused_id)
         if view is not None:
             self.workstream.unread = False

@@ -72,6 +72,28 @@ async def bare(kind: str, port: int, tokens: int) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
+async def engine_only(kind: str, port: int, tokens: int) -> tuple[float, float]:
+    """The Session (provider, events, SQLite) with a no-op frontend: the engine's share."""
+    from app.engine.session import Session
+    from app.providers.base import ModelSettings
+    from app.providers.registry import make_provider
+    from tools.context import ToolContext
+    from tools.registry import ToolRegistry
+
+    base_url = f"http://127.0.0.1:{port}" + ("/v1" if kind == "openai" else "")
+    provider = make_provider(ModelSettings(model="fake-model" if kind == "openai" else "fake-claude",
+                                           base_url=base_url, api_key="x", provider=kind))
+    with tempfile.TemporaryDirectory() as tmp:
+        session = Session(workstream_id="bench", provider=provider, registry=ToolRegistry.load_builtin(),
+                          tool_context=ToolContext(workspace=Path(tmp)), emit=lambda event: None)
+        wall, cpu = time.perf_counter(), time.process_time()
+        await session.run_turn("go")
+        result = time.perf_counter() - wall, time.process_time() - cpu
+    await provider.close()
+    assert len(session.messages[-1].content) == len(TOKEN) * tokens
+    return result
+
+
 async def in_app(kind: str, port: int, tokens: int) -> tuple[float, float]:
     from app.main import AppOptions, WhimbrelApp
     from app.providers.base import ModelSettings
@@ -82,7 +104,7 @@ async def in_app(kind: str, port: int, tokens: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "ws").mkdir()
         options = AppOptions(settings=settings, workdir=Path(tmp) / "ws", data_dir=Path(tmp) / "data",
-                             config_path=Path(tmp) / "config.toml")
+                             config_path=Path(tmp) / "config.toml", auto_title=False)
         app = WhimbrelApp(options)
         expected = len(TOKEN) * tokens
         async with app.run_test(size=(120, 40)) as pilot:
@@ -92,14 +114,30 @@ async def in_app(kind: str, port: int, tokens: int) -> tuple[float, float]:
 
             wall, cpu = time.perf_counter(), time.process_time()
             app.submit_prompt(app.workstream, "go")
+            deadline = time.monotonic() + 300
             while True:
-                shown = [m for m in app.screen.query(AssistantMessage)]
-                if shown and len(shown[-1].markdown.source.rstrip()) >= expected - 1:
+                got = shown_chars(app.screen.query(AssistantMessage))
+                if got >= expected - 1:
                     break
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"{kind}: the transcript showed {got} of {expected} characters after 300 s")
                 await asyncio.sleep(0.005)
             result = time.perf_counter() - wall, time.process_time() - cpu
             await pilot.pause()
     return result
+
+
+def shown_chars(messages) -> int:
+    """Characters of the last assistant message that its Markdown widget holds."""
+    from textual.css.query import NoMatches
+    from textual.widgets import Markdown
+
+    if not messages:
+        return 0
+    try:
+        return len(messages.last().query_one(Markdown).source.rstrip())
+    except NoMatches:
+        return 0
 
 
 def main() -> None:
@@ -115,12 +153,12 @@ def main() -> None:
         try:
             asyncio.run(bare(kind, port, args.tokens))  # warm-up: imports, connections
             asyncio.run(in_app(kind, port, args.tokens))
-            results: dict[str, list[tuple[float, float]]] = {"bare": [], "app": []}
+            runners = {"bare": bare, "engine": engine_only, "app": in_app}
+            results: dict[str, list[tuple[float, float]]] = {name: [] for name in runners}
             for round_ in range(args.runs):
-                order = ("bare", "app") if round_ % 2 == 0 else ("app", "bare")
+                order = list(runners) if round_ % 2 == 0 else list(reversed(runners))
                 for name in order:
-                    fn = bare if name == "bare" else in_app
-                    results[name].append(asyncio.run(fn(kind, port, args.tokens)))
+                    results[name].append(asyncio.run(runners[name](kind, port, args.tokens)))
         finally:
             proc.terminate()
             proc.wait()
@@ -128,8 +166,9 @@ def main() -> None:
         aw = statistics.median(r[0] for r in results["app"])
         bc = statistics.median(r[1] for r in results["bare"])
         ac = statistics.median(r[1] for r in results["app"])
-        print(f"{kind:<10} {bw:>9.2f}s {aw:>9.2f}s {aw / bw:>7.2f} {bc:>9.2f}s {ac:>9.2f}s {ac / bc:>7.2f}",
-              flush=True)
+        ew = statistics.median(r[0] for r in results["engine"])
+        print(f"{kind:<10} {bw:>9.2f}s {aw:>9.2f}s {aw / bw:>7.2f} {bc:>9.2f}s {ac:>9.2f}s {ac / bc:>7.2f}"
+              f"   (engine only, no UI: {ew:.2f}s = {ew / bw:.2f}x bare)", flush=True)
 
 
 if __name__ == "__main__":

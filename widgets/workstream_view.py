@@ -55,6 +55,7 @@ class WorkstreamView(Vertical):
     def __init__(self, workstream: Workstream) -> None:
         super().__init__(classes="workstream-view")
         self.workstream = workstream
+        self.history_shown = False  # stored messages are rendered the first time the view is shown
         self._assistant: AssistantMessage | None = None
 
     def compose(self) -> ComposeResult:

@@ -60,7 +60,8 @@ def function_schema(name: str, description: str, parameters: dict[str, Any]) -> 
 
 def describe_bytes(data: str | None) -> int:
     """Approximate decoded size of base64 data."""
-    return (len(data or "") * 3) // 4
+    data = (data or "").strip()
+    return max(0, (len(data) * 3) // 4 - data[-2:].count("="))
 
 
 def content_to_text(block: Any) -> str:

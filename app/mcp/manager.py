@@ -285,11 +285,15 @@ class McpManager:
         if waits:
             await asyncio.wait_for(asyncio.gather(*waits), timeout)
 
-    async def wait_ready(self, server: str, timeout: float = 30.0) -> ServerState:
-        """Wait until `server` is ready; raises McpUnavailable with the reason if it settles otherwise."""
+    async def wait_ready(self, server: str, timeout: float = 30.0, *, through_retries: bool = False) -> ServerState:
+        """Wait until `server` is ready; raises McpUnavailable with the reason if it settles otherwise.
+
+        `through_retries`: keep waiting across failed attempts and breaker retries until the timeout.
+        """
         state = self._state(server)
         deadline = time.monotonic() + timeout
-        while state.status == CONNECTING and time.monotonic() < deadline:
+        while (state.status == CONNECTING or (through_retries and state.status in (FAILED, CIRCUIT_OPEN))) \
+                and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
         if state.status != READY:
             raise McpUnavailable(self._unavailable_message(state))
@@ -802,7 +806,11 @@ class McpManager:
         """Round-trip time in milliseconds."""
         state, client = self._ready(server)
         started = time.perf_counter()
-        await self._request(state, "ping", timeout, lambda: asyncio.wait_for(client.send_ping(), timeout))
+        if self._is_modern(client):  # ping is gone in 2026-07-28: a discover round trip stands in
+            await self._request(state, "server/discover", timeout,
+                                lambda: asyncio.wait_for(client.session.discover(), timeout))
+        else:
+            await self._request(state, "ping", timeout, lambda: asyncio.wait_for(client.send_ping(), timeout))
         return (time.perf_counter() - started) * 1000
 
     # -- tools for the model -------------------------------------------------------------------------------

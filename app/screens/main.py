@@ -137,10 +137,14 @@ class MainScreen(Screen):
         if view is None:
             return
         view.query_one(SlashSuggestions).update_for("")
-        if is_command(message.text):
-            self.run_worker(self._command(view, message.text), group="command", exit_on_error=False)
+        self.route(view, message.text)
+
+    def route(self, view: WorkstreamView, text: str) -> None:
+        """A slash command runs here; anything else is a prompt for the view's workstream."""
+        if is_command(text):
+            self.run_worker(self._command(view, text), group="command", exit_on_error=False)
         else:
-            self.app.submit_prompt(view.workstream, message.text)  # type: ignore[attr-defined]
+            self.app.submit_prompt(view.workstream, text)  # type: ignore[attr-defined]
 
     async def _command(self, view: WorkstreamView, text: str) -> None:
         from app.slash_handlers import run_command

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 DAY = 86_400.0
 PROMPT_HISTORY_KEEP = 1_000  # entries kept per workstream; older ones are trimmed on add
-EMPTY_GRACE = 600.0  # seconds an empty workstream survives pruning (another instance may be using it)
+# Seconds an empty workstream survives pruning: another running instance may have just made it.
+EMPTY_GRACE = 600.0
 
 
 @dataclass

@@ -27,8 +27,10 @@ def test_sections_reasoning_calls_and_results() -> None:
     assert ("<details>\n<summary>Reasoning</summary>\n\n> The user wants ls.\n> Use bash.\n\n"
             "</details>") in md
     args = json.dumps({"command": "ls -la"}, indent=2)
-    assert f"**Tool call** `bash`\n\n```json\n{args}\n```\n\n**Result**\n\n```\na.py\nb.py\n```" in md
-    assert "**Tool call** `read_file`\n\n```\nnot json {\n```\n\n**Error**\n\n```\nno such file\n```" in md
+    assert (f"**Tool call** `bash`\n\n```json\n{args}\n```\n\n"
+            "**Result**\n\n```\na.py\nb.py\n```") in md
+    assert ("**Tool call** `read_file`\n\n```\nnot json {\n```\n\n"
+            "**Error**\n\n```\nno such file\n```") in md
     assert md.count("## Assistant") == 2 and md.count("## User") == 1
     assert md.count("a.py\nb.py") == 1  # each result shown once, under its call
     assert md.endswith("There are two files: `a.py` and `b.py`.\n")

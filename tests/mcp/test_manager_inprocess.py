@@ -48,10 +48,10 @@ async def test_start_returns_at_once_and_tools_are_named_and_converted():
         assert add.parameters["type"] == "object" and set(add.parameters["required"]) == {"a", "b"}
         ctx = ToolContext(workspace=HERE)
         assert await add.implementation({"a": 2, "b": 3}, ctx) == "5"
-        with pytest.raises(ToolError, match="the tool broke on purpose"):
+        with pytest.raises(ToolError, match="Error executing tool fail"):
             await specs["mcp__basic__fail"].implementation({}, ctx)
         text, is_error = await m.call_tool("basic", "picture", {})
-        assert text == "[image: image/png, 6 bytes]" and not is_error
+        assert text == "[image: image/png, 8 bytes]" and not is_error
         assert "hello from a resource" in await specs["read_resource"].implementation(
             {"server": "basic", "uri": "test://greeting"}, ctx)
         assert "Please review MCP." in await specs["use_prompt"].implementation(
@@ -84,10 +84,7 @@ async def test_timeout_cancels_the_request_and_protocol_errors_do_not_trip_the_b
         # protocol errors: an unknown tool and a failing tool are answers, not transport failures
         text, is_error = await m.call_tool("basic", "no_such_tool", {})
         assert is_error
-        with pytest.raises(ToolError):
-            await m.servers["basic"].specs[0].implementation  # noqa: B018 - just an attribute
-            raise ToolError("x")
-        await m.call_tool("basic", "fail", {})
+        assert (await m.call_tool("basic", "fail", {}))[1] is True
         assert m.servers["basic"].breaker.failures == 0  # a success closed it again
         assert (await m.call_tool("basic", "slow", {"seconds": 0.05}))[0] == "slept 0.05"
     finally:
@@ -109,7 +106,7 @@ async def test_three_timeouts_open_the_circuit_then_half_open_recovers():
         assert m.status("basic")[0] == "circuit-open"
         with pytest.raises(McpUnavailable, match="circuit breaker is open after 3 failures"):
             await m.call_tool("basic", "echo", {"text": "x"})
-        await m.wait_ready("basic", 10)  # half-open retry after the backoff reconnects
+        await m.wait_ready("basic", 10, through_retries=True)  # half-open retry after the backoff reconnects
         assert (await m.call_tool("basic", "echo", {"text": "back"}))[0] == "back"
         assert "circuit-open" in events and events[-1] == "ready"
     finally:

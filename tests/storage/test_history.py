@@ -99,7 +99,8 @@ def test_app_state_round_trips_json_and_persists(db_path: Path) -> None:
         assert s.get_app_state("tabs") == ["ws-a", "ws-b"]
         assert s.get_app_state("focused") == 1
         assert s.get_app_state("missing") is None
-        assert dict(_rows(db_path, "SELECT key, value FROM app_state"))["tabs"] == '["ws-a", "ws-b"]'
+        stored = dict(_rows(db_path, "SELECT key, value FROM app_state"))
+        assert stored["tabs"] == '["ws-a", "ws-b"]'
     finally:
         s.close()
 

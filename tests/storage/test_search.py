@@ -68,8 +68,9 @@ def test_hits_carry_workstream_message_role_and_marked_snippet(any_store: Store)
     assert f"{MARK_START}tokenizer{MARK_END}" in hit.snippet
     assert ("tokenizer", True) in hit.spans()
     assert "".join(t for t, _ in hit.spans()) == "Fix the tokenizer in the parser please"
-    assert hit.created_at == pytest.approx(
-        _db_rows(any_store.path, f"SELECT created_at FROM messages WHERE id = {hit.message_id}")[0][0])
+    [(created,)] = _db_rows(any_store.path,
+                            f"SELECT created_at FROM messages WHERE id = {hit.message_id}")
+    assert hit.created_at == created
 
 
 def test_user_assistant_and_tool_results_are_searched_but_not_reasoning_or_args(
@@ -178,8 +179,9 @@ def test_fts_index_and_triggers_exist_and_prefix_matches(store: Store) -> None:
     ws = store.create_workstream()
     store.add_message(ws, Message(role="user", content="the migration ran"))
     assert [h.role for h in store.search("migr")] == ["user"]
-    assert _db_rows(store.path, "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'migration'") \
-        == _db_rows(store.path, "SELECT id FROM messages WHERE role = 'user'")
+    indexed = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'migration'"
+    assert _db_rows(store.path, indexed) == \
+        _db_rows(store.path, "SELECT id FROM messages WHERE role = 'user'")
 
 
 @needs_fts5
@@ -204,8 +206,8 @@ def test_forced_fallback_drops_triggers_and_reopen_rebuilds_index(db_path: Path)
     assert s.fts_enabled
     assert len(s.search("alpha")) == 1 and len(s.search("delta")) == 1
     assert s.search("gamma") == [] and s.search("beta") == []
-    assert _db_rows(db_path, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'doomed'") \
-        == [(0,)]
+    doomed = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'doomed'"
+    assert _db_rows(db_path, doomed) == [(0,)]
     s.close()
 
 

@@ -21,6 +21,7 @@ async def test_opens_with_a_window_and_pages_back(fake_openai, tmp_path):
         await wait_for(pilot, lambda: app.ready.is_set(), timeout=30)
         view = app.main_screen.view_for(app.focused_id)
         transcript = view.transcript
+        await wait_for(pilot, lambda: transcript.query(PageMarker), message="history rendered")
         assert len(view.workstream.session.messages) == 5000
         assert transcript.first == 5000 - PAGE and transcript.last == 5000
         assert len(transcript.children) <= 3 * PAGE  # a page of messages, not 5,000 widgets

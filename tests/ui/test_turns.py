@@ -125,9 +125,8 @@ async def test_resume_shows_the_whole_conversation(fake_openai, tmp_path):
         workstream_id = first.workstream.id
     second = make_app(tmp_path, fake_openai.base_url, resume=workstream_id[:8])
     async with second.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: second.ready.is_set())
-        text = screen_text(second)
-        assert "write r.txt please" in text and "All done here." in text
+        await wait_for(pilot, lambda: "All done here." in screen_text(second), message="history shown")
+        assert "write r.txt please" in screen_text(second)
         [card] = second.screen.query(ToolCard)
         assert card.tool_name == "write_file" and card.status == "done"
         fake_openai.queue(TextReply("Still here."))

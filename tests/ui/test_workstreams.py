@@ -144,3 +144,38 @@ async def test_pane_cycling_and_closing(fake_openai, tmp_path):
         await pilot.press("f8")
         assert app.layout_tree.leaves() == [second] and app.focused_id == second
         assert len(app.manager) == 2  # closing a pane keeps the workstream open as a tab
+
+
+async def test_auto_title_after_first_exchange(fake_openai, tmp_path):
+    fake_openai.queue(TextReply("Use a retry decorator."), TextReply("Retrying Flaky Network Calls."))
+    app = make_app(tmp_path, fake_openai.base_url, auto_title=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        workstream = app.workstream
+        await type_and_send(pilot, "how do I retry flaky network calls in python?")
+        await wait_for(pilot, lambda: workstream.title == "Retrying Flaky Network Calls", message="auto title")
+        title_request = fake_openai.requests[-1]
+        assert not title_request.get("stream") and title_request["max_tokens"] <= 32
+        assert (await app.store.get_workstream(workstream.id)).title == "Retrying Flaky Network Calls"
+        assert "Retrying Flaky Network" in str(app.main_screen.query_one(TabBar).render())  # shortened to fit
+
+
+async def test_delete_asks_first_and_removes_history(fake_openai, tmp_path):
+    from app.screens.confirm import ConfirmScreen
+
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        doomed = app.workstream
+        await type_and_send(pilot, "temporary work")
+        await wait_for(pilot, lambda: doomed.turns == 1)
+        await type_and_send(pilot, "/delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        assert await app.store.get_workstream(doomed.id) is not None
+        await type_and_send(pilot, "/delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.manager.get(doomed.id) is None)
+        assert await app.store.get_workstream(doomed.id) is None
+        assert len(app.manager) == 1  # a fresh workstream replaces the last closed tab

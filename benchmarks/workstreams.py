@@ -1,0 +1,343 @@
+"""Workstreams benchmark: typing latency while four workstreams stream, and opening a long one.
+
+Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo-terminal
+(120x40, TERM=xterm-256color) and the clock reads the pty output as it arrives.
+
+1. echo: keystroke echo latency in the focused prompt. The app gets four workstreams (the
+   first tab plus Ctrl+N x3). With all of them idle, characters are typed one at a time into
+   tab 1's prompt; each sample is the time from writing the character to the pty until its
+   bytes appear in the output. Every character of a run is distinct (Cyrillic letters, which
+   nothing else on screen contains), so a match can only be that keystroke's echo. Then a
+   prompt is sent in each tab (Alt+digit switches) to a fake OpenAI server, in its own
+   process, that streams `--tokens` one-word tokens per reply with no delay, and the same
+   typing is measured in tab 1 (itself streaming, so its transcript repaints too) while all
+   four stream. Samples are spaced 40-120 ms apart (seeded) so they do not lock onto frames.
+   Printed: p50 / p95 idle and under load, and the ratio of p95s (target <= 2.0).
+   Idle runs first; the four streams must still be running after the loaded run (checked on
+   the tab bar), or the run is reported as invalid.
+
+2. open: time to open a saved workstream (`whimbrel --resume big`) of 5,000 messages against
+   one of 50, each from a fresh copy of its database: until the first frame ('Quit' in the
+   footer) and until the workstream's last message is on screen; then the resident memory
+   (VmRSS from /proc) once it has settled. Rounds alternate the two sizes after a warm-up;
+   medians and the 5,000 / 50 ratios are printed.
+
+    .venv/bin/python benchmarks/workstreams.py [--echo] [--open] [--samples 60] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import select
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.pty_app import PtyApp, strip_ansi  # noqa: E402
+
+WHIMBREL = str(Path(sys.executable).parent / "whimbrel")
+COLUMNS, ROWS = 120, 40
+TAIL = 64 * 1024  # bytes of recent output kept for text markers
+ALPHABET = "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯабвгдежзийклмнопрстуфхцчшщъыьэюя"  # 64 distinct echoes
+STREAMS = 4
+ECHO_TARGET = 2.0
+ESC, CTRL_N, CTRL_U = "\x1b", "\x0e", "\x15"
+BUSY_GLYPHS = "◐◓◑◒"
+TAB = re.compile(r"(\d) stream \d ([◐◓◑◒●✖])")
+
+
+# -- a pty whose output is read as bytes, keeping only a tail --------------------------------
+class Terminal:
+    """`whimbrel` in a pty (spawned by tests/e2e/pty_app.PtyApp). Output is read as raw bytes
+    and only a tail is kept: under load the app paints megabytes, and a growing string would
+    make the reader itself the bottleneck."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.pty = PtyApp(argv, columns=COLUMNS, rows=ROWS, cwd=ROOT)
+        self.started = time.perf_counter()
+        self.tail = b""
+
+    @property
+    def pid(self) -> int:
+        return self.pty.process.pid
+
+    def read(self, timeout: float) -> bytes:
+        """What the app printed within `timeout` (b"" if nothing); RuntimeError once it exited."""
+        ready, _, _ = select.select([self.pty.master], [], [], max(0.0, timeout))
+        if not ready:
+            return b""
+        try:
+            chunk = os.read(self.pty.master, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            raise RuntimeError(f"whimbrel exited; screen tail:\n{self.text()[-1500:]}")
+        self.tail = (self.tail + chunk)[-TAIL:]
+        return chunk
+
+    def text(self) -> str:
+        """The kept tail as text, escape sequences removed."""
+        return strip_ansi(self.tail.decode("utf-8", errors="replace"))
+
+    def wait_text(self, text: str, timeout: float = 60.0) -> float:
+        """Read until `text` is on screen (in the recent output); seconds since spawn."""
+        deadline = time.perf_counter() + timeout
+        self.tail = b""
+        while text not in self.text():
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError(f"{text!r} not on screen within {timeout}s; tail:\n{self.text()[-1500:]}")
+            self.read(min(remaining, 0.1))
+        return time.perf_counter() - self.started
+
+    def drain(self, seconds: float) -> bytes:
+        """Keep reading for `seconds` (so the app never blocks on a full pty); what arrived."""
+        end = time.perf_counter() + seconds
+        got = []
+        while (remaining := end - time.perf_counter()) > 0:
+            got.append(self.read(remaining))
+        return b"".join(got)
+
+    def send(self, keys: str) -> None:
+        self.pty.send(keys)
+
+    def echo_latency(self, char: str, timeout: float = 10.0) -> float:
+        """Seconds from writing `char` to the pty until its bytes come back in the output."""
+        needle = char.encode()
+        seen = b""
+        start = time.perf_counter()
+        os.write(self.pty.master, needle)
+        while True:
+            remaining = start + timeout - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError(f"{char!r} was not echoed within {timeout}s")
+            chunk = self.read(remaining)
+            now = time.perf_counter()
+            seen = seen[-(len(needle) - 1):] + chunk if len(needle) > 1 else chunk
+            if needle in seen:
+                return now - start
+
+    def close(self) -> None:
+        self.pty.close()
+
+
+def whimbrel_argv(base_url: str, tmp: Path, *extra: str) -> list[str]:
+    """A user's command line with a fixed workspace, data directory and an absent config file."""
+    workdir = tmp / "work"
+    workdir.mkdir(exist_ok=True)
+    return [WHIMBREL, "--base-url", base_url, "--model", "m", "--workdir", str(workdir),
+            "--data-dir", str(tmp / "data"), "--config", str(tmp / "none.toml"), *extra]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100), linearly interpolated."""
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+# -- 1. keystroke echo -----------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_fake_server(tokens: int) -> tuple[subprocess.Popen, str]:
+    """The fake OpenAI server in its own process (its CPU never competes with our reader's GIL)."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "tests.fake_llm.openai_server", "--port", str(port),
+                                "--tokens", str(tokens)], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    line = process.stdout.readline()  # "fake OpenAI server on ..." once it listens
+    if "server on" not in line:
+        process.kill()
+        raise RuntimeError(f"fake server did not start: {line!r}")
+    return process, f"http://127.0.0.1:{port}/v1"
+
+
+def type_samples(term: Terminal, count: int, rng: random.Random) -> list[float]:
+    """Type `count` distinct characters into the focused prompt; each one's echo latency."""
+    samples: list[float] = []
+    for index in range(count):
+        if index and index % len(ALPHABET) == 0:  # reuse the alphabet only on an empty prompt
+            term.send(CTRL_U)
+            term.drain(0.5)
+        samples.append(term.echo_latency(ALPHABET[index % len(ALPHABET)]))
+        term.drain(rng.uniform(0.04, 0.12))
+    term.send(CTRL_U)
+    term.drain(0.5)
+    return samples
+
+
+def streams_running(term: Terminal, seconds: float = 1.5) -> dict[str, str]:
+    """Tab number -> its state glyph as last painted on the tab bar within `seconds`."""
+    term.tail = b""
+    term.drain(seconds)
+    return {number: glyph for number, glyph in TAB.findall(term.text())}
+
+
+def measure_echo(samples: int, tokens: int, seed: int) -> int:
+    rng = random.Random(seed)
+    server, base_url = start_fake_server(tokens)
+    try:
+        with tempfile.TemporaryDirectory(prefix="whimbrel-bench-") as tmp:
+            term = Terminal(whimbrel_argv(base_url, Path(tmp)))
+            try:
+                term.wait_text("◆ m ")  # booted: the status bar shows the model
+                for number in range(2, STREAMS + 1):
+                    term.send(CTRL_N)
+                    term.wait_text(f"{number} new workstream", timeout=20)
+                term.send(ESC + "1")
+                term.drain(1.0)
+                idle = type_samples(term, samples, rng)
+
+                for number in range(STREAMS, 0, -1):  # end on tab 1, the one we type in
+                    term.send(ESC + str(number))
+                    term.drain(0.3)
+                    term.send(f"stream {number}")
+                    term.wait_text(f"stream {number}", timeout=20)
+                    term.send("\r")
+                    term.wait_text("tok tok tok", timeout=30)
+                term.drain(1.0)  # all four are streaming: let them reach a steady state
+                loaded = type_samples(term, samples, rng)
+                tabs = streams_running(term)
+            finally:
+                term.close()
+    finally:
+        server.kill()
+        server.wait()
+
+    valid = len(tabs) == STREAMS and all(g in BUSY_GLYPHS for g in tabs.values())
+    print(f"keystroke echo in the focused prompt ({COLUMNS}x{ROWS} pty, {samples} samples each; "
+          f"{STREAMS} streams of {tokens:,} tokens from the fake server)")
+    print(f"{'':<26}{'p50':>9}{'p95':>9}{'max':>9}")
+    for name, values in (("idle", idle), (f"{STREAMS} workstreams streaming", loaded)):
+        print(f"{name:<26}{percentile(values, 50) * 1000:>7.1f}ms{percentile(values, 95) * 1000:>7.1f}ms"
+              f"{max(values) * 1000:>7.1f}ms")
+    ratio = percentile(loaded, 95) / percentile(idle, 95)
+    print(f"ratio of p95s (streaming / idle): {ratio:.2f}  target <= {ECHO_TARGET}"
+          f"  {'OK' if ratio <= ECHO_TARGET else 'OVER TARGET'}")
+    states = "  ".join(f"tab {n}: {g}" for n, g in sorted(tabs.items())) or "no tab bar painted"
+    print(f"after the loaded run: {states}"
+          f"  ({'all still streaming' if valid else 'INVALID: not all four were streaming; raise --tokens'})")
+    return 0 if valid and ratio <= ECHO_TARGET else 1
+
+
+# -- 2. opening a long workstream ------------------------------------------------------------
+def last_words(size: int) -> str:
+    return f"history ends here after {size} messages"
+
+
+def make_database(directory: Path, size: int) -> Path:
+    """A data dir whose database holds one workstream aliased 'big' with `size` messages,
+    the last an assistant reply saying `last_words(size)`."""
+    from app.engine.messages import Message
+    from app.storage.store import Store
+    from tests.storage.factories import make_workstream
+
+    data = directory / "data"
+    data.mkdir(parents=True)
+    store = Store(data / "whimbrel.db")
+    try:
+        workstream_id = make_workstream(store, size - 1, alias="big")
+        store.add_message(workstream_id, Message(role="assistant", content=last_words(size)))
+    finally:
+        store.close()
+    return data
+
+
+def rss_mb(pid: int) -> float:
+    """The process's resident set size, in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def settled_rss(term: Terminal, timeout: float = 10.0) -> float:
+    """VmRSS once it has stopped moving (within 1 MB over one second), reading output meanwhile."""
+    readings: list[float] = []
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        term.drain(0.2)
+        readings.append(rss_mb(term.pid))
+        window = readings[-6:]
+        if len(window) == 6 and max(window) - min(window) < 1.0:
+            break
+    return readings[-1]
+
+
+def open_once(template: Path, size: int) -> tuple[float, float, float]:
+    """(seconds to first frame, seconds until the last message is on screen, settled RSS MB)."""
+    with tempfile.TemporaryDirectory(prefix="whimbrel-bench-") as tmp:
+        shutil.copytree(template, Path(tmp) / "data")
+        term = Terminal(whimbrel_argv("http://127.0.0.1:9/v1", Path(tmp), "--resume", "big"))
+        try:
+            painted = term.wait_text("Quit")
+            shown = term.wait_text(last_words(size))
+            return painted, shown, settled_rss(term)
+        finally:
+            term.close()
+
+
+def measure_open(runs: int, sizes: tuple[int, int] = (50, 5000)) -> int:
+    small, big = sizes
+    with tempfile.TemporaryDirectory(prefix="whimbrel-bench-db-") as tmp:
+        templates = {size: make_database(Path(tmp, str(size)), size) for size in sizes}
+        for size in sizes:  # warm-up: disk caches, .pyc files
+            open_once(templates[size], size)
+        results: dict[int, list[tuple[float, float, float]]] = {size: [] for size in sizes}
+        print(f"opening a saved workstream (whimbrel --resume big, {COLUMNS}x{ROWS} pty), "
+              f"{runs} runs each after a warm-up")
+        print(f"{'run':>4}  {'messages':>8}  {'first frame':>11}  {'last message':>12}  {'RSS':>9}")
+        for run in range(runs):
+            for size in (sizes if run % 2 == 0 else sizes[::-1]):
+                results[size].append(open_once(templates[size], size))
+                painted, shown, rss = results[size][-1]
+                print(f"{run + 1:>4}  {size:>8,}  {painted:>10.3f}s  {shown:>11.3f}s  {rss:>6.1f} MB", flush=True)
+    medians = {size: tuple(statistics.median(r[i] for r in results[size]) for i in range(3)) for size in sizes}
+    for size in sizes:
+        painted, shown, rss = medians[size]
+        print(f"{'med':>4}  {size:>8,}  {painted:>10.3f}s  {shown:>11.3f}s  {rss:>6.1f} MB")
+    (_, small_shown, small_rss), (_, big_shown, big_rss) = medians[small], medians[big]
+    print(f"ratio ({big:,} / {small:,} messages): time to last message {big_shown / small_shown:.2f}, "
+          f"RSS {big_rss / small_rss:.2f} (+{big_rss - small_rss:.1f} MB)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--echo", action="store_true", help="only the keystroke echo measurement")
+    parser.add_argument("--open", action="store_true", help="only the open-a-long-workstream measurement")
+    parser.add_argument("--samples", type=int, default=60, help="keystrokes per echo run (default 60)")
+    parser.add_argument("--tokens", type=int, default=50_000, help="tokens per streamed reply (default 50,000)")
+    parser.add_argument("--runs", type=int, default=3, help="measured opens of each size (default 3)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    both = not (args.echo or args.open)
+    status = 0
+    if args.echo or both:
+        status |= measure_echo(args.samples, args.tokens, args.seed)
+    if both:
+        print()
+    if args.open or both:
+        status |= measure_open(args.runs)
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
