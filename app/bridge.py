@@ -1,27 +1,76 @@
-"""Engine events → Textual Messages for one workstream's pane."""
+"""Engine events → Textual Messages for one workstream's view.
+
+Text arrives a token at a time; posting a message per token makes the UI fall behind a fast
+model. The emitter therefore merges consecutive text deltas of the same stream and posts them
+at most once per frame, while every other event is posted at once and in order.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from dataclasses import dataclass
-from typing import Callable
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from app.engine.events import EngineEvent
+from app.engine.events import ContentDelta, EngineEvent, ReasoningDelta, ToolOutput
+
+FRAME_SECONDS = 1 / 60
+# Re-rendering the growing last Markdown block costs more as a message grows, so long streams
+# are flushed less often: one more millisecond per 2,000 characters, at most five times a second.
+SLOWDOWN_CHARS_PER_MS = 2000
+MAX_FRAME_SECONDS = 0.2
+MERGEABLE = (ContentDelta, ReasoningDelta, ToolOutput)
 
 
 @dataclass
 class EngineEventMessage(Message):
-    """Carries one engine event to the pane that shows its workstream."""
+    """Carries one engine event to the view that shows its workstream."""
 
     event: EngineEvent
 
 
-def make_emitter(target: MessagePump) -> Callable[[EngineEvent], None]:
-    """An `emit` callback for a Session that posts each event to `target` (safe from any task)."""
+def _same_stream(a: EngineEvent, b: EngineEvent) -> bool:
+    return type(a) is type(b) and getattr(a, "call_id", None) == getattr(b, "call_id", None)
 
-    def emit(event: EngineEvent) -> None:
-        target.post_message(EngineEventMessage(event))
 
-    return emit
+class CoalescingEmitter:
+    """An `emit` callback for a Session: posts to `target`, merging text deltas per frame."""
+
+    def __init__(self, target: MessagePump, frame_seconds: float = FRAME_SECONDS) -> None:
+        self.target = target
+        self.frame_seconds = frame_seconds
+        self._pending: ContentDelta | ReasoningDelta | ToolOutput | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._streamed = 0  # characters of text since the last non-text event (the message so far)
+
+    def _frame(self) -> float:
+        return min(MAX_FRAME_SECONDS, self.frame_seconds + self._streamed / SLOWDOWN_CHARS_PER_MS / 1000)
+
+    def __call__(self, event: EngineEvent) -> None:
+        if isinstance(event, MERGEABLE):
+            self._streamed += len(event.text)
+            if self._pending is not None and _same_stream(self._pending, event):
+                self._pending.text += event.text
+                return
+            self.flush()
+            self._pending = dataclasses.replace(event)  # a copy: the engine's event stays as sent
+            self._timer = asyncio.get_running_loop().call_later(self._frame(), self.flush)
+            return
+        self._streamed = 0
+        self.flush()
+        self.target.post_message(EngineEventMessage(event))
+
+    def flush(self) -> None:
+        """Post the merged text now (also done before any other event, so order is kept)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self.target.post_message(EngineEventMessage(pending))
+
+
+def make_emitter(target: MessagePump) -> CoalescingEmitter:
+    return CoalescingEmitter(target)

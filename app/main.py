@@ -198,16 +198,22 @@ class WhimbrelApp(WorkspaceOps, App):
                 self.submit_prompt(workstream, queued.pop(0))
 
     # -- actions (keys and the command palette) ------------------------------------------
+    def _booted(self) -> bool:
+        """Workspace actions need the restored workspace; say so instead of ignoring a key."""
+        if self.manager is None:
+            self.notify("Still starting up: try again in a moment.", timeout=3)
+        return self.manager is not None
+
     async def action_new_workstream(self) -> None:
-        if self.manager is not None:
+        if self._booted():
             await self.new_workstream()
 
     def action_switch_tab(self, index: int) -> None:
-        if self.manager is not None:
+        if self._booted():
             self.switch_to_index(index)
 
     def action_cycle_tab(self, step: int) -> None:
-        if self.manager is not None:
+        if self._booted():
             self.cycle_tab(step)
 
     def action_next_attention(self) -> None:
@@ -217,7 +223,7 @@ class WhimbrelApp(WorkspaceOps, App):
         self.focus_next_pane()
 
     async def action_split(self, direction: str) -> None:
-        if self.manager is not None:
+        if self._booted():
             await self.split(direction)
 
     def action_close_pane(self) -> None:

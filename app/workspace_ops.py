@@ -52,15 +52,21 @@ class WorkspaceOps:
     def _protected(self) -> set[str]:
         return set(self.layout_tree.leaves()) if self.layout_tree else set()
 
-    async def new_workstream(self) -> None:
-        """Create a workstream in a new tab and show it in the focused pane."""
+    async def _create_tab(self):
+        """A new workstream with its view (evicting at the limit); None, with a message, when full."""
         try:
             workstream, evicted = await self.manager.create(protect=self._protected())
         except _limit_error() as error:
             self.notify(str(error), severity="warning", timeout=8)
-            return
+            return None
         await self._attach(workstream, evicted)
-        self.show_workstream(workstream)
+        return workstream
+
+    async def new_workstream(self) -> None:
+        """Create a workstream in a new tab and show it in the focused pane."""
+        workstream = await self._create_tab()
+        if workstream is not None:
+            self.show_workstream(workstream)
 
     async def open_workstream(self, ref: str, *, show: bool = True) -> None:
         """Open a saved workstream in a tab (LookupError when none matches)."""
@@ -156,12 +162,9 @@ class WorkspaceOps:
             return
         spare = next((w for w in self.manager if w.id not in self.layout_tree), None)
         if spare is None:
-            try:
-                spare, evicted = await self.manager.create(protect=self._protected())
-            except _limit_error() as error:
-                self.notify(str(error), severity="warning", timeout=8)
+            spare = await self._create_tab()
+            if spare is None:
                 return
-            await self._attach(spare, evicted)
         try:
             self.layout_tree.split(self.focused_id, spare.id, direction)  # type: ignore[arg-type]
         except LayoutError as error:

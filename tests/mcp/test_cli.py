@@ -1,0 +1,64 @@
+"""`whimbrel mcp ...` as a script uses it: subprocesses, JSON on stdout, exit codes, stderr messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from app.mcp.cli import parse_pairs
+from tests.mcp.conftest import require, server_path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def whimbrel(*args: str, config: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": server_path(), "WHIMBREL_CONFIG": str(config)}
+    return subprocess.run([sys.executable, "-m", "app.cli", "mcp", *args], capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": str(ROOT)}, cwd=cwd, timeout=90)
+
+
+def test_key_value_parsing():
+    assert parse_pairs(["a=1", "b=x y", "c={\"k\": [1]}", "d=true", "e="]) == \
+        {"a": 1, "b": "x y", "c": {"k": [1]}, "d": True, "e": ""}
+
+
+def test_list_tools_and_call_through_config_and_stdio_spec(tmp_path):
+    require("mcp-server-time")
+    config = tmp_path / "config.toml"
+    config.write_text('[mcp.servers.time]\ncommand = "mcp-server-time"\nargs = ["--local-timezone", "UTC"]\n\n'
+                      '[mcp.servers.broken]\ncommand = "whimbrel-no-such-command"\n')
+    listed = whimbrel("--timeout", "30", "list", config=config, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["name"]: row for row in json.loads(listed.stdout)}
+    assert rows["time"]["status"] == "ready" and rows["time"]["tools"] == 2
+    assert rows["broken"]["status"] == "failed" and "command not found" in rows["broken"]["reason"]
+
+    called = whimbrel("call", "time", "convert_time", "source_timezone=UTC", "time=12:00",
+                      "--json", '{"target_timezone": "Asia/Tokyo"}', config=config, cwd=tmp_path)
+    assert called.returncode == 0, called.stderr
+    result = json.loads(called.stdout)
+    assert result["isError"] is False and "21:00" in result["text"]
+
+    tools = whimbrel("tools", "stdio:mcp-server-time --local-timezone UTC", config=config, cwd=tmp_path)
+    assert tools.returncode == 0, tools.stderr
+    listed_tools = json.loads(tools.stdout)
+    assert [t["name"] for t in listed_tools] == ["get_current_time", "convert_time"]
+    assert listed_tools[0]["whimbrelName"] == "mcp__stdio__get_current_time"
+
+
+def test_errors_exit_non_zero_with_a_message(tmp_path):
+    require("mcp-server-time")
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    bad_tool = whimbrel("call", "stdio:mcp-server-time", "get_current_time", "timezone=Not/AZone",
+                        config=config, cwd=tmp_path)
+    assert bad_tool.returncode == 1 and "reported an error" in bad_tool.stderr
+    assert json.loads(bad_tool.stdout)["isError"] is True
+    missing = whimbrel("tools", "stdio:whimbrel-no-such-command", config=config, cwd=tmp_path)
+    assert missing.returncode == 1 and "command not found: whimbrel-no-such-command" in missing.stderr
+    assert missing.stdout == ""
+    unknown = whimbrel("tools", "nope", config=config, cwd=tmp_path)
+    assert unknown.returncode == 2 and "unknown MCP server 'nope'" in unknown.stderr

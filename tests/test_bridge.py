@@ -1,0 +1,52 @@
+"""The bridge merges token deltas per frame and keeps every other event in order."""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.bridge import CoalescingEmitter
+from app.engine import events as ev
+
+
+class Target:
+    def __init__(self) -> None:
+        self.posted: list[ev.EngineEvent] = []
+
+    def post_message(self, message) -> bool:
+        self.posted.append(message.event)
+        return True
+
+
+async def test_text_deltas_merge_into_one_message_per_frame():
+    target = Target()
+    emit = CoalescingEmitter(target, frame_seconds=0.05)
+    for word in ["Hel", "lo, ", "wor", "ld"]:
+        emit(ev.ContentDelta(word))
+    assert target.posted == []  # nothing yet: waiting for the frame
+    await asyncio.sleep(0.1)
+    assert [e.text for e in target.posted] == ["Hello, world"]
+
+
+async def test_other_events_flush_pending_text_first_and_keep_order():
+    target = Target()
+    emit = CoalescingEmitter(target, frame_seconds=10)
+    emit(ev.ReasoningDelta("think "))
+    emit(ev.ReasoningDelta("hard"))
+    emit(ev.ContentDelta("answer"))
+    emit(ev.ToolOutput("c1", "line 1\n"))
+    emit(ev.ToolOutput("c1", "line 2\n"))
+    emit(ev.ToolOutput("c2", "other\n"))
+    emit(ev.TurnFinished("done"))
+    kinds = [(type(e).__name__, getattr(e, "text", "")) for e in target.posted]
+    assert kinds == [("ReasoningDelta", "think hard"), ("ContentDelta", "answer"),
+                     ("ToolOutput", "line 1\nline 2\n"), ("ToolOutput", "other\n"), ("TurnFinished", "")]
+
+
+async def test_the_engine_event_objects_are_not_mutated():
+    target = Target()
+    emit = CoalescingEmitter(target, frame_seconds=10)
+    first = ev.ContentDelta("a")
+    emit(first)
+    emit(ev.ContentDelta("b"))
+    emit.flush()
+    assert first.text == "a" and target.posted[0].text == "ab"
