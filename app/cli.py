@@ -16,7 +16,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
-    parser.add_argument("--model", help="model name to use")
+    parser.add_argument("--model", help="model name, or an alias from [models.*] in the config")
+    parser.add_argument("--provider", choices=("openai", "anthropic", "google"), default=None,
+                        help="API of an ad-hoc --model (default openai; Anthropic's base URL has no /v1)")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="workspace the tools act in (default: the current directory)")
     parser.add_argument("--data-dir", type=Path, default=None,
@@ -35,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return mcp_main(argv[1:])
     args = build_parser().parse_args(argv)
-    from app.config import ConfigError, load_config, resolve_model
+    from app.config import ConfigError, load_config
     from app.paths import default_config_path, default_data_dir
 
     config_path = args.config or default_config_path()
@@ -48,12 +50,17 @@ def main(argv: list[str] | None = None) -> int:
     if not workdir.is_dir():
         print(f"whimbrel: --workdir {workdir} is not a directory", file=sys.stderr)
         return 2
-    settings = resolve_model(config, base_url=args.base_url, api_key=args.api_key, model=args.model,
-                             env=os.environ)
+    from app.providers.models import ModelRegistry
+
+    models = ModelRegistry.from_config(config, provider=args.provider, base_url=args.base_url,
+                                       api_key=args.api_key, model=args.model, env=os.environ)
+    settings = models.settings(models.default) if models.default else None
     from app.main import AppOptions, WhimbrelApp
 
     options = AppOptions(
         settings=settings,
+        models=models if models.default else None,
+        auto_compact_pct=config.auto_compact_pct,
         workdir=workdir.resolve(),
         data_dir=(args.data_dir or default_data_dir()).expanduser(),
         config_path=config_path,

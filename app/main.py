@@ -10,6 +10,7 @@ import asyncio
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual.app import App
 from textual.worker import Worker, WorkerState
@@ -38,6 +39,8 @@ class AppOptions:
     bell: bool = True
     notifications: bool = True
     auto_title: bool = True
+    models: Any = None  # a ModelRegistry; built from `settings` alone when None
+    auto_compact_pct: float = 80.0
 
 
 class WhimbrelApp(WorkspaceOps, App):
@@ -49,7 +52,7 @@ class WhimbrelApp(WorkspaceOps, App):
         super().__init__()
         self.options = options
         self.store = None
-        self.provider = None
+        self.models = None  # ModelRegistry, None until a model is configured
         self.manager = None
         self.layout_tree: LayoutTree | None = None
         self.focused_id = ""
@@ -85,29 +88,58 @@ class WhimbrelApp(WorkspaceOps, App):
         open_tabs = await self.store.get_app_state("tabs") or []
         await self.store.prune(options.retention_days, keep=tuple(open_tabs))
         self.registry = await asyncio.to_thread(ToolRegistry.load_builtin)
-        if options.settings is not None:
-            from app.providers.registry import make_provider
-
-            self.provider = make_provider(options.settings)
+        self.models = options.models or self._registry_for(options.settings)
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
         await self._restore_workspace()
-        if options.settings is None:
+        if self.models is None:
             await self.main_screen.show_setup(str(options.config_path))
         self.ready.set()
-        if self.provider is not None:
-            await asyncio.to_thread(importlib.import_module, "openai")
+        if self.models is None:
+            self.open_setup()
+        else:
+            await self._warm_sdk_import()
 
-    def _make_session(self, workstream_id, messages, context_start, listener):
+    @staticmethod
+    def _registry_for(settings: ModelSettings | None):
+        """A one-model registry for a model given without a config (e.g. tests, --model alone)."""
+        if settings is None:
+            return None
+        from app.providers.models import ModelRegistry
+
+        alias = settings.alias or "default"
+        return ModelRegistry({alias: settings}, default=alias)
+
+    async def _warm_sdk_import(self) -> None:
+        """Import the default model's SDK on a thread, so the first request does not stall the UI."""
+        from app.providers.registry import SDK_MODULES
+
+        provider = self.models.settings(self.models.default).provider
+        await asyncio.to_thread(importlib.import_module, SDK_MODULES.get(provider, "openai"))
+
+    @property
+    def provider(self):
+        """The provider for background calls (titles): the agent model, else the default."""
+        if self.models is None or self.models.default is None:
+            return None
+        return self.models.provider(self.models.agent_model or self.models.default)
+
+    def _make_session(self, workstream_id, saved, listener):
+        """A Session for a workstream, restored from its SavedState (model, /clear point, compaction)."""
         from app.engine.session import Session
         from tools.context import ToolContext
 
         context = ToolContext(workspace=self.options.workdir.resolve(), bash_timeout=self.options.bash_timeout,
                               output_limit=self.options.output_limit)
-        return Session(workstream_id=workstream_id, provider=self.provider, registry=self.registry,
-                       tool_context=context, emit=listener, store=self.store, messages=messages,
-                       context_start=context_start, retry_base_delay=self.retry_base_delay)
+        alias = saved.model_alias if self.models is not None and saved.model_alias in self.models else None
+        session = Session(workstream_id=workstream_id, provider=None, registry=self.registry,
+                          tool_context=context, emit=listener, store=self.store, messages=saved.messages,
+                          context_start=saved.context_start, retry_base_delay=self.retry_base_delay,
+                          models=self.models, model_alias=alias, auto_compact_pct=self.options.auto_compact_pct)
+        if saved.compaction is not None:
+            session.restore_compaction(*saved.compaction)
+        return session
 
     async def _restore_workspace(self) -> None:
         """Reopen the tabs and panes of the last run, then the --resume target; else one new tab."""
@@ -238,6 +270,60 @@ class WhimbrelApp(WorkspaceOps, App):
 
         self.push_screen(ResumeScreen(self.store), callback=opened)
 
+    def action_pick_model(self) -> None:
+        """The model picker: the chosen alias applies to the focused workstream."""
+        from app.screens.model_picker import ModelPickerScreen
+
+        if self.models is None:
+            self.open_setup()
+            return
+        workstream = self.workstream
+
+        def chosen(alias: str | None) -> None:
+            if alias and workstream is not None:
+                self.run_worker(workstream.session.set_model(alias), group="model", exit_on_error=False)
+
+        self.push_screen(ModelPickerScreen(self.models.describe(), current=workstream.session.model_alias),
+                         callback=chosen)
+
+    async def show_cost(self) -> None:
+        """The /cost screen: every workstream's tokens and cost, tokens per turn of the focused one."""
+        from app.engine.usage import tokens_per_turn
+        from app.screens.cost import CostScreen
+
+        totals = await self.store.usage_totals()
+        per_turn = tokens_per_turn(await self.store.list_usage(self.focused_id))
+        await self.push_screen(CostScreen(totals, per_turn, current=self.focused_id))
+
+    def open_setup(self) -> None:
+        """First-run setup: pick a detected key or local server; it is written to config.toml."""
+        from app.screens.setup import SetupScreen
+
+        def chosen(candidate) -> None:
+            if candidate is not None:
+                self.run_worker(self._adopt_config(), group="setup", exit_on_error=False)
+
+        self.push_screen(SetupScreen(self.options.config_path), callback=chosen)
+
+    async def _adopt_config(self) -> None:
+        """Reload the config the setup screen wrote and give every open workstream its default model."""
+        from app.config import load_config
+        from app.providers.models import ModelRegistry
+
+        config = await asyncio.to_thread(load_config, self.options.config_path)
+        models = ModelRegistry.from_config(config)
+        if models.default is None:
+            self.notify("The config has no default model yet.", severity="warning")
+            return
+        old, self.models = self.models, models
+        for workstream in self.manager:
+            workstream.session.models = models
+            await workstream.session.set_model(models.default)
+        if old is not None:
+            await old.aclose()
+        self.notify(f"Using {models.default}. Saved to {self.options.config_path}.")
+        await self._warm_sdk_import()
+
     def action_help(self) -> None:
         from app.screens.help import HelpScreen
 
@@ -251,7 +337,7 @@ class WhimbrelApp(WorkspaceOps, App):
         yield from whimbrel_commands(self)
 
     async def on_unmount(self) -> None:
-        if self.provider is not None:
-            await self.provider.close()
+        if self.models is not None:
+            await self.models.aclose()
         if self.store is not None:
             await self.store.aclose()

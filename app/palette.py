@@ -22,6 +22,10 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Cancel turn", "Stop the focused workstream's running turn (Esc)",
          lambda: app.cancel_turn(app.workstream)),
         ("Slash command help", "List every /command (/help)", app.action_help),
+        ("Switch model…", "Pick the model of the focused workstream (/model)", app.action_pick_model),
+        ("Show cost", "Tokens and cost per workstream (/cost)",
+         lambda: app.run_worker(app.show_cost(), group="cost", exit_on_error=False)),
+        ("Set up a model…", "Detected API keys and local servers (/setup)", app.open_setup),
     ]
     for title, help_text, callback in actions:
         yield SystemCommand(title, help_text, callback)

@@ -140,6 +140,34 @@ async def _write_text(path: Path, text: str) -> None:
     await asyncio.to_thread(write)
 
 
+async def _model(app, view, args: str) -> None:
+    if app.models is None:
+        raise CommandError("No model is configured yet: use /setup, or start with --model NAME.")
+    alias = args.strip()
+    if not alias:
+        app.action_pick_model()
+        return
+    try:
+        await view.workstream.session.set_model(alias)
+    except KeyError as error:
+        raise CommandError(str(error.args[0] if error.args else error)) from None
+
+
+async def _cost(app, view, args: str) -> None:
+    await app.show_cost()
+
+
+async def _compact(app, view, args: str) -> None:
+    if view.workstream.busy:
+        raise CommandError("A turn is running; compact when it has finished (or press Esc).")
+    app.run_worker(view.workstream.session.compact(args.strip() or None), group=f"compact-{view.workstream.id}",
+                   exit_on_error=False)
+
+
+async def _setup(app, view, args: str) -> None:
+    app.open_setup()
+
+
 async def _split(app, view, args: str) -> None:
     direction = {"": "horizontal", "h": "horizontal", "v": "vertical"}.get(args.strip().lower())
     if direction is None:
@@ -158,5 +186,6 @@ async def _quit(app, view, args: str) -> None:
 HANDLERS = {
     "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume,
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
-    "split": _split, "unsplit": _unsplit, "quit": _quit,
+    "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
+    "compact": _compact, "setup": _setup,
 }

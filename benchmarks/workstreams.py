@@ -4,17 +4,19 @@ Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo
 (120x40, TERM=xterm-256color) and the clock reads the pty output as it arrives.
 
 1. echo: keystroke echo latency in the focused prompt. The app gets four workstreams (the
-   first tab plus Ctrl+N x3). With all of them idle, characters are typed one at a time into
-   tab 1's prompt; each sample is the time from writing the character to the pty until its
-   bytes appear in the output. Every character of a run is distinct (Cyrillic letters, which
-   nothing else on screen contains), so a match can only be that keystroke's echo. Then a
-   prompt is sent in each tab (Alt+digit switches) to a fake OpenAI server, in its own
-   process, that streams `--tokens` one-word tokens per reply with no delay, and the same
-   typing is measured in tab 1 (itself streaming, so its transcript repaints too) while all
-   four stream. Samples are spaced 40-120 ms apart (seeded) so they do not lock onto frames.
-   Printed: p50 / p95 idle and under load, and the ratio of p95s (target <= 2.0).
-   Idle runs first; the four streams must still be running after the loaded run (checked on
-   the tab bar), or the run is reported as invalid.
+   first tab plus Ctrl+N x3). Once it has settled (its memory stops moving: the SDK import
+   that boot starts in a thread has finished), characters are typed one at a time into tab
+   1's prompt; each sample is the time from writing the character to the pty until its bytes
+   appear in the output. Every character of a run is distinct (Cyrillic letters, which
+   nothing else on screen contains), so a match can only be that keystroke's echo. Then each
+   tab gets a prompt (typed while idle, sent with Enter after Alt+digit switches) for a fake
+   OpenAI server, in its own process, that streams `--tokens` one-word tokens per reply with
+   no delay; once the tab bar shows all four busy, the same typing is measured in tab 1
+   (itself streaming, so its transcript repaints too). Samples are spaced 40-120 ms apart
+   (seeded) so they do not lock onto frames, and a run stops early after `--budget` seconds.
+   Printed: samples, p50 / p95 / max idle and under load, the app's RSS after each, and the
+   ratio of p95s (target <= 2.0). The four streams must still be running after the loaded
+   run (read from the tab bar), or the run is reported as invalid.
 
 2. open: time to open a saved workstream (`whimbrel --resume big`) of 5,000 messages against
    one of 50, each from a fresh copy of its database: until the first frame ('Quit' in the
@@ -22,7 +24,8 @@ Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo
    (VmRSS from /proc) once it has settled. Rounds alternate the two sizes after a warm-up;
    medians and the 5,000 / 50 ratios are printed.
 
-    .venv/bin/python benchmarks/workstreams.py [--echo] [--open] [--samples 60] [--runs 3]
+    .venv/bin/python benchmarks/workstreams.py [--echo | --open] [--samples 60] [--budget 60]
+                                               [--tokens 200000] [--runs 3]
 """
 
 from __future__ import annotations
@@ -132,11 +135,11 @@ class Terminal:
         self.pty.close()
 
 
-def whimbrel_argv(base_url: str, tmp: Path, *extra: str) -> list[str]:
+def whimbrel_argv(program: str, base_url: str, tmp: Path, *extra: str) -> list[str]:
     """A user's command line with a fixed workspace, data directory and an absent config file."""
     workdir = tmp / "work"
     workdir.mkdir(exist_ok=True)
-    return [WHIMBREL, "--base-url", base_url, "--model", "m", "--workdir", str(workdir),
+    return [program, "--base-url", base_url, "--model", "m", "--workdir", str(workdir),
             "--data-dir", str(tmp / "data"), "--config", str(tmp / "none.toml"), *extra]
 
 
@@ -169,52 +172,90 @@ def start_fake_server(tokens: int) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{port}/v1"
 
 
-def type_samples(term: Terminal, count: int, rng: random.Random) -> list[float]:
-    """Type `count` distinct characters into the focused prompt; each one's echo latency."""
+def type_samples(term: Terminal, count: int, rng: random.Random, budget: float) -> list[float]:
+    """Type up to `count` distinct characters into the focused prompt (stopping once `budget`
+    seconds have passed); each one's echo latency. The prompt is left empty."""
     samples: list[float] = []
+    end = time.perf_counter() + budget
     for index in range(count):
         if index and index % len(ALPHABET) == 0:  # reuse the alphabet only on an empty prompt
             term.send(CTRL_U)
             term.drain(0.5)
         samples.append(term.echo_latency(ALPHABET[index % len(ALPHABET)]))
         term.drain(rng.uniform(0.04, 0.12))
+        if time.perf_counter() > end:
+            break
     term.send(CTRL_U)
     term.drain(0.5)
     return samples
 
 
-def streams_running(term: Terminal, seconds: float = 1.5) -> dict[str, str]:
-    """Tab number -> its state glyph as last painted on the tab bar within `seconds`."""
+def tab_states(term: Terminal, states: dict[str, str]) -> dict[str, str]:
+    """Update `states` (tab number -> state glyph) from the tab bars painted in the recent output."""
+    states.update(TAB.findall(term.text()))
+    return states
+
+
+def painted_tabs(term: Terminal, timeout: float = 30.0) -> dict[str, str]:
+    """Every tab's state glyph, read until the tab bar has been painted with all of them
+    (under load a repaint can take seconds); what was seen if `timeout` passes first."""
+    deadline = time.perf_counter() + timeout
+    states: dict[str, str] = {}
     term.tail = b""
-    term.drain(seconds)
-    return {number: glyph for number, glyph in TAB.findall(term.text())}
+    while len(states) < STREAMS and time.perf_counter() < deadline:
+        term.read(0.1)
+        tab_states(term, states)
+    return states
 
 
-def measure_echo(samples: int, tokens: int, seed: int) -> int:
+def start_stream(term: Terminal, number: int, timeout: float = 120.0) -> None:
+    """Switch to tab `number` (its prompt already holds 'stream N'), press Enter, and read
+    until the tab bar shows it busy. One step at a time: under load, a key sent right after
+    Alt+digit can still reach the previous tab's prompt (focus moves on a later tick)."""
+    term.send(ESC + str(number))
+    term.wait_text(f"stream {number}", timeout=timeout)  # before it is sent, only its prompt says so
+    term.drain(0.3)
+    term.send("\r")
+    deadline = time.perf_counter() + timeout
+    states: dict[str, str] = {}
+    term.tail = b""
+    while states.get(str(number), "") not in BUSY_GLYPHS:
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"tab {number} not streaming after {timeout}s: {states}")
+        term.read(0.1)
+        tab_states(term, states)
+
+
+def measure_echo(program: str, samples: int, tokens: int, budget: float, seed: int) -> int:
     rng = random.Random(seed)
     server, base_url = start_fake_server(tokens)
     try:
         with tempfile.TemporaryDirectory(prefix="whimbrel-bench-") as tmp:
-            term = Terminal(whimbrel_argv(base_url, Path(tmp)))
+            term = Terminal(whimbrel_argv(program, base_url, Path(tmp)))
             try:
                 term.wait_text("◆ m ")  # booted: the status bar shows the model
                 for number in range(2, STREAMS + 1):
                     term.send(CTRL_N)
                     term.wait_text(f"{number} new workstream", timeout=20)
                 term.send(ESC + "1")
-                term.drain(1.0)
-                idle = type_samples(term, samples, rng)
+                idle_rss = settled_rss(term)  # also lets the background SDK import finish
+                idle = type_samples(term, samples, rng, budget)
 
-                for number in range(STREAMS, 0, -1):  # end on tab 1, the one we type in
+                for number in range(STREAMS, 0, -1):  # type each tab's prompt while all are idle
                     term.send(ESC + str(number))
                     term.drain(0.3)
                     term.send(f"stream {number}")
                     term.wait_text(f"stream {number}", timeout=20)
-                    term.send("\r")
-                    term.wait_text("tok tok tok", timeout=30)
-                term.drain(1.0)  # all four are streaming: let them reach a steady state
-                loaded = type_samples(term, samples, rng)
-                tabs = streams_running(term)
+                started = time.perf_counter()
+                for number in range(STREAMS, 0, -1):  # then send them, ending on tab 1
+                    start_stream(term, number)
+                started = time.perf_counter() - started
+                term.drain(1.0)  # let the four streams reach a steady state
+                loaded_start = time.perf_counter()
+                loaded = type_samples(term, samples, rng, budget)
+                loaded_seconds = time.perf_counter() - loaded_start
+                loaded_rss = rss_mb(term.pid)
+                tabs = painted_tabs(term)
             finally:
                 term.close()
     finally:
@@ -222,18 +263,21 @@ def measure_echo(samples: int, tokens: int, seed: int) -> int:
         server.wait()
 
     valid = len(tabs) == STREAMS and all(g in BUSY_GLYPHS for g in tabs.values())
-    print(f"keystroke echo in the focused prompt ({COLUMNS}x{ROWS} pty, {samples} samples each; "
+    print(f"keystroke echo in the focused prompt ({COLUMNS}x{ROWS} pty; "
           f"{STREAMS} streams of {tokens:,} tokens from the fake server)")
-    print(f"{'':<26}{'p50':>9}{'p95':>9}{'max':>9}")
-    for name, values in (("idle", idle), (f"{STREAMS} workstreams streaming", loaded)):
-        print(f"{name:<26}{percentile(values, 50) * 1000:>7.1f}ms{percentile(values, 95) * 1000:>7.1f}ms"
-              f"{max(values) * 1000:>7.1f}ms")
+    print(f"{'':<26}{'samples':>8}{'p50':>10}{'p95':>10}{'max':>10}{'RSS':>10}")
+    for name, values, rss in (("idle", idle, idle_rss), (f"{STREAMS} workstreams streaming", loaded, loaded_rss)):
+        print(f"{name:<26}{len(values):>8}{percentile(values, 50) * 1000:>8.1f}ms"
+              f"{percentile(values, 95) * 1000:>8.1f}ms{max(values) * 1000:>8.1f}ms{rss:>7.0f} MB")
     ratio = percentile(loaded, 95) / percentile(idle, 95)
     print(f"ratio of p95s (streaming / idle): {ratio:.2f}  target <= {ECHO_TARGET}"
           f"  {'OK' if ratio <= ECHO_TARGET else 'OVER TARGET'}")
+    if len(loaded) < samples:
+        print(f"(the loaded run stopped after its {budget:.0f} s budget: {len(loaded)} of {samples} samples)")
     states = "  ".join(f"tab {n}: {g}" for n, g in sorted(tabs.items())) or "no tab bar painted"
-    print(f"after the loaded run: {states}"
-          f"  ({'all still streaming' if valid else 'INVALID: not all four were streaming; raise --tokens'})")
+    print(f"starting the {STREAMS} streams took {started:.1f} s; the loaded run {loaded_seconds:.1f} s;"
+          f" after it: {states}"
+          f"  ({'still streaming' if valid else 'INVALID: not all were streaming; raise --tokens'})")
     return 0 if valid and ratio <= ECHO_TARGET else 1
 
 
@@ -281,11 +325,11 @@ def settled_rss(term: Terminal, timeout: float = 10.0) -> float:
     return readings[-1]
 
 
-def open_once(template: Path, size: int) -> tuple[float, float, float]:
+def open_once(program: str, template: Path, size: int) -> tuple[float, float, float]:
     """(seconds to first frame, seconds until the last message is on screen, settled RSS MB)."""
     with tempfile.TemporaryDirectory(prefix="whimbrel-bench-") as tmp:
         shutil.copytree(template, Path(tmp) / "data")
-        term = Terminal(whimbrel_argv("http://127.0.0.1:9/v1", Path(tmp), "--resume", "big"))
+        term = Terminal(whimbrel_argv(program, "http://127.0.0.1:9/v1", Path(tmp), "--resume", "big"))
         try:
             painted = term.wait_text("Quit")
             shown = term.wait_text(last_words(size))
@@ -294,19 +338,19 @@ def open_once(template: Path, size: int) -> tuple[float, float, float]:
             term.close()
 
 
-def measure_open(runs: int, sizes: tuple[int, int] = (50, 5000)) -> int:
+def measure_open(program: str, runs: int, sizes: tuple[int, int] = (50, 5000)) -> int:
     small, big = sizes
     with tempfile.TemporaryDirectory(prefix="whimbrel-bench-db-") as tmp:
         templates = {size: make_database(Path(tmp, str(size)), size) for size in sizes}
         for size in sizes:  # warm-up: disk caches, .pyc files
-            open_once(templates[size], size)
+            open_once(program, templates[size], size)
         results: dict[int, list[tuple[float, float, float]]] = {size: [] for size in sizes}
         print(f"opening a saved workstream (whimbrel --resume big, {COLUMNS}x{ROWS} pty), "
               f"{runs} runs each after a warm-up")
         print(f"{'run':>4}  {'messages':>8}  {'first frame':>11}  {'last message':>12}  {'RSS':>9}")
         for run in range(runs):
             for size in (sizes if run % 2 == 0 else sizes[::-1]):
-                results[size].append(open_once(templates[size], size))
+                results[size].append(open_once(program, templates[size], size))
                 painted, shown, rss = results[size][-1]
                 print(f"{run + 1:>4}  {size:>8,}  {painted:>10.3f}s  {shown:>11.3f}s  {rss:>6.1f} MB", flush=True)
     medians = {size: tuple(statistics.median(r[i] for r in results[size]) for i in range(3)) for size in sizes}
@@ -324,18 +368,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--echo", action="store_true", help="only the keystroke echo measurement")
     parser.add_argument("--open", action="store_true", help="only the open-a-long-workstream measurement")
     parser.add_argument("--samples", type=int, default=60, help="keystrokes per echo run (default 60)")
-    parser.add_argument("--tokens", type=int, default=50_000, help="tokens per streamed reply (default 50,000)")
+    parser.add_argument("--tokens", type=int, default=200_000,
+                        help="tokens per streamed reply: enough to outlast the run (default 200,000)")
+    parser.add_argument("--budget", type=float, default=60.0,
+                        help="seconds after which an echo run stops taking samples (default 60)")
     parser.add_argument("--runs", type=int, default=3, help="measured opens of each size (default 3)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--whimbrel", default=WHIMBREL, help="the program to run (default: this venv's whimbrel)")
     args = parser.parse_args(argv)
     both = not (args.echo or args.open)
     status = 0
     if args.echo or both:
-        status |= measure_echo(args.samples, args.tokens, args.seed)
+        status |= measure_echo(args.whimbrel, args.samples, args.tokens, args.budget, args.seed)
     if both:
         print()
     if args.open or both:
-        status |= measure_open(args.runs)
+        status |= measure_open(args.whimbrel, args.runs)
     return status
 
 

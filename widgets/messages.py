@@ -80,3 +80,16 @@ class AssistantMessage(Vertical):
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
+
+
+class CompactionBlock(Collapsible):
+    """A compaction in the transcript: collapsed, titled with what it replaced; expands to the summary."""
+
+    def __init__(self, summary: str, messages_summarized: int, tokens_before: int, *, auto: bool,
+                 focus: str = "") -> None:
+        how = "automatically" if auto else "on request"
+        about = f", focus: {focus}" if focus else ""
+        title = (f"Context compacted {how}: {messages_summarized} messages "
+                 f"({tokens_before:,} tokens) summarized{about}")
+        super().__init__(Static(summary, markup=False, classes="compaction-summary"), title=title,
+                         collapsed=True, classes="compaction")

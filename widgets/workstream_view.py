@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from app.bridge import EngineEventMessage
 from app.engine import events as ev
-from widgets.messages import AssistantMessage
+from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
 from widgets.status_bar import STATE_STYLES
@@ -110,8 +110,17 @@ class WorkstreamView(Vertical):
                 await transcript.add_notice(event.text, event.level)
             case ev.ApprovalRequested():
                 self.post_message(self.ApprovalNeeded(self, event))
+            case ev.CompactionStarted():
+                what = "Compacting the conversation" + (" (context nearly full)" if event.auto else "")
+                await transcript.add_notice(what + "…")
+            case ev.CompactionDone():
+                await transcript.add(CompactionBlock(event.summary, event.messages_summarized,
+                                                     event.tokens_before, auto=event.auto, focus=event.focus))
+            case ev.ModelChanged():
+                await transcript.add_notice(f"Now using {event.alias} ({event.model}, {event.provider}).")
         if isinstance(event, (ev.StateChanged, ev.UsageUpdated, ev.ApprovalRequested, ev.TurnFinished,
-                              ev.UserMessageAdded)):
+                              ev.UserMessageAdded, ev.UsageRecorded, ev.ModelChanged, ev.BreakerChanged,
+                              ev.CompactionDone)):
             self.post_message(self.Changed(self))
 
     def refresh_title(self, number: int) -> None:

@@ -81,6 +81,11 @@ class Session:
         self.store = store
         self.messages: list[Message] = list(messages or [])
         self.context_start = context_start  # index of the first message the model sees (after /clear)
+        # Compaction: the summary stands for messages[:compacted_upto]; self.messages stays the full
+        # history (what the transcript shows); _compaction_anchor = (summary, last stored message id).
+        self.compaction_summary: Message | None = None
+        self.compacted_upto = 0
+        self._compaction_anchor: tuple[str, int] | None = None
         self.always_allowed: set[str] = set()
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
@@ -97,9 +102,28 @@ class Session:
             await self.store.add_message(self.workstream_id, message)
 
     def model_messages(self) -> list[Message]:
-        """What the model sees: the system prompt plus the repaired conversation."""
+        """What the model sees: system prompt, the compaction summary if any, then the live context."""
         system = Message(role="system", content=system_prompt(self.tool_context.workspace))
-        return [system, *messages_for_model(self.messages, self.context_start)]
+        start = self._context_from()
+        head = [self.compaction_summary] if self.compaction_summary is not None and \
+            self.compacted_upto >= self.context_start else []
+        return [system, *head, *messages_for_model(self.messages, start)]
+
+    def _context_from(self) -> int:
+        """Index of the first stored message the model sees: after a /clear and after a compaction."""
+        compacted = self.compacted_upto if self.compaction_summary is not None else 0
+        return max(self.context_start, compacted)
+
+    def restore_compaction(self, summary: str, last_message_id: int) -> bool:
+        """On resume: summarize up to the stored message `last_message_id` (False if it is gone)."""
+        index = next((i for i, m in enumerate(self.messages) if m.db_id == last_message_id), None)
+        if index is None:
+            self.compaction_summary, self.compacted_upto, self._compaction_anchor = None, 0, None
+            return False
+        self.compaction_summary = compaction.summary_message(summary)
+        self.compacted_upto = index + 1
+        self._compaction_anchor = (summary, last_message_id)
+        return True
 
     # -- history edits -------------------------------------------------------------------
     async def clear_context(self) -> None:
@@ -117,6 +141,8 @@ class Session:
         conversation = await self.store.load_conversation(self.workstream_id)
         self.messages = conversation.messages
         self.context_start = conversation.context_start
+        if self._compaction_anchor is not None:  # a compaction of rewound turns no longer applies
+            self.restore_compaction(*self._compaction_anchor)
         return removed
 
     # -- the turn ------------------------------------------------------------------------
@@ -311,11 +337,15 @@ class Session:
         if self.provider is None:
             self.emit(ev.Notice("No model is configured, so there is nothing to compact.", level="error"))
             return None
-        split = compaction.split_index(self.messages)
+        start = self._context_from()
+        context = self.messages[start:]
+        split = compaction.split_index(context)
         if split <= 0:
             self.emit(ev.Notice("Nothing to compact yet.", level="info"))
             return None
-        old, tail = self.messages[:split], self.messages[split:]
+        old = context[:split]
+        if self.compaction_summary is not None and self.compacted_upto >= self.context_start:
+            old = [self.compaction_summary, *old]  # the previous summary is folded into the new one
         tokens_before = self.usage.last_prompt_tokens
         self.emit(ev.CompactionStarted(auto, focus or ""))
         request = compaction.summary_request(old, focus)
@@ -337,7 +367,9 @@ class Session:
         if self.store is not None and self.workstream_id and ids and hasattr(self.store, "add_compaction"):
             await self.store.add_compaction(self.workstream_id, summary=summary, focus=focus,
                                             last_message_id=max(ids), tokens_before=tokens_before)
-        self.messages = [compaction.summary_message(summary), *tail]
+        self.compaction_summary = compaction.summary_message(summary)
+        self.compacted_upto = start + split
+        self._compaction_anchor = (summary, max(ids)) if ids else None
         self.tool_context.read_paths.clear()
         self.usage.last_prompt_tokens = 0
         self.emit(ev.CompactionDone(summary, len(old), tokens_before, auto, focus or ""))

@@ -30,7 +30,12 @@ class Workstream:
         self.workdir = workdir
         self.state: str = "idle"
         self.tokens = 0
-        self.context_window: int | None = session.provider.settings.context_window if session.provider else None
+        self.context_window: int | None = session.context_window()
+        if session.provider is not None:
+            self.model = session.provider.settings.model
+        self.cost: float | None = None
+        self.cost_estimated = False
+        self.breaker: tuple[str, str, float] | None = None  # (backend, state, retry_in) when not closed
         self.pending: list[ev.ApprovalRequested] = []
         self.unread = False
         self.last_active = time.monotonic()
@@ -63,6 +68,14 @@ class Workstream:
         elif isinstance(event, ev.UsageUpdated):
             self.tokens = event.total_tokens
             self.context_window = event.context_window or self.context_window
+        elif isinstance(event, ev.UsageRecorded):
+            self.cost, self.cost_estimated = event.session_cost, event.estimated
+        elif isinstance(event, ev.ModelChanged):
+            self.model, self.context_window = event.model, event.context_window
+        elif isinstance(event, ev.BreakerChanged):
+            self.breaker = None if event.state == "closed" else (event.backend, event.state, event.retry_in)
+        elif isinstance(event, ev.CompactionDone):
+            self.tokens = 0
         elif isinstance(event, ev.ApprovalRequested):
             self.pending.append(event)
             event.future.add_done_callback(lambda _f, e=event: self._drop_pending(e))

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from app.engine.messages import Message
 from app.engine.session import Session
 from app.engine.workstream import Listener, Workstream
 
-# (workstream_id, stored messages, index where the model's context starts, listener) -> its Session
-SessionFactory = Callable[[str, list[Message], int, Listener], Session]
+
+@dataclass
+class SavedState:
+    """What a reopened workstream's session is rebuilt from."""
+
+    messages: list[Message] = field(default_factory=list)
+    context_start: int = 0  # first message after the last /clear
+    model_alias: str | None = None
+    compaction: tuple[str, int] | None = None  # (summary, id of the last summarized message)
+
+
+# (workstream_id, saved state, listener) -> its Session
+SessionFactory = Callable[[str, SavedState, Listener], Session]
 
 
 class WorkstreamLimitError(RuntimeError):
@@ -34,9 +46,9 @@ class WorkstreamManager:
     def __iter__(self):
         return iter(self.workstreams)
 
-    def _build(self, workstream_id: str, messages: list[Message], *, context_start: int = 0, title: str = "",
-               alias: str | None = None, model: str = "") -> Workstream:
-        return Workstream(lambda listener: self.session_factory(workstream_id, messages, context_start, listener),
+    def _build(self, workstream_id: str, saved: SavedState, *, title: str = "", alias: str | None = None,
+               model: str = "") -> Workstream:
+        return Workstream(lambda listener: self.session_factory(workstream_id, saved, listener),
                           store=self.store, title=title, alias=alias, model=model or self.model,
                           workdir=self.workdir)
 
@@ -51,7 +63,7 @@ class WorkstreamManager:
                     "Wait for one to finish, close one with /ws close N, or raise [workstreams] max_open.")
             self.close(evicted)
         workstream_id = await self.store.create_workstream(model=self.model or None, workdir=self.workdir)
-        workstream = self._build(workstream_id, [])
+        workstream = self._build(workstream_id, SavedState())
         self.workstreams.append(workstream)
         return workstream, evicted
 
@@ -68,8 +80,11 @@ class WorkstreamManager:
                 raise WorkstreamLimitError(f"All {self.max_open} open workstreams are busy; close one first.")
             self.close(evicted)
         conversation = await self.store.load_conversation(info.id)
-        workstream = self._build(info.id, conversation.messages, context_start=conversation.context_start,
-                                 title=info.title or "", alias=info.alias, model=info.model or "")
+        settings = await self.store.get_config(info.id)
+        compaction = await self.store.latest_compaction(info.id)
+        saved = SavedState(conversation.messages, conversation.context_start, settings.get("model_alias"),
+                           (compaction.summary, compaction.last_message_id) if compaction else None)
+        workstream = self._build(info.id, saved, title=info.title or "", alias=info.alias, model=info.model or "")
         self.workstreams.append(workstream)
         return workstream, evicted
 

@@ -72,7 +72,10 @@ async def test_manual_compact_with_focus(fake_openai, tmp_path) -> None:
     summary = await session.compact("the API design")
     assert summary == "short summary"
     assert "Pay particular attention to: the API design" in fake_openai.requests[2]["messages"][1]["content"]
-    assert [m.role for m in session.messages] == ["user", "user", "assistant"]
+    context = session.model_messages()[1:]  # after the system prompt
+    assert [m.role for m in context] == ["user", "user", "assistant"]
+    assert context[0].content.startswith(SUMMARY_MARKER) and context[1].content == "two"
+    assert len(session.messages) == 4  # the transcript keeps showing the whole history
     assert rec.of(ev.CompactionDone)[0].focus == "the API design"
     await close(models, store)
 

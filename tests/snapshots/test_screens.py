@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-from app.bridge import make_emitter
 from app.engine import events as ev
 from app.screens.approval import ApprovalScreen
 from tests.ui.helpers import make_app, wait_for
@@ -18,7 +17,8 @@ SIZE = (110, 34)
 async def booted(pilot) -> None:
     """Wait for the boot worker; a steady cursor keeps the screenshot deterministic."""
     await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
-    pilot.app.screen.query_one(PromptInput).cursor_blink = False
+    for prompt in pilot.app.main_screen.query(PromptInput):
+        prompt.cursor_blink = False
     await pilot.pause()
 
 
@@ -27,13 +27,19 @@ def test_idle_main_screen(snap_compare, tmp_path):
 
 
 def test_no_model_setup_message(snap_compare, tmp_path):
-    assert snap_compare(make_app(tmp_path, None), terminal_size=SIZE, run_before=booted)
+    async def run_before(pilot) -> None:
+        await booted(pilot)
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "SetupScreen")
+        await pilot.press("escape")  # the user skipped first-run setup
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(tmp_path, None), terminal_size=SIZE, run_before=run_before)
 
 
 def test_mid_turn_with_running_tool_card(snap_compare, tmp_path):
     async def run_before(pilot) -> None:
         await booted(pilot)
-        emit = make_emitter(pilot.app.main_screen.view_for(pilot.app.focused_id))
+        emit = pilot.app.workstream.session.emit  # through the workstream, as a real session does
         for event in [
             ev.StateChanged("thinking"),
             ev.UserMessageAdded("Run the tests and fix what fails."),
@@ -72,3 +78,24 @@ def test_approval_modal_with_diff(snap_compare, tmp_path):
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=(110, 40), run_before=run_before)
+
+
+def gauge_app(tmp_path, used: int, cost: float):
+    """The idle screen after a request that filled `used` of a 32k context and cost `cost` USD."""
+
+    async def run_before(pilot) -> None:
+        await booted(pilot)
+        emit = pilot.app.workstream.session.emit
+        emit(ev.UsageUpdated(used, 200, used + 200, 32000))
+        emit(ev.UsageRecorded("fake-model", used, 200, 0, 0, cost, True, cost, used + 200))
+        await pilot.pause(0.3)
+
+    return run_before
+
+
+def test_status_bar_gauge_at_10_percent(snap_compare, tmp_path):
+    assert snap_compare(make_app(tmp_path), terminal_size=(110, 12), run_before=gauge_app(tmp_path, 3000, 0.0123))
+
+
+def test_status_bar_gauge_at_90_percent(snap_compare, tmp_path):
+    assert snap_compare(make_app(tmp_path), terminal_size=(110, 12), run_before=gauge_app(tmp_path, 28600, 1.25))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from textual.app import App, ComposeResult
+from textual.widgets import Input
 
 from app.screens.help import HelpScreen
 from app.screens.resume import ResumeScreen
@@ -107,6 +108,8 @@ def test_resume_browser_with_search_results(snap_compare, tmp_path):
         store = await AsyncStore.open(tmp_path / "data" / "whimbrel.db")
         pilot.app.push_screen(ResumeScreen(store, "login", now=lambda: base + 7200))
         await pilot.pause(0.5)
+        pilot.app.screen.query_one(Input).cursor_blink = False
+        await pilot.pause(0.1)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
@@ -119,6 +122,8 @@ def test_resume_browser_listing(snap_compare, tmp_path):
         store = await AsyncStore.open(tmp_path / "data" / "whimbrel.db")
         pilot.app.push_screen(ResumeScreen(store, now=lambda: base + 7200))
         await pilot.pause(0.5)
+        pilot.app.screen.query_one(Input).cursor_blink = False
+        await pilot.pause(0.1)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
@@ -128,6 +133,7 @@ def test_command_palette(snap_compare, tmp_path):
         await steady(pilot)
         await pilot.press("ctrl+p")
         await pilot.pause(0.2)
+        pilot.app.screen.query_one(Input).cursor_blink = False
         await pilot.press(*"pane")
         await pilot.pause(0.6)
 
