@@ -17,10 +17,11 @@ from textual.message_pump import MessagePump
 from app.engine.events import ContentDelta, EngineEvent, ReasoningDelta, ToolOutput
 
 FRAME_SECONDS = 1 / 60
-# Re-rendering the growing last Markdown block costs more as a message grows, so long streams
-# are flushed less often: one more millisecond per 2,000 characters, at most five times a second.
-SLOWDOWN_CHARS_PER_MS = 2000
-MAX_FRAME_SECONDS = 0.2
+# Each flush re-renders the growing last Markdown block (a paragraph, a code block), which costs
+# more the longer that block is. So flushes slow down while the current block grows: one more
+# millisecond per 100 characters since the last blank line, down to one flush a second.
+SLOWDOWN_CHARS_PER_MS = 100
+MAX_FRAME_SECONDS = 1.0
 MERGEABLE = (ContentDelta, ReasoningDelta, ToolOutput)
 
 
@@ -43,14 +44,15 @@ class CoalescingEmitter:
         self.frame_seconds = frame_seconds
         self._pending: ContentDelta | ReasoningDelta | ToolOutput | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._streamed = 0  # characters of text since the last non-text event (the message so far)
+        self._block = 0  # characters streamed since the last blank line: the block being re-rendered
 
     def _frame(self) -> float:
-        return min(MAX_FRAME_SECONDS, self.frame_seconds + self._streamed / SLOWDOWN_CHARS_PER_MS / 1000)
+        return min(MAX_FRAME_SECONDS, self.frame_seconds + self._block / SLOWDOWN_CHARS_PER_MS / 1000)
 
     def __call__(self, event: EngineEvent) -> None:
         if isinstance(event, MERGEABLE):
-            self._streamed += len(event.text)
+            text = event.text
+            self._block = len(text) - text.rindex("\n\n") - 2 if "\n\n" in text else self._block + len(text)
             if self._pending is not None and _same_stream(self._pending, event):
                 self._pending.text += event.text
                 return
@@ -58,7 +60,7 @@ class CoalescingEmitter:
             self._pending = dataclasses.replace(event)  # a copy: the engine's event stays as sent
             self._timer = asyncio.get_running_loop().call_later(self._frame(), self.flush)
             return
-        self._streamed = 0
+        self._block = 0
         self.flush()
         self.target.post_message(EngineEventMessage(event))
 

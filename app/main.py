@@ -7,7 +7,6 @@ workers owned by the app, so closing a view never orphans a running turn.
 from __future__ import annotations
 
 import asyncio
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,10 +112,9 @@ class WhimbrelApp(WorkspaceOps, App):
 
     async def _warm_sdk_import(self) -> None:
         """Import the default model's SDK on a thread, so the first request does not stall the UI."""
-        from app.providers.registry import SDK_MODULES
+        from app.providers.registry import import_sdk_off_loop
 
-        provider = self.models.settings(self.models.default).provider
-        await asyncio.to_thread(importlib.import_module, SDK_MODULES.get(provider, "openai"))
+        await import_sdk_off_loop(self.models.settings(self.models.default))
 
     @property
     def provider(self):

@@ -29,6 +29,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 TOKEN = "tok "
+# Prose has paragraphs; one endless paragraph is a renderer's worst case (each update re-wraps it
+# whole), not what models send. The stream ends a paragraph every PARAGRAPH_EVERY tokens.
+PARAGRAPH_EVERY = 80
+
+
+def streamed_text(tokens: int) -> str:
+    from tests.fake_llm.script import TokensReply
+
+    return "".join(TokensReply(count=tokens, paragraph_every=PARAGRAPH_EVERY).pieces())
 
 
 def free_port() -> int:
@@ -40,7 +49,8 @@ def free_port() -> int:
 def start_server(kind: str, tokens: int) -> tuple[subprocess.Popen, int]:
     port = free_port()
     module = "tests.fake_llm.openai_server" if kind == "openai" else "tests.fake_llm.anthropic_server"
-    proc = subprocess.Popen([sys.executable, "-m", module, "--port", str(port), "--tokens", str(tokens)],
+    proc = subprocess.Popen([sys.executable, "-m", module, "--port", str(port), "--tokens", str(tokens),
+                             "--paragraph-every", str(PARAGRAPH_EVERY)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     proc.stdout.readline()  # "fake ... server on ..." once it listens
     return proc, port
@@ -90,7 +100,7 @@ async def engine_only(kind: str, port: int, tokens: int) -> tuple[float, float]:
         await session.run_turn("go")
         result = time.perf_counter() - wall, time.process_time() - cpu
     await provider.close()
-    assert len(session.messages[-1].content) == len(TOKEN) * tokens
+    assert session.messages[-1].content == streamed_text(tokens)
     return result
 
 
@@ -106,7 +116,7 @@ async def in_app(kind: str, port: int, tokens: int) -> tuple[float, float]:
         options = AppOptions(settings=settings, workdir=Path(tmp) / "ws", data_dir=Path(tmp) / "data",
                              config_path=Path(tmp) / "config.toml", auto_title=False)
         app = WhimbrelApp(options)
-        expected = len(TOKEN) * tokens
+        expected = len(streamed_text(tokens).rstrip())
         async with app.run_test(size=(120, 40)) as pilot:
             await app.ready.wait()
             await pilot.pause()

@@ -163,7 +163,8 @@ def start_fake_server(tokens: int) -> tuple[subprocess.Popen, str]:
     """The fake OpenAI server in its own process (its CPU never competes with our reader's GIL)."""
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "tests.fake_llm.openai_server", "--port", str(port),
-                                "--tokens", str(tokens)], cwd=ROOT, stdout=subprocess.PIPE,
+                                "--tokens", str(tokens), "--paragraph-every", "80"],  # prose-like paragraphs
+                               cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()  # "fake OpenAI server on ..." once it listens
     if "server on" not in line:

@@ -76,10 +76,16 @@ class AssistantMessage(Vertical):
         self.reasoning.append(text)
 
     async def finish(self) -> None:
-        """Flush the stream; the widget then holds the final Markdown."""
+        """Flush the stream; the widget then holds the final Markdown.
+
+        Stopping a MarkdownStream mid-append can race its last appends, so the final text is
+        checked against what was received and set whole if they differ.
+        """
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
+            if self.markdown.source.rstrip() != self.content.rstrip():
+                await self.markdown.update(self.content)
 
 
 class CompactionBlock(Collapsible):

@@ -63,9 +63,10 @@ class StatusBar(Static):
             text.append_text(gauge(self.tokens, self.context_window))
         else:
             text.append(f"{format_tokens(self.tokens)} tokens")
-        if self.cost is not None:
+        if self.cost is not None or self.tokens:
             text.append("  │  ")
-            text.append(format_cost(self.cost, self.cost_estimated))
+            text.append(format_cost(self.cost, self.cost_estimated) if self.cost is not None else "cost —",
+                        style="" if self.cost is not None else "dim")
         if self.breaker is not None:
             backend, state, retry_in = self.breaker
             text.append("  │  ")

@@ -8,6 +8,7 @@ frontend runs `run_turn` as a task and cancels that task to stop a turn.
 from __future__ import annotations
 
 import asyncio
+import time
 import dataclasses
 from typing import Any, Callable
 
@@ -29,6 +30,7 @@ from app.providers.base import (
     UsageChunk,
 )
 from app.providers.capabilities import context_window as window_of
+from app.providers.registry import import_sdk_off_loop
 from app.providers.retry import stream_with_retry
 from tools.context import ToolContext
 from tools.pipeline import PreparedCall, approval_reason, execute, prepare
@@ -44,6 +46,7 @@ FINISH_WARNINGS = {
 }
 CANCELLED_RESULT = "The user cancelled this call before it finished."
 MAX_PARALLEL_TOOLS = 4
+YIELD_EVERY = 0.004  # seconds of stream processing before other tasks get the event loop
 
 
 class Session:
@@ -90,6 +93,7 @@ class Session:
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
         self._emit = emit
+        self._last_yield = time.monotonic()
 
     # -- helpers -------------------------------------------------------------------------
     def emit(self, event: ev.EngineEvent) -> None:
@@ -203,6 +207,7 @@ class Session:
 
         try:
             async for provider, chunk in self._chunks_with_fallback(messages, tools):
+                await self._share_the_loop()
                 if isinstance(chunk, ContentChunk):
                     content.append(chunk.text)
                     self.emit(ev.ContentDelta(chunk.text))
@@ -264,6 +269,7 @@ class Session:
                                     f"using {candidates[position + 1][0]}.", level="warning"))
                 continue
             started = False
+            await import_sdk_off_loop(provider.settings)
             stream = stream_with_retry(lambda p=provider: p.stream(messages, tools), notify=notify,
                                        max_retries=self.max_retries, base_delay=self.retry_base_delay)
             try:
@@ -374,6 +380,18 @@ class Session:
         self.usage.last_prompt_tokens = 0
         self.emit(ev.CompactionDone(summary, len(old), tokens_before, auto, focus or ""))
         return summary
+
+    async def _share_the_loop(self) -> None:
+        """Yield to the event loop after YIELD_EVERY seconds of uninterrupted streaming.
+
+        A fast stream arrives in large buffered reads, and the SDK hands those chunks over without
+        ever yielding; the UI (keys, repaints) and other workstreams would wait until the read is
+        used up. Yielding per chunk instead would starve the stream whenever a repaint is slow.
+        """
+        now = time.monotonic()
+        if now - self._last_yield >= YIELD_EVERY:
+            await asyncio.sleep(0)
+            self._last_yield = time.monotonic()
 
     async def _run_tools(self, calls: list[ToolCall]) -> None:
         """Prepare, gate, approve and execute one response's tool calls; persist every result."""

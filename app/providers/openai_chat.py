@@ -7,6 +7,8 @@ imported only inside functions so app startup never pays for it.
 
 from __future__ import annotations
 
+import json
+
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 from app.engine.messages import Message
@@ -50,34 +52,64 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def translate_chunk(chunk: Any) -> Iterator[Chunk]:
-    """Normalized chunks from one SDK `ChatCompletionChunk`, tolerant of sloppy servers."""
-    for choice in chunk.choices or []:
-        delta = choice.delta
-        if delta is not None:
-            extra = delta.model_extra or {}
-            for name in REASONING_FIELDS:
-                if extra.get(name):
-                    yield ReasoningChunk(str(extra[name]))
-                    break
-            if delta.content:
-                yield ContentChunk(delta.content)
-            for call in delta.tool_calls or []:
-                function = call.function
-                yield ToolCallChunk(
-                    index=getattr(call, "index", None) or 0,  # some servers omit it
-                    id=call.id,
-                    name=function.name if function else None,
-                    arguments=(function.arguments or "") if function else "",
-                )
-        if choice.finish_reason:
-            yield FinishChunk(choice.finish_reason)
-    usage = getattr(chunk, "usage", None)
-    if usage is not None:
-        details = getattr(usage, "prompt_tokens_details", None)
-        cached = getattr(details, "cached_tokens", None) or 0 if details is not None else 0
-        yield UsageChunk(usage.prompt_tokens or 0, usage.completion_tokens or 0,
-                         usage.total_tokens or 0, cache_read_tokens=cached)
+def translate_chunk(chunk: dict[str, Any]) -> Iterator[Chunk]:
+    """Normalized chunks from one streamed chat-completion chunk (the decoded SSE JSON).
+
+    Plain dicts rather than SDK models: building pydantic objects per token cost most of the
+    CPU of a fast stream. Tolerant of sloppy servers (missing index, null fields).
+    """
+    for choice in chunk.get("choices") or []:
+        delta = choice.get("delta") or {}
+        for name in REASONING_FIELDS:
+            if delta.get(name):
+                yield ReasoningChunk(str(delta[name]))
+                break
+        if delta.get("content"):
+            yield ContentChunk(delta["content"])
+        for call in delta.get("tool_calls") or []:
+            function = call.get("function") or {}
+            yield ToolCallChunk(
+                index=call.get("index") or 0,  # some servers omit it
+                id=call.get("id"),
+                name=function.get("name"),
+                arguments=function.get("arguments") or "",
+            )
+        if choice.get("finish_reason"):
+            yield FinishChunk(choice["finish_reason"])
+    usage = chunk.get("usage")
+    if usage:
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+        yield UsageChunk(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0,
+                         usage.get("total_tokens") or 0, cache_read_tokens=cached)
+
+
+async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
+    """Decode `data:` lines of a server-sent event stream into JSON objects, until [DONE]."""
+    data: list[str] = []
+    async for line in lines:
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip())
+            continue
+        if line.strip() or not data:
+            continue  # comments, event names, keep-alives
+        payload, data = "\n".join(data), []
+        if payload.strip() == "[DONE]":
+            return
+        event = json.loads(payload)
+        if isinstance(event, dict):
+            yield event
+    if data and "\n".join(data).strip() not in ("", "[DONE]"):
+        event = json.loads("\n".join(data))
+        if isinstance(event, dict):
+            yield event
+
+
+def _stream_error(event: dict[str, Any], settings: ModelSettings) -> ProviderError:
+    """An error the server sent inside the stream (vLLM and others do), as the SDK would report it."""
+    error = event.get("error")
+    message = error.get("message") if isinstance(error, dict) else str(error)
+    return ProviderError(f"{settings.model}: the server reported an error mid-stream: {message}",
+                         retryable=False)
 
 
 def _server_detail(exc: Any) -> str:
@@ -189,36 +221,49 @@ class OpenAIChatProvider:
             kwargs["reasoning_effort"] = self.settings.reasoning_effort
         return kwargs
 
-    async def _open_stream(self, kwargs: dict[str, Any]) -> Any:
-        """Start the streamed request; drop `stream_options` once if the server rejects it."""
+    def _open_stream(self, kwargs: dict[str, Any]) -> Any:
+        """The streamed request as a raw response context (the SDK still sends it and maps errors)."""
+        create = self.client.chat.completions.with_streaming_response.create
         if self._stream_options_ok:
-            try:
-                return await self.client.chat.completions.create(
-                    **kwargs, stream_options={"include_usage": True})
-            except Exception as exc:
-                if not _rejects_stream_options(exc):
-                    raise
-                self._stream_options_ok = False
-        return await self.client.chat.completions.create(**kwargs)
+            return create(**kwargs, stream_options={"include_usage": True})
+        return create(**kwargs)
 
     async def stream(self, messages: list[Message],
                      tools: list[dict[str, Any]] | None = None) -> AsyncIterator[Chunk]:
         """Stream one completion as normalized chunks. Raises ProviderError."""
+        import httpx2
         import openai
 
         kwargs = self._request(messages, tools, stream=True)
         try:
-            response = await self._open_stream(kwargs)
+            try:
+                context = self._open_stream(kwargs)
+                response = await context.__aenter__()
+            except openai.APIError as exc:
+                if not self._stream_options_ok or not _rejects_stream_options(exc):
+                    raise
+                self._stream_options_ok = False  # some local servers reject stream_options: once
+                context = self._open_stream(kwargs)
+                response = await context.__aenter__()
         except openai.APIError as exc:
             raise to_provider_error(exc, self.settings) from exc
         try:
-            async for raw in response:
-                for chunk in translate_chunk(raw):
+            async for event in sse_events(response.iter_lines()):
+                if event.get("error"):
+                    raise _stream_error(event, self.settings)
+                for chunk in translate_chunk(event):
                     yield chunk
         except openai.APIError as exc:
             raise to_provider_error(exc, self.settings) from exc
+        except httpx2.TimeoutException as exc:
+            raise to_provider_error(openai.APITimeoutError(request=exc.request), self.settings) from exc
+        except httpx2.TransportError as exc:
+            raise to_provider_error(openai.APIConnectionError(request=exc.request), self.settings) from exc
+        except ValueError as exc:  # not JSON: a broken proxy or server
+            raise ProviderError(f"{self.settings.model}: the server sent a malformed stream ({exc})",
+                                retryable=False) from exc
         finally:
-            await response.close()
+            await context.__aexit__(None, None, None)
 
     async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
         """One non-streamed completion's text (e.g. for auto-titles). Raises ProviderError."""

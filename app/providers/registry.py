@@ -24,3 +24,15 @@ def make_provider(settings: ModelSettings, provider: str | None = None) -> Provi
 
         return GoogleProvider(settings)
     raise ValueError(f"unknown provider '{kind}': use one of {', '.join(PROVIDERS)}")
+
+
+async def import_sdk_off_loop(settings: ModelSettings) -> None:
+    """Import the SDK a model needs on a worker thread (anthropic alone takes over a second here),
+    so the first request after startup or a /model switch never freezes the UI."""
+    import asyncio
+    import importlib
+    import sys
+
+    module = SDK_MODULES.get(settings.provider or "openai", "openai")
+    if module not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, module)

@@ -64,7 +64,7 @@ def event(kind: str, data: dict[str, Any]) -> bytes:
 
 def _text_pieces(reply: StreamReply) -> list[str]:
     if isinstance(reply, TokensReply):
-        return [reply.token] * reply.count
+        return reply.pieces()
     return [p for p in split_text(reply.text, reply.chunk_size) if p] if reply.text else []
 
 

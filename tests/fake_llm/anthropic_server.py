@@ -97,8 +97,10 @@ def main(argv: list[str] | None = None) -> None:
                                      description="Fake Anthropic Messages server.")
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--tokens", type=int, default=0, help="answer every request with N tokens")
+    parser.add_argument("--paragraph-every", type=int, default=0, metavar="N",
+                        help="with --tokens: end a paragraph every N tokens, as prose does")
     args = parser.parse_args(argv)
-    default = TokensReply(count=args.tokens) if args.tokens else None
+    default = TokensReply(count=args.tokens, paragraph_every=args.paragraph_every) if args.tokens else None
     with FakeAnthropicServer(args.port, default_reply=default) as server:
         print(f"fake Anthropic server on {server.base_url}", flush=True)
         try:

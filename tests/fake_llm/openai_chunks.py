@@ -67,8 +67,8 @@ def deltas(reply: StreamReply) -> Iterator[dict[str, Any]]:
     """The `delta` objects of a streamed reply, in order, before the finishing chunk."""
     yield {"role": "assistant", "content": ""}
     if isinstance(reply, TokensReply):
-        for _ in range(reply.count):
-            yield {"content": reply.token}
+        for piece in reply.pieces():
+            yield {"content": piece}
         return
     if isinstance(reply, TextReply) and reply.reasoning:
         for piece in split_text(reply.reasoning, reply.chunk_size):
@@ -139,7 +139,7 @@ def completion_body(reply: StreamReply, body: dict[str, Any]) -> dict[str, Any]:
     """The non-streaming `chat.completion` object for `reply`."""
     message: dict[str, Any] = {"role": "assistant", "content": None}
     if isinstance(reply, TokensReply):
-        message["content"] = reply.token * reply.count
+        message["content"] = "".join(reply.pieces())
     else:
         message["content"] = reply.text or None
     if isinstance(reply, TextReply) and reply.reasoning:

@@ -190,9 +190,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", help="JSON list of replies served in order, then echo")
     parser.add_argument("--tokens", type=int, metavar="N",
                         help="after the script, stream N tokens as fast as possible")
+    parser.add_argument("--paragraph-every", type=int, default=0, metavar="N",
+                        help="with --tokens: end a paragraph every N tokens, as prose does")
     parser.add_argument("--reject-stream-options", action="store_true")
     args = parser.parse_args(argv)
-    default = TokensReply(count=args.tokens) if args.tokens else None
+    default = TokensReply(count=args.tokens, paragraph_every=args.paragraph_every) if args.tokens else None
     server = FakeOpenAIServer(args.port, default_reply=default,
                               reject_stream_options=args.reject_stream_options)
     if args.script:

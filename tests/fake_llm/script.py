@@ -82,10 +82,19 @@ class EchoReply(_Streamed):
 
 @dataclass
 class TokensReply(_Streamed):
-    """`count` one-word tokens streamed as fast as possible (throughput benchmarks)."""
+    """`count` one-word tokens streamed as fast as possible (throughput benchmarks).
+
+    `paragraph_every` ends a paragraph after every N tokens, as prose does; 0 streams one
+    endless paragraph (the worst case for a Markdown renderer).
+    """
 
     count: int = 1000
     token: str = "tok "
+    paragraph_every: int = 0
+
+    def pieces(self) -> list[str]:
+        every = self.paragraph_every
+        return [self.token + ("\n\n" if every and (i + 1) % every == 0 else "") for i in range(self.count)]
 
 
 Reply = Union[TextReply, ToolCallReply, ErrorReply, EchoReply, TokensReply]
