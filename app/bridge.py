@@ -17,10 +17,12 @@ from textual.message_pump import MessagePump
 from app.engine.events import ContentDelta, EngineEvent, ReasoningDelta, ToolOutput
 
 FRAME_SECONDS = 1 / 60
-# Each flush re-renders the growing last Markdown block (a paragraph, a code block), which costs
-# more the longer that block is. So flushes slow down while the current block grows: one more
-# millisecond per 100 characters since the last blank line, down to one flush a second.
-SLOWDOWN_CHARS_PER_MS = 100
+# Each flush re-renders the growing last Markdown block (a paragraph, a code block) and lays out the
+# message, which both cost more as they grow. So flushes slow down with them: one more millisecond
+# per 100 characters since the last blank line and per 1,000 characters of the message, down to
+# one flush a second.
+BLOCK_CHARS_PER_MS = 100
+MESSAGE_CHARS_PER_MS = 1000
 MAX_FRAME_SECONDS = 1.0
 MERGEABLE = (ContentDelta, ReasoningDelta, ToolOutput)
 
@@ -45,13 +47,16 @@ class CoalescingEmitter:
         self._pending: ContentDelta | ReasoningDelta | ToolOutput | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._block = 0  # characters streamed since the last blank line: the block being re-rendered
+        self._message = 0  # characters streamed since the last other event: the message so far
 
     def _frame(self) -> float:
-        return min(MAX_FRAME_SECONDS, self.frame_seconds + self._block / SLOWDOWN_CHARS_PER_MS / 1000)
+        slowdown_ms = self._block / BLOCK_CHARS_PER_MS + self._message / MESSAGE_CHARS_PER_MS
+        return min(MAX_FRAME_SECONDS, self.frame_seconds + slowdown_ms / 1000)
 
     def __call__(self, event: EngineEvent) -> None:
         if isinstance(event, MERGEABLE):
             text = event.text
+            self._message += len(text)
             self._block = len(text) - text.rindex("\n\n") - 2 if "\n\n" in text else self._block + len(text)
             if self._pending is not None and _same_stream(self._pending, event):
                 self._pending.text += event.text
@@ -60,7 +65,7 @@ class CoalescingEmitter:
             self._pending = dataclasses.replace(event)  # a copy: the engine's event stays as sent
             self._timer = asyncio.get_running_loop().call_later(self._frame(), self.flush)
             return
-        self._block = 0
+        self._block = self._message = 0
         self.flush()
         self.target.post_message(EngineEventMessage(event))
 
