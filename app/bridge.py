@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from app.engine.events import ContentDelta, EngineEvent, ReasoningDelta, ToolOutput
+if TYPE_CHECKING:
+    from app.engine.events import EngineEvent
 
 FRAME_SECONDS = 1 / 60
 # Each flush re-renders the growing last Markdown block (a paragraph, a code block) and lays out the
@@ -24,7 +26,6 @@ FRAME_SECONDS = 1 / 60
 BLOCK_CHARS_PER_MS = 100
 MESSAGE_CHARS_PER_MS = 1000
 MAX_FRAME_SECONDS = 1.0
-MERGEABLE = (ContentDelta, ReasoningDelta, ToolOutput)
 
 
 @dataclass
@@ -44,7 +45,10 @@ class CoalescingEmitter:
     def __init__(self, target: MessagePump, frame_seconds: float = FRAME_SECONDS) -> None:
         self.target = target
         self.frame_seconds = frame_seconds
-        self._pending: ContentDelta | ReasoningDelta | ToolOutput | None = None
+        from app.engine.events import ContentDelta, ReasoningDelta, ToolOutput  # kept off the startup path
+
+        self._mergeable = (ContentDelta, ReasoningDelta, ToolOutput)
+        self._pending: EngineEvent | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._block = 0  # characters streamed since the last blank line: the block being re-rendered
         self._message = 0  # characters streamed since the last other event: the message so far
@@ -54,7 +58,7 @@ class CoalescingEmitter:
         return min(MAX_FRAME_SECONDS, self.frame_seconds + slowdown_ms / 1000)
 
     def __call__(self, event: EngineEvent) -> None:
-        if isinstance(event, MERGEABLE):
+        if isinstance(event, self._mergeable):
             text = event.text
             self._message += len(text)
             self._block = len(text) - text.rindex("\n\n") - 2 if "\n\n" in text else self._block + len(text)

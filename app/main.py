@@ -22,6 +22,12 @@ from app.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
 
 
+def _import_engine() -> None:
+    """Import the engine and tools on a worker thread: the UI keeps painting meanwhile."""
+    import app.engine.workstreams  # noqa: F401  (session, tools, providers follow)
+    import app.storage.async_store  # noqa: F401
+
+
 @dataclass
 class AppOptions:
     """Everything the CLI resolved: model (None = not configured), places, limits, what to resume."""
@@ -44,8 +50,8 @@ class AppOptions:
 
 class WhimbrelApp(WorkspaceOps, App):
     TITLE = "Whimbrel"
-    CSS_PATH = [STYLES_DIR / name for name in
-                ("main.tcss", "transcript.tcss", "tool_card.tcss", "approval.tcss", "screens.tcss")]
+    # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
+    CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
 
     def __init__(self, options: AppOptions) -> None:
         super().__init__()
@@ -74,10 +80,12 @@ class WhimbrelApp(WorkspaceOps, App):
         return self.manager.get(self.focused_id) if self.manager is not None else None
 
     def on_mount(self) -> None:
-        self.run_worker(self._boot(), name="boot", group="boot", exit_on_error=False)
+        # Boot after the first frame is on screen: its imports (SQLAlchemy) would compete with it.
+        self.call_after_refresh(self.run_worker, self._boot, name="boot", group="boot", exit_on_error=False)
 
     async def _boot(self) -> None:
         """Open storage, prune, load tools, restore saved tabs and panes, warm the SDK import."""
+        await asyncio.to_thread(_import_engine)
         from app.engine.workstreams import WorkstreamManager
         from app.storage.async_store import AsyncStore
         from tools.registry import ToolRegistry

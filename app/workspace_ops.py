@@ -10,7 +10,6 @@ from functools import partial
 
 from app.bridge import make_emitter
 from app.engine.layout import LayoutError, LayoutTree
-from app.screens.approval import ApprovalScreen
 from widgets.workstream_view import WorkstreamView
 
 
@@ -213,6 +212,8 @@ class WorkspaceOps:
         workstream = self.workstream
         if workstream is None or not workstream.pending or self.screen is not self.main_screen:
             return
+        from app.screens.approval import ApprovalScreen  # first needed at the first approval
+
         request = workstream.pending[0]
         screen = ApprovalScreen(request.items, workstream.name)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -35,4 +34,3 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("WHIMBREL_CONFIG", str(home / "config.toml"))
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

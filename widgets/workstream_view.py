@@ -13,7 +13,6 @@ from textual.message import Message
 from textual.widgets import Static
 
 from app.bridge import EngineEventMessage
-from app.engine import events as ev
 from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
@@ -22,6 +21,7 @@ from widgets.tool_card import ToolCard
 from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from app.engine import events as ev
     from app.engine.workstream import Workstream
 
 
@@ -77,6 +77,8 @@ class WorkstreamView(Vertical):
 
     @on(EngineEventMessage)
     async def handle_engine_event(self, message: EngineEventMessage) -> None:
+        from app.engine import events as ev  # imported with the first event, not at startup
+
         message.stop()
         event = message.event
         transcript = self.transcript

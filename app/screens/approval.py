@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from app.engine.events import ApprovalDecision, ApprovalItem
+from styles import STYLES_DIR
 from widgets.diff_view import DiffView
 
 Decisions = dict[str, ApprovalDecision]
@@ -41,6 +42,8 @@ class ApprovalEntry(Vertical):
 
 class ApprovalScreen(ModalScreen[Decisions]):
     """Decides each pending call in turn; dismisses with {call_id: decision} once all are decided."""
+
+    CSS_PATH = STYLES_DIR / "approval.tcss"
 
     BINDINGS = [
         Binding("y", "decide('approve')", "Approve"),

@@ -8,9 +8,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from styles import STYLES_DIR
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Dismisses with True on y, False on n or Esc."""
+
+    CSS_PATH = STYLES_DIR / "screens.tcss"
 
     BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
 

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from app.engine.commands import COMMANDS
+from styles import STYLES_DIR
 
 KEYS = (
     ("Enter / Ctrl+J", "send / new line"),
@@ -39,6 +40,8 @@ def help_table() -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
+
+    CSS_PATH = STYLES_DIR / "screens.tcss"
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
 
     def __init__(self, *_args) -> None:

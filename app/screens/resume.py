@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
 from app.screens.confirm import ConfirmScreen
+from styles import STYLES_DIR
 
 
 def age(seconds: float) -> str:
@@ -36,6 +37,8 @@ def highlight(hit) -> Text:
 
 class ResumeScreen(ModalScreen[str | None]):
     """Dismisses with the chosen workstream id (Enter), or None (Esc)."""
+
+    CSS_PATH = STYLES_DIR / "screens.tcss"
 
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Close"),

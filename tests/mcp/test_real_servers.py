@@ -83,7 +83,21 @@ def local_site(tmp_path):
     httpd.shutdown()
 
 
-async def test_fetch_server_against_a_local_site(local_site):
+@pytest.fixture(scope="session")
+def readability_installed() -> None:
+    """mcp-server-fetch's readabilipy runs `npm install` on first use, inside the server, where its
+    output would land on the MCP stdio channel; install those JavaScript dependencies up front."""
+    try:
+        import readabilipy
+    except ImportError:
+        pytest.skip("mcp-server-fetch is not installed")
+    javascript = Path(readabilipy.__file__).parent / "javascript"
+    if (javascript / "package.json").exists() and not (javascript / "node_modules").exists():
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=javascript, check=True,
+                       capture_output=True, timeout=300)
+
+
+async def test_fetch_server_against_a_local_site(local_site, readability_installed):
     require("mcp-server-fetch")
     m = manager(ServerConfig("fetch", command="mcp-server-fetch", args=["--allow-private-ips", "--ignore-robots-txt"]))
     m.start()

@@ -24,6 +24,10 @@ class TabBarStates(App):
 
     CSS = "TabBar { margin: 1 0; background: $panel; }"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.animation_level = "none"  # the busy-tab spinner stays on its first frame
+
     def compose(self) -> ComposeResult:
         for active, tabs in enumerate([
             [TabInfo("idle one", "idle"), TabInfo("thinking", "thinking"), TabInfo("running tests", "running")],

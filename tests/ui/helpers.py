@@ -24,6 +24,7 @@ def make_app(tmp_path: Path, base_url: str | None = "http://127.0.0.1:9/v1", *, 
                          config_path=FIXED_CONFIG_PATH, resume=resume, auto_title=auto_title, max_open=max_open)
     app = WhimbrelApp(options)
     app.retry_base_delay = 0.01
+    app.animation_level = "none"  # no pulse or spinner frames: screens stay deterministic
     return app
 
 

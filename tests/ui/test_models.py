@@ -27,6 +27,7 @@ def two_model_app(tmp_path, openai_server, anthropic_server) -> WhimbrelApp:
                          config_path=FIXED_CONFIG_PATH, auto_title=False)
     app = WhimbrelApp(options)
     app.retry_base_delay = 0.01
+    app.animation_level = "none"
     return app
 
 
