@@ -15,9 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-import tomlkit
-from tomlkit.exceptions import ParseError, TOMLKitError
-
 from app.providers.base import ModelSettings
 
 NO_KEY = "not-needed"  # local servers accept any key; the SDKs insist on having one
@@ -368,6 +365,9 @@ def load_config(path: Path) -> Config:
         return Config(path=path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([f"{path}: cannot read the config file: {exc}"]) from None
+    import tomlkit  # only when there is a file to read
+    from tomlkit.exceptions import ParseError, TOMLKitError
+
     try:
         data = tomlkit.parse(text).unwrap()
     except ParseError as exc:
@@ -380,7 +380,7 @@ def load_config(path: Path) -> Config:
     return _validate(path, text, data)
 
 
-def _parse_reason(exc: ParseError) -> str:
+def _parse_reason(exc: Exception) -> str:
     """tomlkit's message without its own trailing ' at line L col C'."""
     return re.sub(r"\s+at line \d+ col \d+$", "", str(exc))
 
