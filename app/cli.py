@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         settings=settings,
         models=models if models.default else None,
         auto_compact_pct=config.auto_compact_pct,
+        config=config,
         workdir=workdir.resolve(),
         data_dir=(args.data_dir or default_data_dir()).expanduser(),
         config_path=config_path,

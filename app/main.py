@@ -15,6 +15,7 @@ from textual.app import App
 from textual.worker import Worker, WorkerState
 
 from app.attention import Attention
+from app.mcp_wiring import McpWiring
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
 from app.screens.main import MainScreen
@@ -45,10 +46,11 @@ class AppOptions:
     notifications: bool = True
     auto_title: bool = True
     models: Any = None  # a ModelRegistry; built from `settings` alone when None
+    config: Any = None  # the loaded app.config.Config (MCP servers and their settings)
     auto_compact_pct: float = 80.0
 
 
-class WhimbrelApp(WorkspaceOps, App):
+class WhimbrelApp(WorkspaceOps, McpWiring, App):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -99,7 +101,10 @@ class WhimbrelApp(WorkspaceOps, App):
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
+        problems = self.start_mcp()  # connects in the background
         await self._restore_workspace()
+        for problem in problems:
+            await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "warning")
         if self.models is None:
             await self.main_screen.show_setup(str(options.config_path))
         self.ready.set()
@@ -139,12 +144,13 @@ class WhimbrelApp(WorkspaceOps, App):
         context = ToolContext(workspace=self.options.workdir.resolve(), bash_timeout=self.options.bash_timeout,
                               output_limit=self.options.output_limit)
         alias = saved.model_alias if self.models is not None and saved.model_alias in self.models else None
-        session = Session(workstream_id=workstream_id, provider=None, registry=self.registry,
+        session = Session(workstream_id=workstream_id, provider=None, registry=self.session_registry(),
                           tool_context=context, emit=listener, store=self.store, messages=saved.messages,
                           context_start=saved.context_start, retry_base_delay=self.retry_base_delay,
                           models=self.models, model_alias=alias, auto_compact_pct=self.options.auto_compact_pct)
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
+        session.system_extra = self.mcp_catalog
         return session
 
     async def _restore_workspace(self) -> None:
@@ -343,6 +349,7 @@ class WhimbrelApp(WorkspaceOps, App):
         yield from whimbrel_commands(self)
 
     async def on_unmount(self) -> None:
+        await self.stop_mcp()
         if self.models is not None:
             await self.models.aclose()
         if self.store is not None:

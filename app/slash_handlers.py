@@ -168,6 +168,16 @@ async def _setup(app, view, args: str) -> None:
     app.open_setup()
 
 
+async def _mcp(app, view, args: str) -> None:
+    words = args.split()
+    if words[:1] == ["refresh"] and app.mcp is not None:
+        await app.mcp.refresh(words[1] if len(words) > 1 else None)
+        await view.transcript.add_notice("MCP catalogs refreshed.")
+    elif words and words[0] != "refresh":
+        raise CommandError("Usage: /mcp  or  /mcp refresh [server]")
+    await view.transcript.add_notice(app.mcp_summary())
+
+
 async def _split(app, view, args: str) -> None:
     direction = {"": "horizontal", "h": "horizontal", "v": "vertical"}.get(args.strip().lower())
     if direction is None:
@@ -187,5 +197,5 @@ HANDLERS = {
     "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume,
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
-    "compact": _compact, "setup": _setup,
+    "compact": _compact, "setup": _setup, "mcp": _mcp,
 }

@@ -94,6 +94,7 @@ class Session:
         self.retry_base_delay = retry_base_delay
         self._emit = emit
         self._last_yield = time.monotonic()
+        self.system_extra: Callable[[], str] | None = None  # e.g. the MCP resource/prompt catalog
 
     # -- helpers -------------------------------------------------------------------------
     def emit(self, event: ev.EngineEvent) -> None:
@@ -107,7 +108,9 @@ class Session:
 
     def model_messages(self) -> list[Message]:
         """What the model sees: system prompt, the compaction summary if any, then the live context."""
-        system = Message(role="system", content=system_prompt(self.tool_context.workspace))
+        extra = self.system_extra() if self.system_extra is not None else ""
+        system = Message(role="system", content=system_prompt(self.tool_context.workspace) +
+                         (f"\n\n{extra}" if extra else ""))
         start = self._context_from()
         head = [self.compaction_summary] if self.compaction_summary is not None and \
             self.compacted_upto >= self.context_start else []

@@ -1,0 +1,65 @@
+"""Connects the app's workstreams to MCP servers: tools appear to every session as they come and go.
+
+A mixin of WhimbrelApp. The manager connects in the background (startup never waits); whenever a
+server's tools, resources or prompts change, each session gets a fresh registry (copy-on-write), and
+the resource/prompt catalog is added to the system message.
+"""
+
+from __future__ import annotations
+
+
+class McpWiring:
+    mcp = None  # app.mcp.manager.McpManager when servers are configured
+
+    def start_mcp(self) -> list[str]:
+        """Start connecting to the configured servers; returns config problems to show the user."""
+        config = self.options.config
+        if config is None:
+            return []
+        from app.mcp.config import McpConfigError, servers_from_app_config
+        from app.mcp.manager import McpManager
+
+        try:
+            servers, problems = servers_from_app_config(config, self.options.workdir)
+        except McpConfigError as error:
+            return [f"MCP configuration: {error}"]
+        if not servers:
+            return list(problems)
+        self.mcp = McpManager(servers, workspace=self.options.workdir, listener=self._mcp_changed,
+                              call_timeout=config.mcp_call_timeout, connect_timeout=config.mcp_connect_timeout,
+                              refresh_interval=config.mcp_refresh_interval)
+        self.mcp.start()
+        return [*problems, *self.mcp.problems]
+
+    def session_registry(self):
+        """The tool registry a new session starts with: built-ins plus the MCP tools known now."""
+        return self.mcp.build_registry(self.registry) if self.mcp is not None else self.registry
+
+    def _mcp_changed(self, server: str, what: str) -> None:
+        if what in ("tools", "resources", "prompts"):
+            for workstream in self.manager or ():
+                session = workstream.session
+                used = {call.name for m in session.messages for call in m.tool_calls}
+                session.registry = self.mcp.build_registry(session.registry, keep=used)
+        elif what == "status":
+            status, reason = self.mcp.status(server)
+            if status == "failed":
+                self.notify(f"MCP server “{server}” failed: {reason}", severity="warning", timeout=8)
+
+    def mcp_catalog(self) -> str:
+        return self.mcp.catalog_text() if self.mcp is not None else ""
+
+    def mcp_summary(self) -> str:
+        """One line per server for `/mcp`: status, reason, tool count."""
+        if self.mcp is None:
+            return "No MCP servers are configured ([mcp.servers.<name>] in config.toml, or .mcp.json)."
+        lines = []
+        for name, (status, reason) in self.mcp.statuses().items():
+            tools = sum(1 for spec in self.mcp.tool_specs() if spec.name.startswith(f"mcp__{name}__"))
+            detail = f" — {reason}" if reason else ""
+            lines.append(f"{name}: {status}{detail} ({tools} tools)")
+        return "MCP servers:\n" + "\n".join(lines)
+
+    async def stop_mcp(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.stop()

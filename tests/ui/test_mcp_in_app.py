@@ -1,0 +1,54 @@
+"""The agent uses a real MCP server (mcp-server-time over stdio) configured in config.toml."""
+
+from __future__ import annotations
+
+import json
+
+from app.config import load_config
+from app.main import AppOptions, WhimbrelApp
+from app.providers.base import ModelSettings
+from app.screens.approval import ApprovalScreen
+from tests.fake_llm.script import TextReply, ToolCallReply
+from tests.mcp.conftest import require, server_path
+from tests.ui.helpers import FIXED_CONFIG_PATH, screen_text, wait_for
+
+
+def app_with_servers(tmp_path, fake_openai, servers_toml: str) -> WhimbrelApp:
+    config_path = tmp_path / "config.toml"
+    config_path.write_text(servers_toml)
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    settings = ModelSettings(model="fake-model", base_url=fake_openai.base_url, api_key="x", context_window=32000)
+    app = WhimbrelApp(AppOptions(settings=settings, workdir=workspace, data_dir=tmp_path / "data",
+                                 config_path=FIXED_CONFIG_PATH, auto_title=False, config=load_config(config_path)))
+    app.animation_level = "none"
+    return app
+
+
+async def test_agent_calls_a_real_mcp_tool_after_approval(fake_openai, tmp_path, monkeypatch):
+    time_server = require("mcp-server-time")
+    monkeypatch.setenv("PATH", server_path())
+    toml = f'[mcp.servers.time]\ncommand = "{time_server}"\nargs = ["--local-timezone", "UTC"]\n' \
+           '[mcp.servers.broken]\ncommand = "no-such-mcp-server-anywhere"\n'
+    fake_openai.queue(ToolCallReply([("mcp__time__get_current_time", json.dumps({"timezone": "UTC"}), "t1")]),
+                      TextReply("It is time."))
+    app = app_with_servers(tmp_path, fake_openai, toml)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())  # ready while the servers still connect
+        await wait_for(pilot, lambda: app.mcp.status("time")[0] == "ready", timeout=60, message="time server")
+        await wait_for(pilot, lambda: app.mcp.status("broken")[0] == "failed", timeout=30)
+        assert app.workstream.session.registry.get("mcp__time__get_current_time") is not None
+        view = app.main_screen.view_for(app.focused_id)
+        view.prompt.insert("what time is it in UTC?")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="MCP tools need approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "It is time." in screen_text(app), timeout=30)
+        result = fake_openai.requests[1]["messages"][-1]
+        assert result["role"] == "tool" and "UTC" in result["content"] and "datetime" in result["content"]
+        tools = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
+        assert tools.index("mcp__time__get_current_time") > tools.index("bash")  # after the built-ins
+        view.prompt.insert("/mcp")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "time: ready" in screen_text(app), message="/mcp lists the servers")
+        assert "broken: failed" in screen_text(app)
