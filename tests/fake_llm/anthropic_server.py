@@ -49,7 +49,7 @@ class FakeAnthropicServer(FakeOpenAIServer):
     def __init__(self, port: int = 0, *, models: tuple[str, ...] = ("fake-claude",),
                  default_reply: Reply | None = None, api_key: str | None = None) -> None:
         self.models = models
-        self._defaults = (default_reply or EchoReply(), api_key, False)
+        self._defaults = (default_reply or EchoReply(), api_key, False, models)
         self._lock = threading.Lock()
         self._generation = 0
         self.cache_usage: tuple[int, int] = (0, 0)

@@ -67,7 +67,7 @@ class FakeOpenAIServer:
                  default_reply: Reply | None = None, api_key: str | None = None,
                  reject_stream_options: bool = False) -> None:
         self.models = models
-        self._defaults = (default_reply or EchoReply(), api_key, reject_stream_options)
+        self._defaults = (default_reply or EchoReply(), api_key, reject_stream_options, models)
         self._lock = threading.Lock()
         self._generation = 0
         self.reset()
@@ -92,7 +92,7 @@ class FakeOpenAIServer:
         shared by many tests.
         """
         with self._lock:
-            self.default_reply, self.api_key, self.reject_stream_options = self._defaults
+            self.default_reply, self.api_key, self.reject_stream_options, self.models = self._defaults
             self.requests: list[dict[str, Any]] = []
             self.request_headers: list[dict[str, str]] = []
             self.completed = 0
