@@ -61,7 +61,9 @@ async def http_get_json(host: str, port: int, path: str, timeout: float) -> obje
             writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: application/json\r\n"
                          "Connection: close\r\n\r\n".encode())
             await writer.drain()
-            data = await reader.read(1 << 20)
+            data = b""  # headers and body may arrive in separate reads: read to the end (capped)
+            while len(data) < 1 << 20 and (piece := await reader.read(65536)):
+                data += piece
         finally:
             writer.close()
         head, _, body = data.partition(b"\r\n\r\n")
