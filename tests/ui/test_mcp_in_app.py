@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from app.config import load_config
 from app.main import AppOptions, WhimbrelApp
@@ -51,4 +52,5 @@ async def test_agent_calls_a_real_mcp_tool_after_approval(fake_openai, tmp_path,
         view.prompt.insert("/mcp")
         await pilot.press("enter")
         await wait_for(pilot, lambda: "time: ready" in screen_text(app), message="/mcp lists the servers")
-        assert "broken: failed" in screen_text(app)
+        # the broken server is not usable; it may be failed, retrying, or circuit-open by now
+        assert re.search(r"broken: (failed|connecting|circuit-open)", screen_text(app))
