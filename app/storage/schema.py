@@ -26,6 +26,12 @@ metadata = MetaData()
 
 MESSAGE_ROLES = ("system", "user", "assistant", "tool_call", "tool_result")
 
+
+def workstream_fk(*, index: bool = False) -> Column:
+    """The `workstream_id` column every per-workstream table has; its rows go with the workstream."""
+    return Column("workstream_id", Text, ForeignKey("workstreams.id", ondelete="CASCADE"), nullable=False,
+                  index=index)
+
 workstreams = Table(
     "workstreams",
     metadata,
@@ -44,13 +50,7 @@ messages = Table(
     "messages",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column(
-        "workstream_id",
-        Text,
-        ForeignKey("workstreams.id", ondelete="CASCADE"),
-        nullable=False,
-        index=True,
-    ),
+    workstream_fk(index=True),
     Column("seq", Integer, nullable=False),
     Column("role", Text, nullable=False),
     Column("content", Text, nullable=False, default=""),
@@ -71,12 +71,7 @@ messages = Table(
 workstream_config = Table(
     "workstream_config",
     metadata,
-    Column(
-        "workstream_id",
-        Text,
-        ForeignKey("workstreams.id", ondelete="CASCADE"),
-        nullable=False,
-    ),
+    workstream_fk(),
     Column("key", Text, nullable=False),
     Column("value", Text, nullable=False),  # JSON
     PrimaryKeyConstraint("workstream_id", "key"),
@@ -86,8 +81,7 @@ usage = Table(  # one row per model request (migration 2)
     "usage",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("workstream_id", Text, ForeignKey("workstreams.id", ondelete="CASCADE"),
-           nullable=False, index=True),
+    workstream_fk(index=True),
     Column("model", Text, nullable=False),
     Column("alias", Text, nullable=True),
     Column("provider", Text, nullable=True),
@@ -105,8 +99,7 @@ compactions = Table(  # one row per compaction; messages stay in `messages` (mig
     "compactions",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("workstream_id", Text, ForeignKey("workstreams.id", ondelete="CASCADE"),
-           nullable=False, index=True),
+    workstream_fk(index=True),
     Column("summary", Text, nullable=False),
     Column("focus", Text, nullable=True),
     Column("last_message_id", Integer, nullable=False),  # messages.id of the last one summarized
@@ -129,12 +122,7 @@ prompt_history = Table(
     "prompt_history",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column(
-        "workstream_id",
-        Text,
-        ForeignKey("workstreams.id", ondelete="CASCADE"),
-        nullable=False,
-    ),
+    workstream_fk(),
     Column("text", Text, nullable=False),
     Column("created_at", Float, nullable=False),
     Index("ix_prompt_history_workstream", "workstream_id", "id"),
@@ -153,12 +141,7 @@ app_state = Table(
 context_resets = Table(
     "context_resets",
     metadata,
-    Column(
-        "workstream_id",
-        Text,
-        ForeignKey("workstreams.id", ondelete="CASCADE"),
-        nullable=False,
-    ),
+    workstream_fk(),
     Column("seq", Integer, nullable=False),
     Column("created_at", Float, nullable=False),
     PrimaryKeyConstraint("workstream_id", "seq"),
