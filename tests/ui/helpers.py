@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from app.main import AppOptions, WhimbrelApp
 from app.providers.base import ModelSettings
@@ -13,15 +13,19 @@ FIXED_CONFIG_PATH = Path("/home/user/.config/whimbrel/config.toml")
 
 def make_app(tmp_path: Path, base_url: str | None = "http://127.0.0.1:9/v1", *, resume: str | None = None,
              context_window: int | None = 32000, model: str = "fake-model", auto_title: bool = False,
-             max_open: int = 20) -> WhimbrelApp:
-    """An app whose workspace and data live under tmp_path; base_url None means no model configured."""
+             max_open: int = 20, settings: ModelSettings | None = None, models: Any = None,
+             config: Any = None) -> WhimbrelApp:
+    """An app whose workspace and data live under tmp_path; base_url None means no model configured.
+
+    `settings` / `models` (a ModelRegistry) / `config` (a loaded Config) replace the simple default model.
+    """
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
-    settings = None
-    if base_url is not None:
+    if settings is None and base_url is not None:
         settings = ModelSettings(model=model, base_url=base_url, api_key="x", context_window=context_window)
     options = AppOptions(settings=settings, workdir=workspace, data_dir=tmp_path / "data",
-                         config_path=FIXED_CONFIG_PATH, resume=resume, auto_title=auto_title, max_open=max_open)
+                         config_path=FIXED_CONFIG_PATH, resume=resume, auto_title=auto_title, max_open=max_open,
+                         models=models, config=config)
     app = WhimbrelApp(options)
     app.retry_base_delay = 0.01
     app.animation_level = "none"  # no pulse or spinner frames: screens stay deterministic

@@ -6,24 +6,17 @@ import json
 import re
 
 from app.config import load_config
-from app.main import AppOptions, WhimbrelApp
-from app.providers.base import ModelSettings
+from app.main import WhimbrelApp
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.mcp.conftest import require, server_path
-from tests.ui.helpers import FIXED_CONFIG_PATH, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_text, wait_for
 
 
 def app_with_servers(tmp_path, fake_openai, servers_toml: str) -> WhimbrelApp:
     config_path = tmp_path / "config.toml"
     config_path.write_text(servers_toml)
-    workspace = tmp_path / "ws"
-    workspace.mkdir(exist_ok=True)
-    settings = ModelSettings(model="fake-model", base_url=fake_openai.base_url, api_key="x", context_window=32000)
-    app = WhimbrelApp(AppOptions(settings=settings, workdir=workspace, data_dir=tmp_path / "data",
-                                 config_path=FIXED_CONFIG_PATH, auto_title=False, config=load_config(config_path)))
-    app.animation_level = "none"
-    return app
+    return make_app(tmp_path, fake_openai.base_url, config=load_config(config_path))
 
 
 async def test_agent_calls_a_real_mcp_tool_after_approval(fake_openai, tmp_path, monkeypatch):

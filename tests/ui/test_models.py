@@ -5,30 +5,23 @@ from __future__ import annotations
 
 import json
 
-from app.main import AppOptions, WhimbrelApp
+from app.main import WhimbrelApp
 from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
-from tests.ui.helpers import FIXED_CONFIG_PATH, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_text, wait_for
 from widgets.status_bar import StatusBar
 
 
 def two_model_app(tmp_path, openai_server, anthropic_server) -> WhimbrelApp:
-    workspace = tmp_path / "ws"
-    workspace.mkdir(exist_ok=True)
     local = ModelSettings(model="fake-model", base_url=openai_server.base_url, api_key="x", alias="local",
                           provider="openai", context_window=32000, timeout=5.0,
                           price={"input": 1.0, "output": 2.0})
     claude = ModelSettings(model="fake-claude", base_url=anthropic_server.base_url, api_key="x", alias="claude",
                            provider="anthropic", context_window=200000, timeout=5.0)
     models = ModelRegistry({"local": local, "claude": claude}, default="local", fallback=["claude"])
-    options = AppOptions(settings=local, models=models, workdir=workspace, data_dir=tmp_path / "data",
-                         config_path=FIXED_CONFIG_PATH, auto_title=False)
-    app = WhimbrelApp(options)
-    app.retry_base_delay = 0.01
-    app.animation_level = "none"
-    return app
+    return make_app(tmp_path, settings=local, models=models)
 
 
 async def send(pilot, text: str) -> None:
