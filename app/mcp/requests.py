@@ -1,0 +1,135 @@
+"""Requests to a connected server (tools/call, resources/read, prompts/get, ping) with timeouts.
+
+Failures become `McpCallError`/`McpUnavailable` with words for the user or the model; transport
+failures (timeouts) feed the server's circuit breaker, protocol errors from a healthy server do
+not. A mixin of `McpManager`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any, Callable
+
+from app.mcp import convert
+from app.mcp.server_state import (
+    CIRCUIT_OPEN, CONNECTING, DISABLED, READY, McpCallError, McpUnavailable, ServerState, describe_error,
+)
+
+
+class McpRequests:
+    def _unavailable_message(self, state: ServerState) -> str:
+        if state.status == CIRCUIT_OPEN:
+            return (f"MCP server '{state.name}' is unavailable: the circuit breaker is open after "
+                    f"{state.breaker.failures} failures in a row ({state.breaker.last_error}); next try in "
+                    f"{state.breaker.seconds_until_retry():.0f}s.")
+        if state.status == CONNECTING:
+            return f"MCP server '{state.name}' is still connecting; try again shortly."
+        if state.status == DISABLED:
+            return f"MCP server '{state.name}' is disabled."
+        return f"MCP server '{state.name}' is not connected: {state.reason or state.status}."
+
+    def _ready(self, server: str) -> tuple[ServerState, Any]:
+        state = self._state(server)
+        client = state.client
+        if state.status != READY or client is None or not state.breaker.allow():
+            raise McpUnavailable(self._unavailable_message(state))
+        return state, client
+
+    async def _request(self, state: ServerState, what: str, timeout: float, call: Callable[[], Any]) -> Any:
+        """Run one request with the timeout; map failures to words and feed the breaker."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        log_call = state.config.inprocess is not None and self.protocol_log
+        started = time.perf_counter()
+        if log_call:
+            state.logs.record("->", {"method": what, "id": f"call-{started}"})
+        try:
+            result = await call()
+        except MCPError as exc:
+            code = exc.error.code
+            if code == REQUEST_TIMEOUT:
+                self._transport_failure(state, f"{what} timed out after {timeout:g}s")
+                raise McpCallError(f"MCP server '{state.name}' did not answer {what} within {timeout:g}s; "
+                                   f"the request was cancelled.") from None
+            if code == CONNECTION_CLOSED:
+                state._closed.set()
+                raise McpCallError(f"The connection to MCP server '{state.name}' was lost during {what}.") from None
+            raise McpCallError(f"MCP server '{state.name}' returned an error for {what}: "
+                               f"{exc.error.message} (code {code}).") from None
+        except (TimeoutError, asyncio.TimeoutError):
+            self._transport_failure(state, f"{what} timed out after {timeout:g}s")
+            raise McpCallError(f"MCP server '{state.name}' did not answer {what} within {timeout:g}s; "
+                               f"the request was cancelled.") from None
+        except (OSError, EOFError) as exc:
+            state._closed.set()
+            raise McpCallError(f"The connection to MCP server '{state.name}' failed during {what}: "
+                               f"{describe_error(exc)}.") from None
+        if log_call:
+            state.logs.record("<-", {"id": f"call-{started}", "result": {}})
+        if state.breaker.failures:
+            state.breaker.record_success()
+        return result
+
+    def _transport_failure(self, state: ServerState, reason: str) -> None:
+        state.breaker.record_failure(reason)
+        if state.breaker.failures >= state.breaker.threshold:
+            # the server is wedged: drop the connection; the supervisor retries after the backoff
+            state.logs.log("error", "whimbrel", f"circuit opened: {reason}")
+            state._tripped = True  # already counted: the supervisor just waits out the backoff
+            state._closed.set()
+
+    async def call_tool_raw(self, server: str, tool: str, arguments: dict[str, Any] | None = None, *,
+                            timeout: float | None = None,
+                            on_progress: Callable[[float, float | None, str | None], None] | None = None) -> Any:
+        """Call a tool by its MCP name; returns the SDK CallToolResult (for the inspector and CLI)."""
+        state, client = self._ready(server)
+        limit = timeout or state.config.timeout or self.call_timeout
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            if on_progress is not None:
+                on_progress(value, total, message)
+
+        return await self._request(state, f"tools/call {tool}", limit, lambda: client.call_tool(
+            tool, arguments or {}, read_timeout_seconds=limit,
+            progress_callback=progress if on_progress is not None else None))
+
+    async def call_tool(self, server: str, tool: str, arguments: dict[str, Any] | None = None, *,
+                        timeout: float | None = None, on_output: Callable[[str], None] | None = None
+                        ) -> tuple[str, bool]:
+        """Call a tool; (text for the model, is_error). Progress lines go to `on_output`."""
+        def progress(value: float, total: float | None, message: str | None) -> None:
+            if on_output is not None:
+                of = f"/{total:g}" if total else ""
+                on_output(f"progress {value:g}{of}" + (f": {message}" if message else "") + "\n")
+
+        result = await self.call_tool_raw(server, tool, arguments, timeout=timeout,
+                                          on_progress=progress if on_output is not None else None)
+        return convert.call_result_to_text(result)
+
+    async def read_resource(self, server: str, uri: str, *, timeout: float | None = None) -> Any:
+        state, client = self._ready(server)
+        limit = timeout or state.config.timeout or self.call_timeout
+        return await self._request(state, f"resources/read {uri}", limit,
+                                   lambda: asyncio.wait_for(client.read_resource(uri), limit))
+
+    async def get_prompt(self, server: str, name: str, arguments: dict[str, str] | None = None, *,
+                         timeout: float | None = None) -> Any:
+        state, client = self._ready(server)
+        limit = timeout or state.config.timeout or self.call_timeout
+        args = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (arguments or {}).items()}
+        return await self._request(state, f"prompts/get {name}", limit,
+                                   lambda: asyncio.wait_for(client.get_prompt(name, args or None), limit))
+
+    async def ping(self, server: str, *, timeout: float = 10.0) -> float:
+        """Round-trip time in milliseconds."""
+        state, client = self._ready(server)
+        started = time.perf_counter()
+        if self._is_modern(client):  # ping is gone in 2026-07-28: a discover round trip stands in
+            await self._request(state, "server/discover", timeout,
+                                lambda: asyncio.wait_for(client.session.discover(), timeout))
+        else:
+            await self._request(state, "ping", timeout, lambda: asyncio.wait_for(client.send_ping(), timeout))
+        return (time.perf_counter() - started) * 1000
