@@ -27,7 +27,18 @@ class ProtocolEntry:
     method: str = ""
     id: Any = None
     elapsed_ms: float | None = None
-    payload: str = ""
+    raw: Any = None  # the message itself; encoded only when someone looks (see `payload`)
+
+    @property
+    def payload(self) -> str:
+        """The message as (truncated) JSON, computed on first use: encoding every message up front
+        would tax each request for a log that is rarely read."""
+        cached = self.__dict__.get("_payload")
+        if cached is None:
+            data = _as_dict(self.raw)
+            cached = _lazy_payload(data) if data is not None else _short(repr(self.raw))
+            self.__dict__["_payload"] = cached
+        return cached
 
     def line(self) -> str:
         timing = f" ({self.elapsed_ms:.1f} ms)" if self.elapsed_ms is not None else ""
@@ -58,11 +69,15 @@ class ServerLogs:
         if not self.enabled:
             return
         now = time.time()
-        data = _as_dict(message)
-        if data is None:
-            self.protocol.append(ProtocolEntry(now, direction, "error", payload=_short(repr(message))))
+        inner = _unwrap(message)
+        if isinstance(inner, dict):
+            method, ident, failed = inner.get("method", ""), inner.get("id"), "error" in inner
+        elif hasattr(inner, "jsonrpc"):
+            method, ident = getattr(inner, "method", "") or "", getattr(inner, "id", None)
+            failed = getattr(inner, "error", None) is not None
+        else:
+            self.protocol.append(ProtocolEntry(now, direction, "error", raw=message))
             return
-        method, ident = data.get("method", ""), data.get("id")
         elapsed = None
         if method and ident is not None:
             kind = "request"
@@ -70,21 +85,25 @@ class ServerLogs:
         elif method:
             kind = "notification"
         else:
-            kind = "error" if "error" in data else "response"
+            kind = "error" if failed else "response"
             other = "->" if direction == "<-" else "<-"
             started = self.pending.pop((other, ident), None)
             if started is not None:
                 elapsed = (time.perf_counter() - started[0]) * 1000
                 method = started[1]
-        self.protocol.append(ProtocolEntry(now, direction, kind, method, ident, elapsed, _lazy_payload(data)))
+        self.protocol.append(ProtocolEntry(now, direction, kind, method, ident, elapsed, inner))
 
     def log(self, level: str, logger: str, text: str) -> None:
         self.messages.append(LogEntry(time.time(), level, logger, text))
 
 
-def _as_dict(message: Any) -> dict[str, Any] | None:
+def _unwrap(message: Any) -> Any:
     inner = getattr(message, "message", message)  # SessionMessage -> JSONRPCMessage
-    inner = getattr(inner, "root", inner)
+    return getattr(inner, "root", inner)
+
+
+def _as_dict(message: Any) -> dict[str, Any] | None:
+    inner = _unwrap(message)
     if isinstance(inner, dict):
         return inner
     dump = getattr(inner, "model_dump", None)
