@@ -1,6 +1,11 @@
-"""A stdio MCP server whose `crash` tool kills the process mid-call (run as a script)."""
+"""A stdio MCP server whose `crash` tool kills the process mid-call (run as a script).
+
+`--delay SECONDS` makes the handshake slow: the process waits that long before it reads stdin.
+"""
 
 import os
+import sys
+import time
 
 from mcp.server.mcpserver import MCPServer
 
@@ -23,4 +28,6 @@ def env(name: str) -> str:
 
 
 if __name__ == "__main__":
+    if "--delay" in sys.argv:
+        time.sleep(float(sys.argv[sys.argv.index("--delay") + 1]))
     server.run("stdio")
