@@ -93,7 +93,9 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         from tools.registry import ToolRegistry
 
         options = self.options
-        self.store = await AsyncStore.open(options.data_dir / "whimbrel.db")
+        self.store = await self._open_store(AsyncStore)
+        if self.store is None:
+            return  # the user chose to quit
         open_tabs = await self.store.get_app_state("tabs") or []
         await self.store.prune(options.retention_days, keep=tuple(open_tabs))
         self.registry = await asyncio.to_thread(ToolRegistry.load_builtin)
@@ -112,6 +114,29 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
             self.open_setup()
         else:
             await self._warm_sdk_import()
+
+    async def _open_store(self, store_class):
+        """Open the database; when that fails, say why and let the user retry, go on with a
+        temporary store (deleted at exit), or quit. Returns None when quitting."""
+        path = self.options.data_dir / "whimbrel.db"
+        while True:
+            try:
+                return await store_class.open(path)
+            except Exception as error:  # noqa: BLE001 - any cause (permissions, disk, corruption) gets a way out
+                from app.screens.storage_error import StorageErrorScreen
+
+                reason = f"{type(error).__name__}: {error}".splitlines()[0][:300]
+                choice = await self.push_screen(StorageErrorScreen(str(path), reason), wait_for_dismiss=True)
+            if choice == "quit":
+                self.exit(return_code=1, message=f"Whimbrel could not open {path}: {reason}")
+                return None
+            if choice == "temporary":
+                import tempfile
+
+                self._temporary_data = tempfile.TemporaryDirectory(prefix="whimbrel-temporary-")
+                path = Path(self._temporary_data.name) / "whimbrel.db"
+                self.notify("Using a temporary store: nothing from this session is kept after you quit.",
+                            severity="warning", timeout=10)
 
     @staticmethod
     def _registry_for(settings: ModelSettings | None):

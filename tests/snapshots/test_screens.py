@@ -99,3 +99,18 @@ def test_status_bar_gauge_at_10_percent(snap_compare, tmp_path):
 
 def test_status_bar_gauge_at_90_percent(snap_compare, tmp_path):
     assert snap_compare(make_app(tmp_path), terminal_size=(110, 12), run_before=gauge_app(tmp_path, 28600, 1.25))
+
+
+def test_storage_error_screen(snap_compare, tmp_path):
+    """The database cannot be opened: the reason and the three ways out."""
+    from app.screens.storage_error import StorageErrorScreen
+
+    (tmp_path / "data").write_text("not a directory")
+
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, StorageErrorScreen), message="storage error")
+        pilot.app.screen.query_one("#storage-error-reason").update(
+            "/home/user/.local/share/whimbrel/whimbrel.db\nOperationalError: unable to open database file")
+        await pilot.pause()
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
