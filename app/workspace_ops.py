@@ -135,8 +135,8 @@ class WorkspaceOps:
         view = screen.view_for(self.focused_id)
         if view is not None:
             self.workstream.unread = False
-            if self.screen is screen:
-                view.prompt.focus()
+            if self.screen is screen:  # focus moves now (not a tick later), so the next key lands here
+                screen.set_focus(view.prompt)
         self.refresh_chrome()
         self.persist_workspace()
         self.open_waiting_approval()

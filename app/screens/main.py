@@ -61,12 +61,14 @@ class MainScreen(Screen):
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+n", "app.new_workstream", "New", priority=True),
         Binding("ctrl+g", "app.next_attention", "Attention", priority=True),
-        Binding("f2", "app.focus_next_pane", "Next pane"),
-        Binding("f3", "app.split('horizontal')", "Split ┃"),
-        Binding("f4", "app.split('vertical')", "Split ━"),
-        Binding("f8", "app.close_pane", "Close pane"),
-        Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False),
-        Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False),
+        # Keys that move focus are priority bindings: they run before the next key is routed, so text
+        # typed right after them lands in the newly focused prompt (see also apply_layout).
+        Binding("f2", "app.focus_next_pane", "Next pane", priority=True),
+        Binding("f3", "app.split('horizontal')", "Split ┃", priority=True),
+        Binding("f4", "app.split('vertical')", "Split ━", priority=True),
+        Binding("f8", "app.close_pane", "Close pane", priority=True),
+        Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True),
+        Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True),
         Binding("ctrl+q", "app.quit", "Quit", priority=True),
         *_switch_bindings(),
     ]
@@ -92,7 +94,7 @@ class MainScreen(Screen):
         await self.query_one("#boot-view").remove()
         if view is not None:
             view.prompt.insert(draft)
-            view.prompt.focus()
+            self.set_focus(view.prompt)  # now, not a tick later: the next key must land there
         self.early_prompts.clear()
         return sent
 

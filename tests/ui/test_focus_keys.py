@@ -1,0 +1,87 @@
+"""Keys typed right after a key that moves focus land in the newly focused prompt.
+
+On a loaded machine a terminal delivers a burst: the switching key and the next characters arrive
+before the app has handled any of them. The bursts here are posted the same way (all at once, no
+waiting between keys), which is what `pilot.press` does not do.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from textual import events
+
+from app.screens.main import OPTION_DIGIT_KEYS
+from tests.ui.helpers import make_app, wait_for
+
+
+async def booted(pilot) -> None:
+    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
+
+
+def burst(app, *keys: str) -> None:
+    """Post key events as one burst, the way a busy terminal delivers them."""
+    for key in keys:
+        if len(key) == 1:
+            character = key
+        else:
+            try:
+                character = unicodedata.lookup(key.replace("_", " ").upper())
+            except KeyError:
+                character = None
+        event = events.Key(key, character)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+def prompt_text(app, workstream) -> str:
+    return app.main_screen.view_for(workstream.id).prompt.text
+
+
+async def test_text_typed_right_after_ctrl_n_lands_in_the_new_tab(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        first = app.workstream
+        burst(app, "ctrl+n", "h", "e", "y")
+        await wait_for(pilot, lambda: len(app.manager) == 2, message="second tab")
+        await pilot.pause()
+        second = app.workstream
+        assert second is not first
+        assert prompt_text(app, second) == "hey"
+        assert prompt_text(app, first) == ""
+        assert app.focused is app.main_screen.view_for(second.id).prompt
+
+
+async def test_text_typed_right_after_alt_digit_lands_in_that_tab(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        first = app.workstream
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: len(app.manager) == 2, message="second tab")
+        second = app.workstream
+        burst(app, OPTION_DIGIT_KEYS[0], "o", "k")  # Alt+1 as a terminal sends it (ESC 1)
+        await pilot.pause()
+        assert app.workstream is first
+        assert prompt_text(app, first) == "ok"
+        assert prompt_text(app, second) == ""
+
+
+async def test_text_typed_right_after_a_split_lands_in_the_new_pane(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await booted(pilot)
+        first = app.workstream
+        burst(app, "f3", "n", "e", "w")
+        await wait_for(pilot, lambda: len(app.manager) == 2, message="split made a second workstream")
+        await pilot.pause()
+        second = app.workstream
+        assert second is not first
+        assert prompt_text(app, second) == "new"
+        assert prompt_text(app, first) == ""
+        burst(app, "f2", "x")  # F2 focuses the next pane: back to the first
+        await pilot.pause()
+        assert app.workstream is first
+        assert prompt_text(app, first) == "x"
+        assert prompt_text(app, second) == "new"
