@@ -17,7 +17,6 @@ class McpWiring:
         if config is None:
             return []
         from app.mcp.config import McpConfigError, servers_from_app_config
-        from app.mcp.manager import McpManager
 
         try:
             servers, problems = servers_from_app_config(config, self.options.workdir)
@@ -25,11 +24,34 @@ class McpWiring:
             return [f"MCP configuration: {error}"]
         if not servers:
             return list(problems)
-        self.mcp = McpManager(servers, workspace=self.options.workdir, listener=self._mcp_changed,
-                              call_timeout=config.mcp_call_timeout, connect_timeout=config.mcp_connect_timeout,
-                              refresh_interval=config.mcp_refresh_interval)
-        self.mcp.start()
+        self.mcp = self._new_mcp_manager(servers)
         return [*problems, *self.mcp.problems]
+
+    def _new_mcp_manager(self, servers):
+        """A started manager with the config's timeouts (defaults without a config)."""
+        from app.mcp.manager import McpManager
+
+        config = self.options.config
+        limits = {} if config is None else dict(
+            call_timeout=config.mcp_call_timeout, connect_timeout=config.mcp_connect_timeout,
+            refresh_interval=config.mcp_refresh_interval)
+        manager = McpManager(servers, workspace=self.options.workdir, listener=self._mcp_changed, **limits)
+        manager.start()
+        return manager
+
+    def ensure_mcp(self):
+        """The manager, created (empty, started) when the first server is added from the inspector."""
+        if self.mcp is None:
+            self.mcp = self._new_mcp_manager({})
+        return self.mcp
+
+    def action_mcp_inspector(self) -> None:
+        """F9, /mcp and the palette: the MCP inspector (F9 or Esc closes it again)."""
+        from app.screens.mcp_inspector import McpInspectorScreen
+
+        if isinstance(self.screen, McpInspectorScreen) or not self._booted():
+            return
+        self.push_screen(McpInspectorScreen(self.options.config_path))
 
     def session_registry(self):
         """The tool registry a new session starts with: built-ins plus the MCP tools known now."""

@@ -26,6 +26,8 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Show cost", "Tokens and cost per workstream (/cost)",
          lambda: app.run_worker(app.show_cost(), group="cost", exit_on_error=False)),
         ("Set up a model…", "Detected API keys and local servers (/setup)", app.open_setup),
+        ("MCP inspector", "Servers, tools, resources, prompts and the protocol log; add or remove servers (F9, /mcp)",
+         app.action_mcp_inspector),
     ]
     for title, help_text, callback in actions:
         yield SystemCommand(title, help_text, callback)

@@ -170,11 +170,19 @@ async def _setup(app, view, args: str) -> None:
 
 async def _mcp(app, view, args: str) -> None:
     words = args.split()
-    if words[:1] == ["refresh"] and app.mcp is not None:
-        await app.mcp.refresh(words[1] if len(words) > 1 else None)
+    if not words:
+        app.action_mcp_inspector()
+        return
+    if words[0] not in ("refresh", "status"):
+        raise CommandError("Usage: /mcp (the inspector, also F9)  or  /mcp status  or  /mcp refresh [server]")
+    if words[0] == "refresh" and app.mcp is not None:
+        from tools.errors import ToolError
+
+        try:
+            await app.mcp.refresh(words[1] if len(words) > 1 else None)
+        except ToolError as error:  # an unknown server name
+            raise CommandError(str(error)) from None
         await view.transcript.add_notice("MCP catalogs refreshed.")
-    elif words and words[0] != "refresh":
-        raise CommandError("Usage: /mcp  or  /mcp refresh [server]")
     await view.transcript.add_notice(app.mcp_summary())
 
 

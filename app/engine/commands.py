@@ -31,7 +31,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("cost", "", "tokens and cost per workstream, with tokens per turn"),
     SlashCommand("compact", "[focus]", "summarize older context now (optionally focusing on a topic)"),
     SlashCommand("setup", "", "choose a model: detected API keys and local servers"),
-    SlashCommand("mcp", "[refresh [server]]", "MCP servers and their status, or refresh their catalogs"),
+    SlashCommand("mcp", "[status | refresh [server]]", "the MCP inspector (F9); status lists the servers, refresh re-lists"),
     SlashCommand("split", "[h|v]", "split the focused pane (side by side or stacked)"),
     SlashCommand("unsplit", "", "close the focused pane (the workstream stays open)"),
     SlashCommand("quit", "", "quit Whimbrel"),

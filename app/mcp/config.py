@@ -222,3 +222,39 @@ def servers_from_app_config(config: Any, workspace: Path | None,
     base = Path(config.path).parent if getattr(config, "path", None) else Path.cwd()
     files = [(base / Path(f).expanduser()) for f in getattr(config, "mcp_config_files", [])]
     return load_servers(getattr(config, "mcp_servers", {}), workspace=workspace, json_files=files, env=env)
+
+
+def entry_from_form(name: str, transport: str, command_line: str = "", url: str = "", env_text: str = "",
+                    ) -> tuple[dict[str, Any], ServerConfig]:
+    """A `[mcp.servers.<name>]` table from the inspector's add-server form, checked by the loader's rules.
+
+    `command_line` is split like a shell would (`npx -y pkg --flag`); `env_text` holds `KEY=VALUE`
+    words. Raises McpConfigError with the same words the config loader would use.
+    """
+    name = name.strip()
+    entry: dict[str, Any] = {}
+    if transport == "stdio":
+        try:
+            words = shlex.split(command_line)
+        except ValueError as exc:
+            raise McpConfigError(f"MCP server '{name}': the command line cannot be split: {exc}") from None
+        if words:
+            entry["command"] = words[0]
+        if words[1:]:
+            entry["args"] = words[1:]
+        env: dict[str, str] = {}
+        try:
+            pairs = shlex.split(env_text)
+        except ValueError as exc:
+            raise McpConfigError(f"MCP server '{name}': the environment cannot be split: {exc}") from None
+        for pair in pairs:
+            key, sep, value = pair.partition("=")
+            if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+                raise McpConfigError(f"MCP server '{name}': environment entries are KEY=VALUE, got {pair!r}")
+            env[key] = value
+        if env:
+            entry["env"] = env
+    else:
+        entry["type"] = transport
+        entry["url"] = url.strip()
+    return entry, server_from_dict(name, entry, source="config.toml [mcp.servers]")

@@ -131,9 +131,15 @@ def write_model_choice(path: Path, *, alias: str, provider: str, model: str,
 
     Everything else in the file — comments, order, formatting — is kept as it was.
     """
-    path = Path(path)
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    doc = tomlkit.parse(text)
+    from app.config_edit import edit_config
+
+    edit_config(path, lambda doc: _add_model(doc, alias=alias, provider=provider, model=model, base_url=base_url,
+                                             api_key_env=api_key_env, context_window=context_window,
+                                             make_default=make_default))
+
+
+def _add_model(doc, *, alias: str, provider: str, model: str, base_url: str | None, api_key_env: str | None,
+               context_window: int | None, make_default: bool) -> None:
     entry = tomlkit.table()
     if provider != "openai":
         entry["provider"] = provider
@@ -160,5 +166,3 @@ def write_model_choice(path: Path, *, alias: str, provider: str, model: str,
     if "models" not in doc:
         doc.add("models", tomlkit.table(is_super_table=True))
     doc["models"][alias] = entry
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(tomlkit.dumps(doc), encoding="utf-8")

@@ -22,6 +22,7 @@ KEYS = (
     ("Alt+1…9, Ctrl+PgUp/PgDn", "switch workstream"),
     ("Ctrl+G", "next workstream waiting for approval"),
     ("F2 / F3 / F4 / F8", "next pane / split side by side / split stacked / close pane"),
+    ("F9", "MCP inspector (also /mcp)"),
     ("Ctrl+P", "command palette"),
     ("Ctrl+Q", "quit"),
 )

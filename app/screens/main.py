@@ -67,6 +67,7 @@ class MainScreen(Screen):
         Binding("f3", "app.split('horizontal')", "Split ┃", priority=True),
         Binding("f4", "app.split('vertical')", "Split ━", priority=True),
         Binding("f8", "app.close_pane", "Close pane", priority=True),
+        Binding("f9", "app.mcp_inspector", "MCP", show=False),  # in /help and the palette: the footer is full
         Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True),
         Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True),
         Binding("ctrl+q", "app.quit", "Quit", priority=True),

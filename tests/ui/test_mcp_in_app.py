@@ -8,9 +8,11 @@ import re
 from app.config import load_config
 from app.main import WhimbrelApp
 from app.screens.approval import ApprovalScreen
+from app.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.mcp.conftest import require, server_path
 from tests.ui.helpers import make_app, screen_text, wait_for
+from widgets.mcp_servers import ServerList
 
 
 def app_with_servers(tmp_path, fake_openai, servers_toml: str) -> WhimbrelApp:
@@ -30,7 +32,7 @@ async def test_agent_calls_a_real_mcp_tool_after_approval(fake_openai, tmp_path,
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set())  # ready while the servers still connect
         await wait_for(pilot, lambda: app.mcp.status("time")[0] == "ready", timeout=60, message="time server")
-        await wait_for(pilot, lambda: app.mcp.status("broken")[0] == "failed", timeout=30)
+        await wait_for(pilot, lambda: app.mcp.status("broken")[0] in ("failed", "circuit-open"), timeout=30)
         assert app.workstream.session.registry.get("mcp__time__get_current_time") is not None
         view = app.main_screen.view_for(app.focused_id)
         view.prompt.insert("what time is it in UTC?")
@@ -42,8 +44,13 @@ async def test_agent_calls_a_real_mcp_tool_after_approval(fake_openai, tmp_path,
         assert result["role"] == "tool" and "UTC" in result["content"] and "datetime" in result["content"]
         tools = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
         assert tools.index("mcp__time__get_current_time") > tools.index("bash")  # after the built-ins
-        view.prompt.insert("/mcp")
+        view.prompt.insert("/mcp status")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "time: ready" in screen_text(app), message="/mcp lists the servers")
+        await wait_for(pilot, lambda: "time: ready" in screen_text(app), message="/mcp status lists the servers")
         # the broken server is not usable; it may be failed, retrying, or circuit-open by now
         assert re.search(r"broken: (failed|connecting|circuit-open)", screen_text(app))
+        view.prompt.insert("/mcp")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpInspectorScreen), message="/mcp opens the inspector")
+        listed = [str(option.prompt) for option in app.screen.query_one(ServerList).options]
+        assert listed[0].startswith("● time  ready") and listed[1].startswith(("✖ broken", "◌ broken", "⊘ broken"))

@@ -1,0 +1,69 @@
+"""config.toml edits keep the user's comments and layout, and the result loads with the normal loader."""
+
+from __future__ import annotations
+
+from app.config import load_config
+from app.config_edit import remove_mcp_server, set_mcp_server_enabled, write_mcp_server
+from app.mcp.config import McpConfigError, entry_from_form
+
+import pytest
+
+ORIGINAL = """\
+# my settings
+[model]
+default = "x"  # the default
+
+[models.x]
+model = "m"
+
+[mcp]
+call_timeout = 60 # seconds
+
+# the time server
+[mcp.servers.time]
+command = "mcp-server-time"
+"""
+
+
+def test_add_disable_enable_and_remove_servers_keeping_comments(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(ORIGINAL)
+    write_mcp_server(path, "git", {"command": "mcp-server-git", "args": ["--repository", "."]})
+    write_mcp_server(path, "web", {"type": "http", "url": "http://127.0.0.1:1/mcp"})
+    assert path.read_text().startswith(ORIGINAL)
+    config = load_config(path)
+    assert config.mcp_servers["git"] == {"command": "mcp-server-git", "args": ["--repository", "."]}
+    assert config.mcp_servers["web"]["type"] == "http" and config.mcp_call_timeout == 60
+
+    assert set_mcp_server_enabled(path, "time", False)
+    assert load_config(path).mcp_servers["time"]["enabled"] is False
+    assert set_mcp_server_enabled(path, "time", True)
+    assert "enabled" not in load_config(path).mcp_servers["time"]
+
+    assert remove_mcp_server(path, "git") and not remove_mcp_server(path, "nope")
+    text = path.read_text()
+    assert "mcp-server-git" not in text and "# the time server" in text and "# seconds" in text
+    assert set(load_config(path).mcp_servers) == {"time", "web"}
+
+
+def test_first_server_in_a_missing_file(tmp_path):
+    path = tmp_path / "sub" / "config.toml"
+    assert not remove_mcp_server(path, "time") and not set_mcp_server_enabled(path, "time", False)
+    write_mcp_server(path, "time", {"command": "mcp-server-time"})
+    assert load_config(path).mcp_servers == {"time": {"command": "mcp-server-time"}}
+    assert list(path.parent.iterdir()) == [path]  # no temp file left behind
+
+
+def test_entry_from_form_uses_the_loaders_rules():
+    entry, config = entry_from_form("time", "stdio", "uvx mcp-server-time --local-timezone 'Europe/Oslo'",
+                                    env_text='TOKEN=${MY_TOKEN} MODE="a b"')
+    assert entry == {"command": "uvx", "args": ["mcp-server-time", "--local-timezone", "Europe/Oslo"],
+                     "env": {"TOKEN": "${MY_TOKEN}", "MODE": "a b"}}
+    assert config.command == "uvx" and config.source == "config.toml [mcp.servers]"
+    entry, config = entry_from_form("web", "sse", url=" https://example.com/sse ")
+    assert entry == {"type": "sse", "url": "https://example.com/sse"} and config.transport == "sse"
+    for args, words in [(("a__b", "stdio", "x"), "contains '__'"), (("x y", "stdio", "x"), "may only contain"),
+                        (("x", "stdio", ""), "needs a 'command'"), (("x", "http", "", "ftp://h"), "http:// or https://"),
+                        (("x", "stdio", "cmd", "", "NOEQUALS"), "KEY=VALUE"), (("x", "stdio", "'unclosed"), "cannot be split")]:
+        with pytest.raises(McpConfigError, match=words):
+            entry_from_form(*args)

@@ -1,0 +1,131 @@
+"""Helpers for the MCP inspector tests: a manager of our own for the app, and an in-process server
+whose tools cover every form field kind and every kind of result content (deterministic answers)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.mcp.breaker import CircuitBreaker
+from app.mcp.config import ServerConfig
+from app.mcp.manager import McpManager
+from app.screens.mcp_inspector import McpInspectorScreen
+from tests.ui.helpers import wait_for
+
+FORM_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "What to look for"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
+        "exact": {"type": "boolean", "description": "Match whole words only"},
+        "mode": {"type": "string", "enum": ["fast", "deep"], "default": "fast"},
+        "tags": {"type": "array", "items": {"type": "string"}, "description": "Only these tags"},
+        "filters": {"type": "object", "description": "Extra filters"},
+    },
+    "required": ["query"],
+}
+
+
+def attach_manager(app, *configs: ServerConfig, retry_delay: float = 3600.0) -> McpManager:
+    """Give a running app (built without MCP config) a started manager of real servers.
+
+    Its breaker waits `retry_delay` before retrying, so a failed server stays 'failed' while a test
+    looks at it (the app's own manager retries after about a second)."""
+    manager = McpManager(list(configs), workspace=app.options.workdir, listener=app._mcp_changed,
+                         refresh_interval=0, breaker=lambda: CircuitBreaker(base_delay=retry_delay, jitter=0))
+    manager.start()
+    app.mcp = manager
+    return manager
+
+
+async def open_inspector(pilot, **kwargs: Any) -> McpInspectorScreen:
+    """Open the inspector the way a user does (F9), or push one with a fixed clock when kwargs are given."""
+    app = pilot.app
+    if kwargs:
+        app.push_screen(McpInspectorScreen(app.options.config_path, **kwargs))
+    else:
+        await pilot.press("f9")
+    await wait_for(pilot, lambda: isinstance(app.screen, McpInspectorScreen), message="the inspector opens")
+    await pilot.pause()
+    return app.screen
+
+
+def fixed_clock(step_ms: float = 12.5):
+    """A clock that advances `step_ms` per reading: every request seems to take exactly that long."""
+    now = [1000.0]
+
+    def clock() -> float:
+        now[0] += step_ms / 1000
+        return now[0]
+
+    return clock
+
+
+def demo_server() -> Any:
+    """A low-level SDK server: `search` (every field kind), `report` (every content kind), `broken`
+    (isError), a resource, a template and a prompt."""
+    import mcp.types as types
+    from mcp.server import Server
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[
+            types.Tool(name="search", title="Search notes", description="Search the notes by text, tag and mode.",
+                       input_schema=FORM_SCHEMA),
+            types.Tool(name="report", description="A report with text, structured data, an image and a resource.",
+                       input_schema={"type": "object", "properties": {}}),
+            types.Tool(name="broken", description="Always reports an error.",
+                       input_schema={"type": "object", "properties": {}}),
+        ])
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        args = params.arguments or {}
+        if params.name == "search":
+            return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(args,
+                                                                                               sort_keys=True))])
+        if params.name == "broken":
+            return types.CallToolResult(is_error=True, content=[
+                types.TextContent(type="text", text="the index is locked by another process")])
+        return types.CallToolResult(
+            content=[
+                types.TextContent(type="text", text="3 notes matched."),
+                types.ImageContent(type="image", data="iVBORw0KGgoAAAANSUhEUg==", mime_type="image/png"),
+                types.EmbeddedResource(type="resource", resource=types.TextResourceContents(
+                    uri="notes://2024/whimbrel", mime_type="text/plain", text="Whimbrels migrate in May.")),
+            ],
+            structured_content={"matches": 3, "tags": ["birds", "migration"], "best": {"id": 7, "score": 0.92}})
+
+    async def list_resources(ctx: Any, params: Any) -> Any:
+        return types.ListResourcesResult(resources=[
+            types.Resource(uri="notes://index", name="index", description="All notes", mime_type="text/plain")])
+
+    async def list_templates(ctx: Any, params: Any) -> Any:
+        return types.ListResourceTemplatesResult(resource_templates=[
+            types.ResourceTemplate(uri_template="notes://{year}/{slug}", name="note",
+                                   description="One note by year and slug", mime_type="text/plain")])
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        uri = str(params.uri)
+        text = "index: 2 notes" if uri == "notes://index" else f"note at {uri}"
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type="text/plain",
+                                                                             text=text)])
+
+    async def list_prompts(ctx: Any, params: Any) -> Any:
+        return types.ListPromptsResult(prompts=[types.Prompt(
+            name="summarize", description="Summarize a topic",
+            arguments=[types.PromptArgument(name="topic", required=True, description="What to summarize"),
+                       types.PromptArgument(name="tone", required=False)])])
+
+    async def get_prompt(ctx: Any, params: Any) -> Any:
+        args = params.arguments or {}
+        return types.GetPromptResult(description="A summary request", messages=[types.PromptMessage(
+            role="user", content=types.TextContent(
+                type="text", text=f"Summarize {args.get('topic')} in a {args.get('tone', 'neutral')} tone."))])
+
+    return Server("demo", version="1.0", instructions="Notes about birds.", on_list_tools=list_tools,
+                  on_call_tool=call_tool, on_list_resources=list_resources,
+                  on_list_resource_templates=list_templates, on_read_resource=read_resource,
+                  on_list_prompts=list_prompts, on_get_prompt=get_prompt)
+
+
+def demo_config(name: str = "demo") -> ServerConfig:
+    return ServerConfig(name, inprocess=demo_server())

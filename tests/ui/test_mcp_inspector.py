@@ -1,0 +1,289 @@
+"""The MCP inspector against real servers: calls by hand, isError, resources, templates, prompts,
+ping, reconnect after a crash, a failed server's reason, and adding/removing servers in config.toml."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from textual.widgets import OptionList, Static, TabbedContent
+
+from app.config import load_config
+from app.mcp.config import ServerConfig
+from app.screens.confirm import ConfirmScreen
+from app.screens.mcp_add_server import AddServerScreen
+from app.screens.mcp_inspector import McpInspectorScreen
+from tests.mcp.conftest import HERE, needs_node, require, server_path
+from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.inspector_helpers import attach_manager, demo_config, open_inspector
+from widgets.mcp_catalog import CatalogPane
+from widgets.mcp_form import SchemaForm
+from widgets.mcp_servers import ServerList
+
+TIME_ARGS = ["--local-timezone", "UTC"]
+
+
+@pytest.fixture(autouse=True)
+def _servers_on_path(monkeypatch):
+    monkeypatch.setenv("PATH", server_path())
+
+
+def visible_text(screen) -> str:
+    """The screen's Static text plus every option list's options (the server list, the catalogs)."""
+    lines = [screen_text(screen.app)]
+    for options in screen.query(OptionList):
+        lines += [str(option.prompt) for option in options.options]
+    return "\n".join(lines)
+
+
+def result_text(pane: CatalogPane) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(pane.query_one(f"#{pane.KIND}-result", Static).content)
+    console.print(pane.query_one(f"#{pane.KIND}-status", Static).content)
+    return console.export_text()
+
+
+async def choose(pilot, screen: McpInspectorScreen, server: str, tab: str) -> None:
+    servers = screen.query_one(ServerList)
+    servers.focus()
+    while servers.selected != server:
+        await pilot.press("down")
+    screen.query_one(TabbedContent).active = f"tab-{tab}"
+    await pilot.pause()
+
+
+async def pick(pilot, pane: CatalogPane, key: str) -> SchemaForm:
+    """Highlight `key` in the pane's list; returns its (new) form."""
+    pane.option_list.focus()
+    pane.option_list.highlighted = pane.option_list.get_option_index(key)
+    await wait_for(pilot, lambda: pane.current == key and pane.form is not None
+                   and pane._form_key == (pane.server, key), message=f"form of {key}")
+    await pilot.pause()
+    return pane.form
+
+
+async def type_into(pilot, form: SchemaForm, name: str, text: str) -> None:
+    index = next(i for i, f in enumerate(form.fields) if f.name == name)
+    form.query_one(f"#field-{index}").focus()
+    await pilot.press(*text)
+
+
+async def run_and_wait(pilot, pane: CatalogPane, expected: str, timeout: float = 30) -> str:
+    pane.submit()
+    await wait_for(pilot, lambda: expected in result_text(pane), timeout=timeout,
+                   message=f"{expected!r} in the {pane.KIND} result")
+    return result_text(pane)
+
+
+async def test_call_tools_by_hand_is_error_validation_ping_and_a_failed_server(tmp_path):
+    require("mcp-server-time")
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, ServerConfig("time", command="mcp-server-time", args=TIME_ARGS),
+                                 ServerConfig("broken", command="no-such-mcp-server-anywhere"))
+        screen = await open_inspector(pilot)
+        await wait_for(pilot, lambda: manager.status("time")[0] == "ready", timeout=60, message="time server")
+        await wait_for(pilot, lambda: "command not found: no-such-mcp-server-anywhere" in visible_text(screen),
+                       timeout=30, message="the failed server's reason in the list")
+        assert "✖ broken  failed" in visible_text(screen)
+
+        await choose(pilot, screen, "time", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        form = await pick(pilot, tools, "convert_time")
+        assert [f.name for f in form.fields] == ["source_timezone", "time", "target_timezone"]
+        await type_into(pilot, form, "source_timezone", "UTC")
+        await type_into(pilot, form, "time", "12:00")
+        await type_into(pilot, form, "target_timezone", "Asia/Tokyo")
+        await pilot.press("enter")  # Enter in a field calls the tool
+        await wait_for(pilot, lambda: "21:00" in result_text(tools), timeout=30, message="the converted time")
+        shown = result_text(tools)
+        assert "isError: false" in shown and "structured content" in shown and '"time_difference": "+9.0h"' in shown
+
+        form = await pick(pilot, tools, "get_current_time")
+        calls_before = len(manager.servers["time"].logs.protocol)
+        tools.submit()  # empty required field: refused before anything is sent
+        await pilot.pause(0.2)
+        assert "timezone is required" in screen_text(app)
+        assert len(manager.servers["time"].logs.protocol) == calls_before
+        await type_into(pilot, form, "timezone", "Not/AZone")
+        shown = await run_and_wait(pilot, tools, "isError: true")
+        assert "Invalid timezone" in shown
+
+        await choose(pilot, screen, "time", "overview")
+        await pilot.press("p")
+        await wait_for(pilot, lambda: "ms round trip" in screen_text(app), message="ping result")
+        assert "✔ ping time:" in screen_text(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, McpInspectorScreen), message="Esc closes")
+        assert screen._listening is None and screen._changed not in manager._listeners
+
+
+async def test_form_fields_resources_templates_and_prompts_on_an_sdk_server(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, demo_config())
+        await manager.wait_ready("demo", 15)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "demo", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        form = await pick(pilot, tools, "search")
+        assert [(f.name, f.kind, f.required) for f in form.fields] == [
+            ("query", "string", True), ("limit", "integer", False), ("exact", "boolean", False),
+            ("mode", "enum", False), ("tags", "strings", False), ("filters", "json", False)]
+        assert form.raw_values()["limit"] == "5" and form.raw_values()["mode"] == "fast"  # defaults filled
+        await type_into(pilot, form, "query", "curlew")
+        form.set_value("limit", "0")
+        form.set_value("filters", "{not json")
+        tools.submit()
+        await pilot.pause(0.2)
+        assert "filters is not valid JSON" in screen_text(app)
+        form.set_value("filters", '{"year": 2024}')
+        tools.submit()
+        await pilot.pause(0.2)
+        assert "limit 0 is less than the minimum of 1" in screen_text(app)
+        form.set_value("limit", "7")
+        form.set_value("mode", "deep")
+        form.set_value("exact", True)
+        form.set_value("tags", "birds, waders")
+        await run_and_wait(pilot, tools, "isError: false")
+        sent = json.loads(next(line for line in result_text(tools).splitlines() if line.startswith("{")))
+        assert sent == {"query": "curlew", "limit": 7, "exact": True, "mode": "deep", "tags": ["birds", "waders"],
+                        "filters": {"year": 2024}}
+        await pick(pilot, tools, "broken")
+        shown = await run_and_wait(pilot, tools, "isError: true")
+        assert "the index is locked" in shown
+
+        await choose(pilot, screen, "demo", "resources")
+        resources = screen.query_one("#mcp-resources", CatalogPane)
+        await pick(pilot, resources, "r:notes://index")
+        await run_and_wait(pilot, resources, "index: 2 notes")
+        form = await pick(pilot, resources, "t:notes://{year}/{slug}")
+        await type_into(pilot, form, "year", "2024")
+        resources.submit()
+        await pilot.pause(0.2)
+        assert "slug is required" in screen_text(app)
+        await type_into(pilot, form, "slug", "whimbrel")
+        await run_and_wait(pilot, resources, "note at notes://2024/whimbrel")
+
+        await choose(pilot, screen, "demo", "prompts")
+        prompts = screen.query_one("#mcp-prompts", CatalogPane)
+        form = await pick(pilot, prompts, "summarize")
+        await type_into(pilot, form, "topic", "curlews")
+        shown = await run_and_wait(pilot, prompts, "Summarize curlews in a neutral tone.")
+        assert "[user]" in shown and "A summary request" in shown
+
+
+@needs_node
+async def test_resources_templates_and_prompts_on_server_everything(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, ServerConfig("everything", command="mcp-server-everything", args=["stdio"]))
+        await manager.wait_ready("everything", 60)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "everything", "resources")
+        resources = screen.query_one("#mcp-resources", CatalogPane)
+        await pick(pilot, resources, "r:demo://resource/static/document/architecture.md")
+        await run_and_wait(pilot, resources, "text/markdown")
+        form = await pick(pilot, resources, "t:demo://resource/dynamic/text/{resourceId}")
+        await type_into(pilot, form, "resourceId", "3")
+        await run_and_wait(pilot, resources, "Resource 3: This is a plaintext resource")
+        form = await pick(pilot, resources, "t:demo://resource/dynamic/blob/{resourceId}")
+        await type_into(pilot, form, "resourceId", "4")
+        await run_and_wait(pilot, resources, "bytes]")  # a blob is described, not dumped
+        await choose(pilot, screen, "everything", "prompts")
+        prompts = screen.query_one("#mcp-prompts", CatalogPane)
+        form = await pick(pilot, prompts, "args-prompt")
+        await type_into(pilot, form, "city", "Oslo")
+        await run_and_wait(pilot, prompts, "What's weather in Oslo?")
+        await choose(pilot, screen, "everything", "logs")
+        await wait_for(pilot, lambda: "Starting default (STDIO) server" in screen_text(app), message="stderr shown")
+
+
+async def test_reconnect_after_the_server_process_died(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        import sys
+
+        manager = attach_manager(app, ServerConfig("crashy", command=sys.executable,
+                                                   args=[str(HERE / "crashy_server.py")]))
+        await manager.wait_ready("crashy", 60)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "crashy", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        await pick(pilot, tools, "crash")
+        tools.submit()
+        await wait_for(pilot, lambda: manager.status("crashy")[0] == "failed", timeout=30, message="crash noticed")
+        await wait_for(pilot, lambda: "the server process exited" in visible_text(screen), message="reason shown")
+        screen.query_one(ServerList).focus()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: manager.status("crashy")[0] == "ready", timeout=60, message="reconnected")
+        await wait_for(pilot, lambda: "● crashy  ready" in visible_text(screen), message="the list follows")
+        await pick(pilot, tools, "ok")
+        await run_and_wait(pilot, tools, "fine")
+
+
+CONFIG = """\
+# Whimbrel settings — keep this comment
+[model]
+default = "local"  # the model I use
+
+[models.local]
+model = "qwen"
+"""
+
+
+async def test_add_toggle_and_remove_a_server_in_config_toml(tmp_path):
+    require("mcp-server-time")
+    config_path = tmp_path / "config.toml"
+    config_path.write_text(CONFIG)
+    app = make_app(tmp_path)
+    app.options.config_path = config_path
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        assert app.mcp is None  # nothing configured: the inspector still opens
+        screen = await open_inspector(pilot)
+        assert "No MCP servers are configured yet" in screen_text(app)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, AddServerScreen), message="add-server form")
+        await pilot.press(*"my__time")
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert "contains '__'" in screen_text(app)  # the loader's rule, before anything is written
+        assert config_path.read_text() == CONFIG
+        app.screen.query_one("#add-name").value = "time"
+        app.screen.query_one("#add-command").focus()
+        await pilot.press(*"mcp-server-time --local-timezone UTC")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen, message="back in the inspector")
+        await wait_for(pilot, lambda: app.mcp is not None and app.mcp.status("time")[0] == "ready", timeout=60,
+                       message="the added server connects")
+        text = config_path.read_text()
+        assert text.startswith(CONFIG) and "[mcp.servers.time]" in text
+        assert load_config(config_path).mcp_servers["time"] == {"command": "mcp-server-time",
+                                                                 "args": ["--local-timezone", "UTC"]}
+        await wait_for(pilot, lambda: "● time  ready" in visible_text(screen), message="listed as ready")
+        await wait_for(pilot, lambda: app.workstream.session.registry.get("mcp__time__get_current_time")
+                       is not None, message="its tools reach the sessions")
+
+        screen.query_one(ServerList).focus()
+        await pilot.press("e")
+        await wait_for(pilot, lambda: app.mcp.status("time")[0] == "disabled", message="disabled")
+        await wait_for(pilot, lambda: "enabled = false" in config_path.read_text(), message="saved")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: app.mcp.status("time")[0] == "ready", timeout=60, message="enabled again")
+        assert "enabled" not in load_config(config_path).mcp_servers["time"]
+
+        await pilot.press("delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), message="asks first")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "time" not in app.mcp.servers, message="removed from the manager")
+        await wait_for(pilot, lambda: "mcp.servers" not in config_path.read_text(), message="removed from the file")
+        assert config_path.read_text().startswith(CONFIG.rstrip("\n"))
+        assert "# the model I use" in config_path.read_text()
+        await wait_for(pilot, lambda: "No MCP servers are configured yet" in screen_text(app), message="empty again")

@@ -1,0 +1,219 @@
+"""One inspector tab over a server's catalog: a list on the left; on the right the chosen item's
+details, a form generated for it, a run button, and the answer.
+
+`CatalogPane` holds the behaviour (keeping the selection across refreshes, validating the form,
+running the request in a worker that can be cancelled, remembering each item's last answer);
+subclasses in `widgets/mcp_panes.py` say what the items are and which request they make.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
+
+from app.mcp.schema_form import FormField, collect
+from tools.errors import ToolError
+from widgets import mcp_result
+from widgets.mcp_form import SchemaForm
+
+Clock = Callable[[], float]
+
+
+class CatalogPane(Horizontal):
+    """Subclasses set KIND/ACTION/EMPTY and implement items, key, label, describe, fields and run."""
+
+    KIND = "item"
+    ACTION = "Run"
+    EMPTY = "Nothing here."
+
+    def __init__(self, *, clock: Clock = time.perf_counter, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.clock = clock
+        self.manager: Any = None
+        self.server: str | None = None
+        self.entries: dict[str, Any] = {}
+        self.current: str | None = None
+        self.results: dict[tuple[str, str], RenderableType] = {}
+        self.worker: Worker | None = None
+        self._form_key: tuple[str, str] | None = None
+        self._running = ""
+
+    # -- what subclasses provide ---------------------------------------------------------------
+    def items(self, state: Any) -> list[tuple[str, Any]]:
+        """(key, item) pairs to list; a key starting with '#' is a heading."""
+        raise NotImplementedError
+
+    def label(self, item: Any) -> RenderableType:
+        raise NotImplementedError
+
+    def describe(self, item: Any) -> list[Any]:
+        """Widgets shown above the form (description, schema…)."""
+        raise NotImplementedError
+
+    def fields(self, item: Any) -> list[FormField]:
+        raise NotImplementedError
+
+    def schema(self, item: Any) -> Any:
+        """The JSON schema the arguments must satisfy (None: only per-field checks)."""
+        return None
+
+    async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
+        """Make the request; returns a function that renders the answer given the elapsed ms."""
+        raise NotImplementedError
+
+    def running_text(self, item: Any) -> str:
+        return f"{self.ACTION}…"
+
+    # -- layout -----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield OptionList(id=f"{self.KIND}-list", classes="catalog-list")
+        with VerticalScroll(id=f"{self.KIND}-detail", classes="catalog-detail"):
+            yield Vertical(id=f"{self.KIND}-about", classes="catalog-about")
+            yield Vertical(id=f"{self.KIND}-form-holder", classes="catalog-form")
+            with Horizontal(classes="catalog-actions"):
+                yield Button(self.ACTION, id=f"{self.KIND}-run", variant="primary", disabled=True, compact=True)
+                yield Static("", id=f"{self.KIND}-status", classes="catalog-status")
+            yield Static("", id=f"{self.KIND}-result", classes="catalog-result")
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one(f"#{self.KIND}-list", OptionList)
+
+    @property
+    def form(self) -> SchemaForm | None:
+        forms = self.query(SchemaForm)
+        return forms.first() if forms else None
+
+    # -- showing a server -------------------------------------------------------------------------
+    def show_server(self, manager: Any, server: str | None) -> None:
+        """List the server's items again (after a change or a switch), keeping the selection."""
+        self.manager, changed = manager, server != self.server
+        self.server = server
+        state = manager.servers.get(server) if manager is not None and server else None
+        pairs = self.items(state) if state is not None else []
+        self.entries = {key: item for key, item in pairs}
+        options = self.option_list
+        keep = None if changed else self.current
+        options.clear_options()
+        for key, item in pairs:
+            if key.startswith("#"):
+                options.add_option(Option(Text(item, style="bold"), id=key, disabled=True))
+            else:
+                options.add_option(Option(self.label(item), id=key))
+        if not [k for k in self.entries if not k.startswith("#")]:
+            options.add_option(Option(Text(self.EMPTY, style="dim italic"), id="#empty", disabled=True))
+        selectable = [i for i, (k, _) in enumerate(pairs) if not k.startswith("#")]
+        if keep in self.entries:
+            options.highlighted = options.get_option_index(keep)
+        elif selectable:
+            options.highlighted = selectable[0]
+        else:
+            self.select(None)
+        if options.highlighted is not None:
+            self.select(options.get_option_at_index(options.highlighted).id)
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self.select(event.option_id)
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter on an item moves to its form (or runs it at once when it takes no arguments)."""
+        event.stop()
+        form = self.form
+        if form is not None and form.fields:
+            form.focus_first()
+        else:
+            self.submit()
+
+    def select(self, key: str | None) -> None:
+        """Show the item's details and form; the form is only rebuilt when the item changed."""
+        item = self.entries.get(key) if key else None
+        self.current = key if item is not None else None
+        form_key = (self.server or "", key or "") if item is not None else None
+        if form_key == self._form_key:
+            return
+        self._form_key = form_key
+        about = self.query_one(f"#{self.KIND}-about", Vertical)
+        holder = self.query_one(f"#{self.KIND}-form-holder", Vertical)
+        about.remove_children()
+        holder.remove_children()
+        if item is not None:
+            about.mount_all(self.describe(item))
+            holder.mount(SchemaForm(self.fields(item)))
+        self.query_one(f"#{self.KIND}-run", Button).disabled = item is None
+        self._show_result(self.results.get(form_key) if form_key else None)
+        self._status("")
+
+    # -- running ------------------------------------------------------------------------------------
+    @on(Input.Submitted)
+    def _enter(self, event: Input.Submitted) -> None:
+        """Enter in any field runs the request, like pressing the button."""
+        event.stop()
+        self.submit()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == f"{self.KIND}-run":
+            event.stop()
+            self.submit()
+
+    def submit(self) -> None:
+        """Validate the form and run the request in a worker (or cancel the one running)."""
+        if self.worker is not None and self.worker.is_running:
+            self.worker.cancel()
+            return
+        item = self.entries.get(self.current or "")
+        form = self.form
+        if item is None or form is None:
+            return
+        arguments, errors = collect(form.fields, form.raw_values(), self.schema(item))
+        form.show_errors(errors)
+        if errors:
+            general = errors.get("", "")
+            self._status(Text(f"Fix the marked fields first. {general}".strip(), style="red"))
+            return
+        key = (self.server or "", self.current or "")
+        self._running = self.running_text(item)
+        self._status(self._running)
+        self.query_one(f"#{self.KIND}-run", Button).label = "Cancel"
+        self.worker = self.run_worker(self._run(key, item, arguments), group=f"mcp-{self.KIND}", exit_on_error=False)
+
+    async def _run(self, key: tuple[str, str], item: Any, arguments: dict[str, Any]) -> None:
+        started = self.clock()
+        try:
+            render = await self.run(item, arguments)
+            shown = render((self.clock() - started) * 1000)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes words on screen
+            shown = mcp_result.failure(str(exc) if isinstance(exc, ToolError) else f"{type(exc).__name__}: {exc}")
+        self.results[key] = shown
+        if self._form_key == key:
+            self._show_result(shown)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is not self.worker:
+            return
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.query_one(f"#{self.KIND}-run", Button).label = self.ACTION
+            self._status("Cancelled: the request was abandoned." if event.state == WorkerState.CANCELLED else "")
+
+    def progress(self, value: float, total: float | None, message: str | None) -> None:
+        """A progress notification for the running request."""
+        of = f"/{total:g}" if total else ""
+        self._status(f"{self._running} progress {value:g}{of}" + (f": {message}" if message else ""))
+
+    def _status(self, text: RenderableType) -> None:
+        self.query_one(f"#{self.KIND}-status", Static).update(text)
+
+    def _show_result(self, shown: RenderableType | None) -> None:
+        self.query_one(f"#{self.KIND}-result", Static).update(shown if shown is not None else "")

@@ -1,0 +1,149 @@
+"""The inspector's Tools, Resources and Prompts tabs: what each lists, its form, and the request it makes."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.widgets import Collapsible, Static
+
+from app.mcp.convert import _get, dump
+from app.mcp.schema_form import FormField, fields_from_schema, prompt_fields
+from app.mcp.uri_template import expand, template_fields
+from widgets import mcp_result
+from widgets.mcp_catalog import CatalogPane
+
+
+def _two_lines(name: str, detail: str, width: int = 60) -> Text:
+    label = Text(name, style="bold")
+    detail = " ".join((detail or "").split())
+    if detail:
+        label.append("\n" + (detail if len(detail) <= width else detail[:width - 1] + "…"), style="dim")
+    return label
+
+
+def _about(title: str, *lines: tuple[str, str]) -> Static:
+    text = Text(title, style="bold")
+    for label, value in lines:
+        if value:
+            text.append(f"\n{label}: ", style="dim")
+            text.append(value)
+    return Static(text, classes="catalog-about-text")
+
+
+class ToolsPane(CatalogPane):
+    """Every tool with its input schema and a form to call it by hand; the result shows isError clearly."""
+
+    KIND, ACTION, EMPTY = "tools", "Call", "This server offers no tools."
+    HINTS = (("readOnlyHint", "read-only"), ("destructiveHint", "destructive"), ("idempotentHint", "idempotent"),
+             ("openWorldHint", "open world"))
+    problems: dict[str, str] = {}  # tool name -> why its schema was replaced for the model
+
+    def items(self, state: Any) -> list[tuple[str, Any]]:
+        self.problems = dict(state.schema_problems)
+        return [(tool.name, tool) for tool in state.tools]
+
+    def label(self, item: Any) -> RenderableType:
+        return _two_lines(item.name, item.description or item.title or "")
+
+    def describe(self, item: Any) -> list[Any]:
+        annotations = dump(item.annotations) if getattr(item, "annotations", None) is not None else {}
+        hints = ", ".join(word for key, word in self.HINTS if annotations.get(key))
+        widgets: list[Any] = [_about(item.title or item.name, ("name", item.name if item.title else ""),
+                                     ("hints", hints), ("description", item.description or ""))]
+        problem = self.problems.get(item.name)
+        if problem:
+            widgets.append(Static(Text(f"⚠ {problem}", style="yellow"), classes="catalog-about-text"))
+        widgets.append(Collapsible(Static(mcp_result.pretty_json(dump(item.input_schema) or {})),
+                                   title="Input schema", collapsed=True, classes="catalog-schema"))
+        output = getattr(item, "output_schema", None)
+        if output:
+            widgets.append(Collapsible(Static(mcp_result.pretty_json(dump(output))), title="Output schema",
+                                       collapsed=True, classes="catalog-schema"))
+        return widgets
+
+    def fields(self, item: Any) -> list[FormField]:
+        return fields_from_schema(item.input_schema)
+
+    def schema(self, item: Any) -> Any:
+        return dump(item.input_schema)
+
+    def running_text(self, item: Any) -> str:
+        return f"Calling {item.name}… (Cancel abandons the call)"
+
+    async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
+        result = await self.manager.call_tool_raw(self.server, item.name, arguments, on_progress=self.progress)
+        return lambda ms: mcp_result.call_result(result, ms)
+
+
+class ResourcesPane(CatalogPane):
+    """Resources (read at once) and resource templates (fill the URI variables, then read)."""
+
+    KIND, ACTION, EMPTY = "resources", "Read", "This server offers no resources or templates."
+
+    def items(self, state: Any) -> list[tuple[str, Any]]:
+        pairs: list[tuple[str, Any]] = []
+        if state.resources:
+            pairs.append(("#resources", f"Resources ({len(state.resources)})"))
+            pairs += [(f"r:{r.uri}", ("resource", r)) for r in state.resources]
+        if state.templates:
+            pairs.append(("#templates", f"Templates ({len(state.templates)})"))
+            pairs += [(f"t:{t.uri_template}", ("template", t)) for t in state.templates]
+        return pairs
+
+    def label(self, item: Any) -> RenderableType:
+        kind, entry = item
+        return _two_lines(entry.title or entry.name, str(entry.uri if kind == "resource" else entry.uri_template))
+
+    def describe(self, item: Any) -> list[Any]:
+        kind, entry = item
+        size = getattr(entry, "size", None)
+        return [_about(entry.title or entry.name,
+                       ("uri" if kind == "resource" else "template",
+                        str(entry.uri if kind == "resource" else entry.uri_template)),
+                       ("type", entry.mime_type or ""), ("size", f"{size} bytes" if size else ""),
+                       ("description", entry.description or ""))]
+
+    def fields(self, item: Any) -> list[FormField]:
+        kind, entry = item
+        return template_fields(entry.uri_template) if kind == "template" else []
+
+    def uri(self, item: Any, arguments: dict[str, Any]) -> str:
+        kind, entry = item
+        return expand(entry.uri_template, arguments) if kind == "template" else str(entry.uri)
+
+    def running_text(self, item: Any) -> str:
+        return "Reading…"
+
+    async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
+        uri = self.uri(item, arguments)
+        self._status(f"Reading {uri}…")
+        result = await self.manager.read_resource(self.server, uri)
+        return lambda ms: mcp_result.read_result(result, uri, ms)
+
+
+class PromptsPane(CatalogPane):
+    """Prompts: fill the arguments, get the messages the server builds from them."""
+
+    KIND, ACTION, EMPTY = "prompts", "Get", "This server offers no prompts."
+
+    def items(self, state: Any) -> list[tuple[str, Any]]:
+        return [(prompt.name, prompt) for prompt in state.prompts]
+
+    def label(self, item: Any) -> RenderableType:
+        return _two_lines(item.title or item.name, item.description or "")
+
+    def describe(self, item: Any) -> list[Any]:
+        return [_about(item.title or item.name, ("name", item.name if item.title else ""),
+                       ("description", item.description or ""))]
+
+    def fields(self, item: Any) -> list[FormField]:
+        return prompt_fields(_get(item, "arguments", default=[]))
+
+    def running_text(self, item: Any) -> str:
+        return f"Getting {item.name}…"
+
+    async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
+        result = await self.manager.get_prompt(self.server, item.name, arguments)
+        return lambda ms: mcp_result.prompt_result(result, ms)

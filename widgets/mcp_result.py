@@ -1,0 +1,118 @@
+"""How the inspector shows what a server answered: tool results, resource contents, prompt messages.
+
+Text stays text; structured content is pretty JSON; images, audio and blobs are described (type,
+size) rather than dumped; `isError` gets a red banner so an error result is never mistaken for data.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.json import JSON
+from rich.text import Text
+
+from app.mcp.convert import _get, describe_bytes
+
+
+def pretty_json(value: Any) -> RenderableType:
+    """Indented, highlighted JSON (no background of its own, so it sits on any panel)."""
+    return JSON(json.dumps(value, ensure_ascii=False, default=str), indent=2, ensure_ascii=False)
+
+
+def _heading(label: str, style: str = "bold cyan") -> Text:
+    return Text(f"── {label} ", style=style)
+
+
+def _timing(elapsed_ms: float | None) -> str:
+    return f" in {elapsed_ms:.1f} ms" if elapsed_ms is not None else ""
+
+
+def _resource_parts(contents: Any) -> list[RenderableType]:
+    uri = str(_get(contents, "uri", default=""))
+    mime = _get(contents, "mime_type", "mimeType", default="")
+    text = _get(contents, "text")
+    parts: list[RenderableType] = [_heading(f"resource {uri}" + (f" ({mime})" if mime else ""), "bold magenta")]
+    if text is not None:
+        parts.append(Text(text))
+    else:
+        size = describe_bytes(_get(contents, "blob"))
+        parts.append(Text(f"[binary: {mime or 'unknown type'}, {size} bytes]", style="italic"))
+    return parts
+
+
+def content_parts(block: Any) -> list[RenderableType]:
+    """One content block (text, image, audio, resource link, embedded resource) as renderables."""
+    kind = _get(block, "type", default="")
+    if kind == "text":
+        return [_heading("text"), Text(_get(block, "text", default=""))]
+    if kind in ("image", "audio"):
+        mime = _get(block, "mime_type", "mimeType", default="unknown type")
+        size = describe_bytes(_get(block, "data"))
+        return [_heading(kind, "bold yellow"), Text(f"[{kind}: {mime}, {size} bytes]", style="italic")]
+    if kind == "resource_link":
+        uri = str(_get(block, "uri", default=""))
+        name = _get(block, "title", "name", default="") or uri
+        mime = _get(block, "mime_type", "mimeType", default="")
+        line = Text(f"{name} <{uri}>" + (f" ({mime})" if mime else ""))
+        description = _get(block, "description", default="")
+        return [_heading("resource link", "bold magenta"), line] + ([Text(description, style="dim")]
+                                                                    if description else [])
+    if kind == "resource":
+        return _resource_parts(_get(block, "resource"))
+    return [_heading(kind or "unknown content", "bold red"), Text(str(block), style="dim")]
+
+
+def call_result(result: Any, elapsed_ms: float | None = None) -> RenderableType:
+    """A CallToolResult: the isError flag, every content block, then structured content."""
+    is_error = bool(_get(result, "is_error", "isError", default=False))
+    if is_error:
+        banner = Text(f" isError: true — the tool reported an error{_timing(elapsed_ms)} ", style="bold white on red")
+    else:
+        banner = Text(f"✔ result{_timing(elapsed_ms)}  (isError: false)", style="bold green")
+    parts: list[RenderableType] = [banner]
+    blocks = _get(result, "content", default=[]) or []
+    for block in blocks:
+        parts.extend(content_parts(block))
+    structured = _get(result, "structured_content", "structuredContent")
+    if structured is not None:
+        parts.extend([_heading("structured content"), pretty_json(structured)])
+    if not blocks and structured is None:
+        parts.append(Text("(no content)", style="dim"))
+    return Group(*parts)
+
+
+def read_result(result: Any, uri: str, elapsed_ms: float | None = None) -> RenderableType:
+    """A ReadResourceResult: each contents item, text or described binary."""
+    contents = _get(result, "contents", default=[]) or []
+    parts: list[RenderableType] = [Text(f"✔ read {uri}{_timing(elapsed_ms)}  ({len(contents)} item(s))",
+                                        style="bold green")]
+    for item in contents:
+        parts.extend(_resource_parts(item))
+    if not contents:
+        parts.append(Text("(empty resource)", style="dim"))
+    return Group(*parts)
+
+
+def prompt_result(result: Any, elapsed_ms: float | None = None) -> RenderableType:
+    """A GetPromptResult: its description and each message with its role."""
+    messages = _get(result, "messages", default=[]) or []
+    parts: list[RenderableType] = [Text(f"✔ {len(messages)} message(s){_timing(elapsed_ms)}", style="bold green")]
+    description = _get(result, "description")
+    if description:
+        parts.append(Text(description, style="italic"))
+    for message in messages:
+        role = str(_get(message, "role", default="?"))
+        parts.append(Text(f"[{role}]", style="bold blue"))
+        content = _get(message, "content")
+        for block in content if isinstance(content, list) else [content]:
+            parts.extend(content_parts(block)[1:] if _get(block, "type") == "text" else content_parts(block))
+    if not messages:
+        parts.append(Text("(the prompt has no messages)", style="dim"))
+    return Group(*parts)
+
+
+def failure(message: str) -> RenderableType:
+    """A request that failed (not connected, timeout, protocol error): the words, in red."""
+    return Text(f"✖ {message}", style="bold red")
