@@ -30,12 +30,14 @@ class McpWiring:
     def _new_mcp_manager(self, servers):
         """A started manager with the config's timeouts (defaults without a config)."""
         from app.mcp.manager import McpManager
+        from app.mcp_client_ui import client_hooks
 
         config = self.options.config
         limits = {} if config is None else dict(
             call_timeout=config.mcp_call_timeout, connect_timeout=config.mcp_connect_timeout,
             refresh_interval=config.mcp_refresh_interval)
-        manager = McpManager(servers, workspace=self.options.workdir, listener=self._mcp_changed, **limits)
+        manager = McpManager(servers, workspace=self.options.workdir, listener=self._mcp_changed,
+                             hooks=client_hooks(self), **limits)
         manager.start()
         return manager
 

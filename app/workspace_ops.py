@@ -39,6 +39,9 @@ class WorkspaceOps:
 
     async def _detach(self, workstream) -> None:
         self.cancel_turn(workstream)
+        for waiting in list(workstream.pending):  # MCP server requests: answered "cancel"/"denied"
+            if hasattr(waiting, "make_screen"):
+                waiting.future.cancel()
         view = self.main_screen.view_for(workstream.id)
         if view is not None:
             await view.remove()
@@ -208,23 +211,27 @@ class WorkspaceOps:
         self.open_waiting_approval()
 
     def open_waiting_approval(self) -> None:
-        """Show the focused workstream's oldest pending approval, unless a dialog is already up."""
+        """Show the focused workstream's oldest pending approval, unless a dialog is already up.
+
+        Requests from MCP servers wait in the same list (app/mcp_client_ui.py): they build their own modal.
+        """
         workstream = self.workstream
         if workstream is None or not workstream.pending or self.screen is not self.main_screen:
             return
         from app.screens.approval import ApprovalScreen  # first needed at the first approval
 
         request = workstream.pending[0]
-        screen = ApprovalScreen(request.items, workstream.name)
+        make_screen = getattr(request, "make_screen", None)
+        screen = make_screen(workstream.name) if make_screen else ApprovalScreen(request.items, workstream.name)
 
         def resolve(decisions) -> None:
             if not request.future.done():
-                request.future.set_result(decisions or {})
+                request.future.set_result(decisions if make_screen else decisions or {})
             self.refresh_chrome()
             self.call_after_refresh(self.open_waiting_approval)
 
         def close_if_cancelled(future) -> None:
-            if future.cancelled() and screen.is_attached:
+            if future.cancelled() and screen.is_attached and self.screen_stack and self.screen_stack[-1] is screen:
                 screen.dismiss(None)
 
         request.future.add_done_callback(close_if_cancelled)

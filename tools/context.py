@@ -11,6 +11,10 @@ def _discard(_text: str) -> None:
     """Default output sink: live output is simply not shown."""
 
 
+def _discard_progress(_progress: float, _total: float | None, _message: str | None) -> None:
+    """Default progress sink: progress is simply not shown."""
+
+
 @dataclass
 class ToolContext:
     """What a tool may know about where and how it runs.
@@ -18,12 +22,15 @@ class ToolContext:
     `read_paths` holds resolved paths read by read_file (edit_file requires one); write_file
     and edit_file add the paths they write. For parallel calls the engine can give each call
     its own `on_output` with `dataclasses.replace(ctx, on_output=...)`: the copy shares the
-    same `read_paths` set.
+    same `read_paths` set. `on_progress(progress, total, message)` reports progress (MCP tools);
+    `workstream_id` says whose call it is (MCP sampling/elicitation are routed by it).
     """
 
     workspace: Path
     read_paths: set[Path] = field(default_factory=set)
     on_output: Callable[[str], None] = _discard
+    on_progress: Callable[[float, float | None, str | None], None] = _discard_progress
+    workstream_id: str = ""
     bash_timeout: float = 120.0
     output_limit: int = 30_000
 

@@ -1,15 +1,36 @@
-"""A collapsible card for one tool call: tool, argument preview, status and (streamed) output."""
+"""A collapsible card for one tool call: tool, argument preview, status, progress and (streamed) output."""
 
 from __future__ import annotations
 
 from rich.markup import escape
+from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.widgets import Collapsible, Static
+from textual.widgets import Collapsible, ProgressBar, Static
 
 STATUS_ICONS = {
     "pending": "○", "approved": "✔", "denied": "✖", "running": "◐", "done": "●", "error": "✖",
 }
 MAX_SHOWN_LINES = 200
+
+
+class ToolProgress(Horizontal):
+    """A running call's progress, updated in place: a bar (with percent when the total is known), the
+    count and the server's latest message. Hidden until the first report."""
+
+    def __init__(self) -> None:
+        self.bar = ProgressBar(show_eta=False, show_percentage=False, classes="tool-progress-bar")
+        self.label = Static("", markup=False, classes="tool-progress-text")
+        super().__init__(self.bar, self.label, classes="tool-progress")
+
+    def report(self, progress: float, total: float | None, message: str | None) -> None:
+        self.add_class("-active")
+        self.bar.update(total=total if total else None, progress=progress)
+        count = f"{self.percent(progress, total)}  {progress:g}/{total:g}" if total else f"{progress:g} so far"
+        self.label.update(f"{count}  {message}" if message else count)
+
+    @staticmethod
+    def percent(progress: float, total: float | None) -> str:
+        return f"{min(100.0, max(0.0, 100 * progress / total)):.0f}%" if total else ""
 
 
 class ToolCard(Collapsible):
@@ -24,8 +45,10 @@ class ToolCard(Collapsible):
         self.preview = " ".join(preview.split())
         self._output = output
         self._detail = ""
+        self._percent = ""
+        self._progress = ToolProgress()
         self._body = Static(self._visible_output(), markup=False, classes="tool-output")
-        super().__init__(self._body, title=self._title_text(status), collapsed=collapsed,
+        super().__init__(self._progress, self._body, title=self._title_text(status), collapsed=collapsed,
                          classes="tool-card", id=None)
         self.set_reactive(ToolCard.status, status)
         self.add_class(f"-{status}")
@@ -33,6 +56,8 @@ class ToolCard(Collapsible):
     def _title_text(self, status: str) -> str:
         preview = self.preview if len(self.preview) <= 90 else self.preview[:89] + "…"
         detail = f" — {self._detail}" if self._detail else ""
+        if status == "running" and self._percent:
+            detail = f" {self._percent}{detail}"
         return escape(f"{STATUS_ICONS.get(status, '?')} {self.tool_name}  {preview}  [{status}{detail}]")
 
     def _visible_output(self) -> str:
@@ -52,11 +77,19 @@ class ToolCard(Collapsible):
         self.status = status
         self.title = self._title_text(status)
 
+    def set_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """Show the latest progress report (replacing the previous one)."""
+        self._progress.report(progress, total, message)
+        self._percent = ToolProgress.percent(progress, total)
+        self.title = self._title_text(self.status)
+
     def append_output(self, text: str) -> None:
         self._output += text
         self._body.update(self._visible_output())
 
     def set_result(self, output: str, is_error: bool) -> None:
-        """Show the final result text (what the model receives)."""
+        """Show the final result text (what the model receives); the progress bar goes."""
+        self._progress.remove_class("-active")
+        self._percent = ""
         self._output = output
         self._body.update(self._visible_output())

@@ -105,6 +105,8 @@ class WorkstreamView(Vertical):
             case ev.ToolOutput(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].append_output(event.text)
                 transcript.follow()
+            case ev.ToolProgress(call_id=call_id) if call_id in transcript.cards:
+                transcript.cards[call_id].set_progress(event.progress, event.total, event.message)
             case ev.ToolResultReady(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].set_result(event.output, event.is_error)
                 transcript.follow()

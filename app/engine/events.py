@@ -83,6 +83,16 @@ class ToolOutput(EngineEvent):
 
 
 @dataclass
+class ToolProgress(EngineEvent):
+    """Progress of a running call (MCP progress notifications): `total` None when unknown."""
+
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass
 class ToolResultReady(EngineEvent):
     call_id: str
     output: str

@@ -459,7 +459,10 @@ class Session:
             async with limit:
                 call_id = item.call.id
                 ctx = dataclasses.replace(
-                    self.tool_context, on_output=lambda text: self.emit(ev.ToolOutput(call_id, text)))
+                    self.tool_context, on_output=lambda text: self.emit(ev.ToolOutput(call_id, text)),
+                    on_progress=lambda value, total, message: self.emit(
+                        ev.ToolProgress(call_id, value, total, message)),
+                    workstream_id=self.workstream_id)
                 self.emit(ev.ToolCallUpdated(call_id, "running"))
                 output, is_error = await execute(item, ctx)
                 done.add(call_id)

@@ -56,7 +56,8 @@ class ClientCallbacks:
             request = SamplingRequest(server=state.name, messages=messages, system_prompt=params.system_prompt,
                                       max_tokens=params.max_tokens, temperature=params.temperature,
                                       stop_sequences=list(params.stop_sequences or []), model_hints=hints,
-                                      include_context=params.include_context)
+                                      include_context=params.include_context,
+                                      callers=self.calls.callers(state.name))
             state.logs.log("info", "whimbrel", "sampling requested")
             try:
                 response = await self.hooks.sampling(request)
@@ -77,7 +78,8 @@ class ClientCallbacks:
             request = ElicitationRequest(
                 server=state.name, message=params.message, mode="url" if mode == "url" else "form",
                 schema=convert.dump(schema) if schema is not None else {},
-                url=getattr(params, "url", None), elicitation_id=getattr(params, "elicitation_id", None))
+                url=getattr(params, "url", None), elicitation_id=getattr(params, "elicitation_id", None),
+                callers=self.calls.callers(state.name))
             state.logs.log("info", "whimbrel", f"elicitation requested: {params.message}")
             try:
                 response = await self.hooks.elicitation(request)

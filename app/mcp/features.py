@@ -27,6 +27,7 @@ class SamplingRequest:
     stop_sequences: list[str] = field(default_factory=list)
     model_hints: list[str] = field(default_factory=list)
     include_context: str | None = None
+    callers: list[str] = field(default_factory=list)  # see ElicitationRequest
 
 
 @dataclass
@@ -46,6 +47,9 @@ class ElicitationRequest:
     schema: dict[str, Any] = field(default_factory=dict)
     url: str | None = None
     elicitation_id: str | None = None
+    # Workstreams with a tool call running on this server when the request came (app/mcp/callers.py):
+    # one when known exactly, several (newest first) when ambiguous, none when no call was running.
+    callers: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 
 from app.mcp import convert
 from app.mcp.breaker import CircuitBreaker
+from app.mcp.callers import CallTracker
 from app.mcp.client_callbacks import ClientCallbacks
 from app.mcp.config import ServerConfig
 from app.mcp.features import ClientHooks
@@ -77,6 +78,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
         self._stopping = False
         self.generation = 0  # bumps whenever the tool snapshot changes
         self._snapshot: tuple[ToolSpec, ...] | None = None
+        self.calls = CallTracker()  # running tool calls: whom a sampling/elicitation request belongs to
         for config in configs:
             self._add_state(config)
 

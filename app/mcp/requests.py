@@ -97,16 +97,17 @@ class McpRequests:
             progress_callback=progress if on_progress is not None else None))
 
     async def call_tool(self, server: str, tool: str, arguments: dict[str, Any] | None = None, *,
-                        timeout: float | None = None, on_output: Callable[[str], None] | None = None
+                        timeout: float | None = None, on_output: Callable[[str], None] | None = None,
+                        on_progress: Callable[[float, float | None, str | None], None] | None = None
                         ) -> tuple[str, bool]:
-        """Call a tool; (text for the model, is_error). Progress lines go to `on_output`."""
-        def progress(value: float, total: float | None, message: str | None) -> None:
-            if on_output is not None:
-                of = f"/{total:g}" if total else ""
-                on_output(f"progress {value:g}{of}" + (f": {message}" if message else "") + "\n")
+        """Call a tool; (text for the model, is_error). Progress goes to `on_progress`, else as lines
+        to `on_output`."""
+        def progress_line(value: float, total: float | None, message: str | None) -> None:
+            of = f"/{total:g}" if total else ""
+            on_output(f"progress {value:g}{of}" + (f": {message}" if message else "") + "\n")
 
-        result = await self.call_tool_raw(server, tool, arguments, timeout=timeout,
-                                          on_progress=progress if on_output is not None else None)
+        sink = on_progress or (progress_line if on_output is not None else None)
+        result = await self.call_tool_raw(server, tool, arguments, timeout=timeout, on_progress=sink)
         return convert.call_result_to_text(result)
 
     async def read_resource(self, server: str, uri: str, *, timeout: float | None = None) -> Any:

@@ -40,7 +40,9 @@ class ToolBridge:
 
     def _implementation(self, server: str, tool: str) -> Callable[[dict[str, Any], Any], Any]:
         async def run(args: dict[str, Any], ctx: Any) -> str:
-            text, is_error = await self.call_tool(server, tool, args, on_output=getattr(ctx, "on_output", None))
+            with self.calls.running(server, getattr(ctx, "workstream_id", "")):
+                text, is_error = await self.call_tool(server, tool, args, on_output=getattr(ctx, "on_output", None),
+                                                      on_progress=getattr(ctx, "on_progress", None))
             if is_error:
                 raise ToolError(text)
             return text
