@@ -35,6 +35,7 @@ class PaneArea(Container):
         for view in self.views():
             region = regions.get(view.workstream.id)
             view.display = region is not None
+            view.set_shown(region is not None)
             view.set_class(view.workstream.id == focused, "-focused")
             if region is not None:
                 x, y, w, h = region

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from app.bridge import EngineEventMessage
+from widgets.held_output import HeldOutput
 from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
@@ -52,11 +53,16 @@ class WorkstreamView(Vertical):
 
         view: "WorkstreamView"
 
+    class CatchUp(Message):
+        """The view was shown again: render what streamed while it was hidden (in event order)."""
+
     def __init__(self, workstream: Workstream) -> None:
         super().__init__(classes="workstream-view")
         self.workstream = workstream
         self.history_shown = False  # stored messages are rendered the first time the view is shown
         self._assistant: AssistantMessage | None = None
+        self.shown = True  # False while no pane shows this view: streamed text is then held, not rendered
+        self._held = HeldOutput()
 
     def compose(self) -> ComposeResult:
         yield ViewTitle(classes="view-title")
@@ -75,6 +81,19 @@ class WorkstreamView(Vertical):
     def prompt(self) -> PromptInput:
         return self.query_one(PromptInput)
 
+    def set_shown(self, shown: bool) -> None:
+        """Called as panes change: a hidden view holds streamed text until it is shown or the reply ends."""
+        if shown != self.shown:
+            self.shown = shown
+            if shown:
+                self.post_message(self.CatchUp())
+
+    @on(CatchUp)
+    async def catch_up(self) -> None:
+        if self.shown and self._held:
+            await self._held.release()
+            self.transcript.follow()
+
     @on(EngineEventMessage)
     async def handle_engine_event(self, message: EngineEventMessage) -> None:
         from app.engine import events as ev  # imported with the first event, not at startup
@@ -82,18 +101,24 @@ class WorkstreamView(Vertical):
         message.stop()
         event = message.event
         transcript = self.transcript
+        await self.catch_up()
         match event:
             case ev.UserMessageAdded(text=text):
                 await transcript.add_user(text)
             case ev.AssistantStarted():
                 self._assistant = await transcript.start_assistant()
+            case ev.ContentDelta(text=text) if self._assistant is not None and not self.shown:
+                self._held.add(self._assistant, "content", text)
             case ev.ContentDelta(text=text) if self._assistant is not None:
                 await self._assistant.append_content(text)
                 transcript.follow()
+            case ev.ReasoningDelta(text=text) if self._assistant is not None and not self.shown:
+                self._held.add(self._assistant, "reasoning", text)
             case ev.ReasoningDelta(text=text) if self._assistant is not None:
                 await self._assistant.append_reasoning(text)
                 transcript.follow()
             case ev.AssistantFinished() if self._assistant is not None:
+                await self._held.release()  # a finished reply is rendered once, shown or not
                 await self._assistant.finish()
                 if not (event.content or event.reasoning):
                     await self._assistant.remove()

@@ -1,0 +1,63 @@
+"""A workstream that streams in a hidden tab renders nothing until it is shown (or its reply ends);
+its tab still says it has unread output, and nothing it streamed is lost."""
+
+from __future__ import annotations
+
+from tests.fake_llm.script import SlowReply
+from tests.ui.helpers import make_app, wait_for
+from widgets.tab_bar import TabBar
+
+
+async def booted(pilot) -> None:
+    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
+
+
+def shown_text(app, workstream) -> str:
+    """What the workstream's view has rendered (every Markdown widget's source)."""
+    view = app.main_screen.view_for(workstream.id)
+    return "".join(getattr(w, "source", "") for w in view.transcript.query("Markdown"))
+
+
+async def test_hidden_stream_is_held_and_shown_on_return(fake_openai, tmp_path):
+    fake_openai.queue(SlowReply("alpha " * 120, delay=0.03, chunk_size=6))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        first = app.workstream
+        view = app.main_screen.view_for(first.id)
+        view.prompt.insert("talk")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "alpha" in shown_text(app, first), message="streaming started")
+
+        await pilot.press("ctrl+n")  # the new tab takes the pane: the first one streams hidden
+        await wait_for(pilot, lambda: len(app.manager) == 2)
+        held_at = shown_text(app, first)
+        await pilot.pause(0.6)
+        assert first.busy, "the reply should still be streaming"
+        assert shown_text(app, first) == held_at  # nothing rendered while hidden
+        assert first.unread
+        tab = app.main_screen.query_one(TabBar).render().plain.split("2 new workstream")[0]
+        assert tab.rstrip().endswith("•")  # its tab is marked unread
+
+        await pilot.press("alt+1")  # shown again: what streamed meanwhile appears at once
+        await wait_for(pilot, lambda: len(shown_text(app, first)) > len(held_at) + 30,
+                       message="held text rendered on return")
+        await wait_for(pilot, lambda: not first.busy, timeout=30)
+        await pilot.pause(0.2)
+        assert shown_text(app, first).count("alpha") == 120
+
+
+async def test_reply_that_ends_while_hidden_is_rendered_whole(fake_openai, tmp_path):
+    fake_openai.queue(SlowReply("beta " * 60, delay=0.02, chunk_size=5))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        first = app.workstream
+        app.main_screen.view_for(first.id).prompt.insert("talk")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "beta" in shown_text(app, first), message="streaming started")
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: not first.busy, timeout=30, message="reply finished")
+        await pilot.pause(0.2)
+        assert app.workstream is not first  # still hidden
+        assert shown_text(app, first).count("beta") == 60

@@ -1,0 +1,53 @@
+"""Streamed text for a workstream view that is not on screen: kept in order, rendered when shown.
+
+A background tab's reply can stream for minutes. Rendering it token by token into widgets nobody
+sees costs the visible pane (and the keyboard) its frames, so a hidden view keeps the text here and
+hands it to its messages in one go: when it is shown again, or when the reply ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from widgets.messages import AssistantMessage
+
+Kind = Literal["content", "reasoning"]
+
+
+@dataclass
+class _Run:
+    """Consecutive held output of one kind for one message."""
+
+    message: AssistantMessage
+    kind: Kind
+    texts: list[str] = field(default_factory=list)
+
+
+class HeldOutput:
+    """Text deltas for the messages of a hidden view, in arrival order."""
+
+    def __init__(self) -> None:
+        self._runs: list[_Run] = []
+
+    def __bool__(self) -> bool:
+        return bool(self._runs)
+
+    def add(self, message: AssistantMessage, kind: Kind, text: str = "") -> None:
+        last = self._runs[-1] if self._runs else None
+        if last is None or last.message is not message or last.kind != kind:
+            last = _Run(message, kind)
+            self._runs.append(last)
+        last.texts.append(text)
+
+    async def release(self) -> None:
+        """Render everything held, in order (messages removed meanwhile are skipped)."""
+        runs, self._runs = self._runs, []
+        for run in runs:
+            message = run.message
+            if not message.is_attached:
+                continue
+            if run.kind == "content":
+                await message.append_content("".join(run.texts))
+            else:
+                await message.append_reasoning("".join(run.texts))
