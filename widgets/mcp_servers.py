@@ -101,7 +101,7 @@ def _last_error(state: Any) -> str:
 
 
 def overview(state: Any) -> RenderableType:
-    """Transport, status, protocol version, server info, capabilities, counts, last error, instructions."""
+    """Status, transport, target, protocol version, server info, capabilities, counts, last error."""
     summary = state.summary()
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
@@ -130,11 +130,12 @@ def overview(state: Any) -> RenderableType:
     ]
     for label, value in rows:
         table.add_row(label, value)
-    instructions = (summary["instructions"] or "").strip()
-    parts: list[RenderableType] = [table]
-    if instructions:
-        parts += [Text(""), Text("Instructions", style="bold"), Text(instructions)]
-    return Group(*parts)
+    return table
+
+
+def instructions(state: Any) -> RenderableType:
+    text = (state.instructions or "").strip()
+    return Group(Text("Instructions", style="bold"), Text(text)) if text else ""
 
 
 class ServerOverview(VerticalScroll):
@@ -150,9 +151,12 @@ class ServerOverview(VerticalScroll):
                 yield Button(label, id=f"server-{action}", compact=True,
                              variant="error" if action == "remove" else "default")
         yield Static("", id="overview-ping")
+        yield Static("", id="overview-instructions")
 
     def show(self, state: Any | None) -> None:
+        """The facts, the buttons (below them, so long instructions never push them away), the instructions."""
         self.query_one("#overview-facts", Static).update(overview(state) if state is not None else "")
+        self.query_one("#overview-instructions", Static).update(instructions(state) if state is not None else "")
         toggle = self.query_one("#server-toggle", Button)
         toggle.label = "Enable" if state is not None and state.status == "disabled" else "Disable"
         for button in self.query(Button):

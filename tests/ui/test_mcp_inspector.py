@@ -287,3 +287,31 @@ async def test_add_toggle_and_remove_a_server_in_config_toml(tmp_path):
         assert config_path.read_text().startswith(CONFIG.rstrip("\n"))
         assert "# the model I use" in config_path.read_text()
         await wait_for(pilot, lambda: "No MCP servers are configured yet" in screen_text(app), message="empty again")
+
+
+async def test_cancel_a_hanging_call_and_esc_steps_back_from_the_form(tmp_path):
+    from tests.mcp.servers import basic_server
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        server = basic_server()
+        manager = attach_manager(app, ServerConfig("basic", inprocess=server))
+        await manager.wait_ready("basic", 15)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "basic", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        await pick(pilot, tools, "hang")
+        tools.submit()
+        await wait_for(pilot, lambda: server.state["started"] == 1, message="the call reached the server")
+        assert "Calling hang…" in result_text(tools) and str(tools.query_one("#tools-run").label) == "Cancel"
+        tools.submit()  # the button now cancels
+        await wait_for(pilot, lambda: "Cancelled" in result_text(tools), message="cancelled")
+        assert str(tools.query_one("#tools-run").label) == "Call" and manager.status("basic")[0] == "ready"
+        form = await pick(pilot, tools, "echo")
+        await type_into(pilot, form, "text", "still here")
+        await run_and_wait(pilot, tools, "still here")
+        await pilot.press("escape")  # from the form back to the list, not out of the inspector
+        assert app.screen is screen and app.focused is tools.option_list
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is not screen, message="closed")
