@@ -113,6 +113,7 @@ MCP_SERVER_KEYS: dict[str, Key] = {
     "headers": Key(TABLE),
     "enabled": Key(BOOLEAN),
     "timeout": Key(NUMBER, minimum=0),
+    "oauth": Key(Kind("true, false or a table", lambda v: isinstance(v, (bool, dict)))),  # app/mcp/oauth
 }
 
 TOP_LEVEL = (*SECTIONS, "models", "mcp")
@@ -331,6 +332,13 @@ def _validate_mcp(v: _Validator, data: dict[str, Any], settings: dict[str, Any])
                              f"tools mcp__<server>__<tool>); rename it, e.g. '{name.replace('__', '_')}'")
             continue
         v.table(where, entry, MCP_SERVER_KEYS)
+        if isinstance(entry.get("oauth"), dict):
+            from app.mcp.oauth.settings import OAuthConfigError, parse_oauth
+
+            try:
+                parse_oauth(name, entry["oauth"], f"[mcp.servers.{name}]")
+            except OAuthConfigError as error:
+                v.problem(where + ("oauth",), str(error).split(": ", 1)[1])
         kind = entry.get("type", "http" if "url" in entry and "command" not in entry else "stdio")
         if kind == "stdio" and "command" not in entry:
             v.problem(where, f"[mcp.servers.{name}] needs 'command' (or type = \"http\"/\"sse\" with 'url')")

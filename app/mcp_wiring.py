@@ -36,8 +36,12 @@ class McpWiring:
         limits = {} if config is None else dict(
             call_timeout=config.mcp_call_timeout, connect_timeout=config.mcp_connect_timeout,
             refresh_interval=config.mcp_refresh_interval)
+        from app.screens.mcp_oauth import authorization_hook
+
+        hooks = client_hooks(self)
+        hooks.authorization = authorization_hook(self)  # OAuth sign-ins: a dialog, the browser on request
         manager = McpManager(servers, workspace=self.options.workdir, listener=self._mcp_changed,
-                             hooks=client_hooks(self), **limits)
+                             hooks=hooks, data_dir=self.options.data_dir, **limits)
         manager.start()
         return manager
 

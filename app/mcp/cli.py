@@ -5,6 +5,10 @@
     whimbrel mcp call <server> <tool> key=value ... | --json '{"a": 1}'
     whimbrel mcp read <server> <uri>
     whimbrel mcp prompt <server> <name> key=value ...
+    whimbrel mcp logout <server>
+
+A server that asks for OAuth gets a browser sign-in (the URL is printed to stderr too); its tokens are
+kept in the data dir (`mcp-oauth/`) until `logout`. `list` never starts a sign-in.
 
 `<server>` is a configured name, an http(s):// URL (SSE when it ends in /sse) or "stdio:<command line>".
 A value is parsed as JSON when it is valid JSON, else kept as a string. Errors go to stderr with a
@@ -36,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--workdir", type=Path, default=None,
                         help="workspace: the roots offered to servers and where .mcp.json is read (default: cwd)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds to wait for a connection or a call")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="where OAuth tokens are kept (default: $WHIMBREL_DATA_DIR or the user data dir)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("list", help="configured servers with their status")
     p = sub.add_parser("tools", help="a server's tools")
@@ -52,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("server")
     p.add_argument("name")
     p.add_argument("args", nargs="*", metavar="key=value")
+    p = sub.add_parser("logout", help="forget a server's stored OAuth tokens")
+    p.add_argument("server")
     return parser
 
 
@@ -85,12 +93,23 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Any, Path]:
     return servers, config, workdir
 
 
-def _manager(servers: list[Any], config: Any, workdir: Path, timeout: float | None) -> Any:
-    from app.mcp.manager import McpManager
+async def _no_sign_in(request: Any) -> None:
+    from app.mcp.features import Declined
 
-    return McpManager(servers, workspace=workdir, refresh_interval=0,
-                      call_timeout=timeout or config.mcp_call_timeout,
-                      connect_timeout=timeout or config.mcp_connect_timeout)
+    raise Declined(f"sign-in needed; run `whimbrel mcp tools {request.server}` to sign in")
+
+
+def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Namespace) -> Any:
+    from app.mcp.features import ClientHooks
+    from app.mcp.manager import McpManager
+    from app.mcp.oauth.hooks import browser_hook
+    from app.paths import default_data_dir
+
+    hooks = ClientHooks(authorization=_no_sign_in if args.command == "list" else browser_hook())
+    return McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,
+                      data_dir=args.data_dir or default_data_dir(),
+                      call_timeout=args.timeout or config.mcp_call_timeout,
+                      connect_timeout=args.timeout or config.mcp_connect_timeout)
 
 
 async def _run(args: argparse.Namespace) -> tuple[Any, int]:
@@ -101,7 +120,7 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
 
     configured, config, workdir = _load(args)
     if args.command == "list":
-        manager = _manager(list(configured.values()), config, workdir, args.timeout)
+        manager = _manager(list(configured.values()), config, workdir, args)
         manager.start()
         try:
             try:
@@ -116,7 +135,10 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
     except McpConfigError as error:
         raise CliError(str(error), USAGE_ERROR) from None
     server.enabled = True
-    manager = _manager([server], config, workdir, args.timeout)
+    manager = _manager([server], config, workdir, args)
+    if args.command == "logout":
+        removed = manager.sign_out(server.name)
+        return {"server": server.name, "signed_out": removed}, 0
     manager.start()
     try:
         try:
@@ -171,6 +193,9 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed the usage error
         return int(exc.code or 0) if exc.code != 0 else 0
+    import logging
+
+    logging.getLogger("mcp").addHandler(logging.NullHandler())  # the SDK's tracebacks: the reason is reported
     try:
         output, code = asyncio.run(_run(args))
     except CliError as error:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from app.mcp.naming import server_name_problem
+from app.mcp.oauth.settings import OAuthConfigError, OAuthSettings, parse_oauth
 
 BASE_ENV = ("PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TMPDIR")
 TRANSPORTS = ("stdio", "http", "sse")
@@ -45,6 +46,7 @@ class ServerConfig:
     headers: dict[str, str] = field(default_factory=dict)
     enabled: bool = True
     timeout: float | None = None  # per-call timeout override, seconds
+    oauth: OAuthSettings | None = None  # None: the default (OAuth on for http/sse, see app/mcp/oauth)
     source: str = ""
     inprocess: Any = None
 
@@ -85,7 +87,7 @@ def server_from_dict(name: str, data: Mapping[str, Any], *, source: str = "",
     if not isinstance(data, Mapping):
         raise McpConfigError(f"{where}: MCP server '{name}' must be a table/object")
     known = {"type", "transport", "command", "args", "env", "cwd", "url", "headers", "enabled",
-             "disabled", "timeout"}
+             "disabled", "timeout", "oauth"}
     unknown = [k for k in data if k not in known]
     if unknown:
         raise McpConfigError(f"{where}: MCP server '{name}': unknown key(s) {', '.join(map(repr, unknown))} "
@@ -105,6 +107,8 @@ def server_from_dict(name: str, data: Mapping[str, Any], *, source: str = "",
         if not isinstance(command, str) or not command.strip():
             raise McpConfigError(f"{where}: MCP server '{name}' needs a 'command' (or type = \"http\"/\"sse\" "
                                  f"with a 'url')")
+        if data.get("oauth") not in (None, False):
+            raise McpConfigError(f"{where}: MCP server '{name}': 'oauth' applies to http and sse servers only")
         config.command = x(command)
         config.args = [x(a) for a in _strings(name, "args", data.get("args", []), where)]
         config.env = {k: x(v) for k, v in _table(name, "env", data.get("env", {}), where).items()}
@@ -119,6 +123,11 @@ def server_from_dict(name: str, data: Mapping[str, Any], *, source: str = "",
                                  f"http:// or https://")
         config.url = x(url)
         config.headers = {k: x(v) for k, v in _table(name, "headers", data.get("headers", {}), where).items()}
+        if data.get("oauth") is not None:
+            try:
+                config.oauth = parse_oauth(name, data["oauth"], where, x)
+            except OAuthConfigError as exc:
+                raise McpConfigError(str(exc)) from None
     if "enabled" in data:
         config.enabled = bool(data["enabled"])
     if data.get("disabled"):

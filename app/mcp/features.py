@@ -7,6 +7,7 @@ The defaults refuse sampling and decline elicitation, each with a clear message.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Literal
 
@@ -58,8 +59,26 @@ class ElicitationResponse:
     content: dict[str, Any] | None = None
 
 
+@dataclass
+class AuthorizationRequest:
+    """A server needs a browser sign-in (OAuth): show `url` to the user and open it in a browser.
+
+    The sign-in ends when the browser comes back to Whimbrel's localhost callback, or after `timeout`
+    seconds; then `finished` is set and `outcome` says why it ended ("" when signed in), so a dialog
+    can close itself. `cancel(reason)` abandons the sign-in (the user closed the dialog).
+    """
+
+    server: str
+    url: str
+    timeout: float
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    cancel: Callable[[str], None] = field(default=lambda reason: None, repr=False)
+    outcome: str = ""
+
+
 SamplingHook = Callable[[SamplingRequest], Awaitable[SamplingResponse]]
 ElicitationHook = Callable[[ElicitationRequest], Awaitable[ElicitationResponse]]
+AuthorizationHook = Callable[[AuthorizationRequest], Awaitable[None]]
 SAMPLING_DECLINED = ("Whimbrel declined the sampling request: no model is connected to MCP sampling "
                      "for this server (the user has not approved it).")
 
@@ -70,6 +89,10 @@ async def decline_sampling(request: SamplingRequest) -> SamplingResponse:
 
 async def decline_elicitation(request: ElicitationRequest) -> ElicitationResponse:
     return ElicitationResponse("decline")
+
+
+async def decline_authorization(request: AuthorizationRequest) -> None:
+    raise Declined("sign-in needed, but nothing here can show a sign-in page (no interactive frontend)")
 
 
 def schema_defaults(schema: dict[str, Any]) -> dict[str, Any]:
@@ -92,5 +115,6 @@ class ClientHooks:
 
     sampling: SamplingHook = decline_sampling
     elicitation: ElicitationHook = decline_elicitation
+    authorization: AuthorizationHook = decline_authorization  # returns once the URL is shown/opened
     sampling_enabled: bool = True     # advertise the capability (the hook may still decline)
     elicitation_enabled: bool = True

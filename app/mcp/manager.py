@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from app.mcp import convert
+from app.mcp.authorization import Authorization, DeadlinePassed
 from app.mcp.breaker import CircuitBreaker
 from app.mcp.callers import CallTracker
 from app.mcp.client_callbacks import ClientCallbacks
@@ -25,7 +26,7 @@ from app.mcp.features import ClientHooks
 from app.mcp.naming import server_name_problem
 from app.mcp.requests import McpRequests
 from app.mcp.server_state import (  # re-exported: callers import these from the manager
-    CIRCUIT_OPEN, CONNECTING, DISABLED, FAILED, READY, McpCallError, McpUnavailable, ServerState,
+    AUTHORIZING, CIRCUIT_OPEN, CONNECTING, DISABLED, FAILED, READY, McpCallError, McpUnavailable, ServerState,
     describe_error, first_line,
 )
 from app.mcp.tool_bridge import ToolBridge
@@ -33,17 +34,18 @@ from app.mcp.transport import open_transport
 from tools.registry import ToolSpec
 
 __all__ = ["McpManager", "McpCallError", "McpUnavailable", "ServerState",
-           "CONNECTING", "READY", "FAILED", "CIRCUIT_OPEN", "DISABLED"]
+           "CONNECTING", "AUTHORIZING", "READY", "FAILED", "CIRCUIT_OPEN", "DISABLED"]
 
 Listener = Callable[[str, str], None]
 """`listener(server, what)`: what is 'status', 'tools', 'resources', 'prompts' or 'log'."""
 
 
-class McpManager(ClientCallbacks, McpRequests, ToolBridge):
+class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
     """Connections to MCP servers, their catalogs, and requests to them.
 
     Life cycle: `start()` (inside a running event loop; returns at once), then use, then
     `await stop()`. `listener(server, what)` is called on the loop for every change.
+    `data_dir` keeps OAuth tokens of http/sse servers (`<data_dir>/mcp-oauth/`); None keeps them in memory.
     """
 
     def __init__(
@@ -60,6 +62,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
         log_level: str | None = "info",
         breaker: Callable[[], CircuitBreaker] = CircuitBreaker,
         protocol_log: bool = True,
+        data_dir: Path | str | None = None,
     ) -> None:
         configs = list(servers.values()) if isinstance(servers, dict) else list(servers)
         self.workspace = Path(workspace).expanduser().resolve()
@@ -70,6 +73,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
         self.debounce = debounce
         self.log_level = log_level
         self.protocol_log = protocol_log
+        self.data_dir = Path(data_dir).expanduser() if data_dir is not None else None
         self._breaker = breaker
         self._listeners: list[Listener] = [listener] if listener else []
         self.servers: dict[str, ServerState] = {}
@@ -106,7 +110,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
     def _set_status(self, state: ServerState, status: str, reason: str = "") -> None:
         changed = (state.status, state.reason) != (status, reason)
         state.status, state.reason = status, reason
-        if status != CONNECTING:
+        if status not in (CONNECTING, AUTHORIZING):  # a sign-in settles when it ends
             state._settled.set()
         if status != READY and state.specs:
             state.specs = ()
@@ -165,6 +169,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
         for state in self.servers.values():
             state._closed.set()
             state._wake.set()
+            self._cancel_sign_in(state, "Whimbrel is stopping")
         if tasks:
             done, pending = await asyncio.wait(tasks, timeout=5)
             for task in pending:
@@ -178,7 +183,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
                 state.stderr = None
 
     async def wait_settled(self, servers: Iterable[str] | None = None, timeout: float | None = None) -> None:
-        """Wait until each server has left 'connecting' once (ready, failed, ...)."""
+        """Wait until each server has left 'connecting' (and 'authorizing') once (ready, failed, ...)."""
         names = list(servers) if servers is not None else list(self.servers)
         waits = [self.servers[n]._settled.wait() for n in names if n in self.servers]
         if waits:
@@ -191,9 +196,11 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
         """
         state = self._state(server)
         deadline = time.monotonic() + timeout
-        while (state.status == CONNECTING or (through_retries and state.status in (FAILED, CIRCUIT_OPEN))) \
-                and time.monotonic() < deadline:
+        while (state.status in (CONNECTING, AUTHORIZING)
+               or (through_retries and state.status in (FAILED, CIRCUIT_OPEN))) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
+            if state.status == AUTHORIZING:  # a person signing in is not the server being slow
+                deadline += 0.02
         if state.status != READY:
             raise McpUnavailable(self._unavailable_message(state))
         return state
@@ -206,6 +213,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
         state._settled.clear()
         state._closed.set()
         state._wake.set()
+        self._cancel_sign_in(state, "reconnecting")
         self._set_status(state, CONNECTING, "reconnecting")
         if self._started and (state.task is None or state.task.done()):
             self._launch(state)
@@ -276,6 +284,14 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
                 break
             if lost is None:  # asked to reconnect
                 continue
+            auth_failure = self._auth_failure(state)
+            if auth_failure is not None:
+                lost = f"authorization failed: {auth_failure[0]}"
+                if auth_failure[1]:  # retrying would prompt again: wait for a reconnect instead
+                    if not state._wake.is_set():
+                        self._set_status(state, FAILED, f"{lost} (reconnect to sign in again)")
+                        await state._wake.wait()
+                    continue
             breaker.record_failure(lost)
             status = CIRCUIT_OPEN if breaker.failures >= breaker.threshold else FAILED
             self._set_status(state, status, lost if status == FAILED else
@@ -308,28 +324,15 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
     async def _connect_once(self, state: ServerState, index: int) -> str | None:
         """Connect, discover, serve until the connection ends. Returns why it was lost (None: on request)."""
         async with contextlib.AsyncExitStack() as stack:
-            client = self._client(state, open_transport(state, stack, workspace=self.workspace, protocol_log=self.protocol_log))
-            # The handshake has its own deadline. The Client must be entered and exited in this task
-            # (anyio scopes), so the deadline cancels this task's wait rather than wrapping the enter
-            # in another task or scope.
-            task = asyncio.current_task()
-            assert task is not None
-            fired: list[bool] = []
-
-            def expire() -> None:
-                fired.append(True)
-                task.cancel()
-
-            timer = asyncio.get_running_loop().call_later(self.connect_timeout, expire)
+            client = self._client(state, open_transport(state, stack, workspace=self.workspace,
+                                                        protocol_log=self.protocol_log, auth=self._auth_for(state)))
+            # The handshake has its own deadline, stopped while a person signs in. The Client must be
+            # entered and exited in this task (anyio scopes), so the deadline cancels this task's wait
+            # rather than wrapping the enter in another task or scope.
             try:
-                await client.__aenter__()
-            except asyncio.CancelledError:
-                if not fired or self._stopping:
-                    raise
-                task.uncancel()
+                await self._within(state, client.__aenter__(), self.connect_timeout, here=True)
+            except DeadlinePassed:
                 return f"no answer to the handshake within {self.connect_timeout:g}s"
-            finally:
-                timer.cancel()
             try:
                 state.client = client
                 self._record_identity(state, client)
@@ -404,7 +407,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
             return
         timeout = self.connect_timeout
         if "tools" in what and self._has(state, "tools"):
-            tools = await asyncio.wait_for(self._list_all(client.list_tools, "tools"), timeout)
+            tools = await self._within(state, self._list_all(client.list_tools, "tools"), timeout)
             state.tools = tools
             state.specs = tuple(self._make_specs(state, tools))
         for key, capability in (("resources", "resources"), ("prompts", "prompts")):
@@ -412,12 +415,13 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge):
                 continue
             try:
                 if key == "resources":
-                    state.resources = await asyncio.wait_for(
-                        self._list_all(client.list_resources, "resources"), timeout)
-                    state.templates = await asyncio.wait_for(
-                        self._list_all(client.list_resource_templates, "resource_templates"), timeout)
+                    state.resources = await self._within(
+                        state, self._list_all(client.list_resources, "resources"), timeout)
+                    state.templates = await self._within(
+                        state, self._list_all(client.list_resource_templates, "resource_templates"), timeout)
                 else:
-                    state.prompts = await asyncio.wait_for(self._list_all(client.list_prompts, "prompts"), timeout)
+                    state.prompts = await self._within(
+                        state, self._list_all(client.list_prompts, "prompts"), timeout)
             except Exception as exc:  # noqa: BLE001 - a server may declare but not implement a list
                 state.logs.log("warning", "whimbrel", f"listing {key} failed: {describe_error(exc)}")
         state.last_refresh = time.time()

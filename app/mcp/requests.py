@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from app.mcp import convert
 from app.mcp.server_state import (
-    CIRCUIT_OPEN, CONNECTING, DISABLED, READY, McpCallError, McpUnavailable, ServerState, describe_error,
+    AUTHORIZING, CIRCUIT_OPEN, CONNECTING, DISABLED, READY, McpCallError, McpUnavailable, ServerState, describe_error,
 )
 
 
@@ -28,6 +28,8 @@ class McpRequests:
             return f"MCP server '{state.name}' is still connecting; try again shortly."
         if state.status == DISABLED:
             return f"MCP server '{state.name}' is disabled."
+        if state.status == AUTHORIZING:
+            return f"MCP server '{state.name}' is waiting for you to sign in through the browser."
         return f"MCP server '{state.name}' is not connected: {state.reason or state.status}."
 
     def _ready(self, server: str) -> tuple[ServerState, Any]:

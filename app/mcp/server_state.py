@@ -17,6 +17,7 @@ from tools.errors import ToolError
 from tools.registry import ToolSpec
 
 CONNECTING, READY, FAILED, CIRCUIT_OPEN, DISABLED = "connecting", "ready", "failed", "circuit-open", "disabled"
+AUTHORIZING = "authorizing"  # waiting for a person to sign in through the browser (OAuth)
 STDERR_TAIL = 4000
 
 
@@ -52,6 +53,8 @@ class ServerState:
     client: Any = None
     task: asyncio.Task | None = None
     stderr: Any = None  # a temp file the stdio process writes its stderr to
+    auth: Any = None  # app.mcp.oauth.flow.GuardedAuth of the current connection (http/sse with OAuth)
+    token_store: Any = None  # app.mcp.oauth.store.TokenStore, kept across reconnects
     _closed: asyncio.Event = field(default_factory=asyncio.Event)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _settled: asyncio.Event = field(default_factory=asyncio.Event)
@@ -59,6 +62,8 @@ class ServerState:
     _refresh_task: asyncio.Task | None = None
     _tool_names: dict[str, str] = field(default_factory=dict)  # model-facing name -> MCP tool name
     _tripped: bool = False
+    _deadlines: set[Any] = field(default_factory=set)  # running deadlines, paused while signing in
+    _status_before_auth: str = CONNECTING
 
     @property
     def name(self) -> str:

@@ -17,8 +17,11 @@ from app.mcp.server_state import ServerState
 
 
 def open_transport(state: ServerState, stack: contextlib.AsyncExitStack, *, workspace: Path,
-               protocol_log: bool = True) -> Any:
-    """The `server` argument for the SDK Client: a (logged) transport or an in-process server."""
+                   protocol_log: bool = True, auth: Any = None) -> Any:
+    """The `server` argument for the SDK Client: a (logged) transport or an in-process server.
+
+    `auth` (an `httpx2.Auth`, see app/mcp/oauth) signs the requests of an http/sse server.
+    """
     config = state.config
     if config.inprocess is not None:
         return config.inprocess
@@ -41,12 +44,12 @@ def open_transport(state: ServerState, stack: contextlib.AsyncExitStack, *, work
     elif config.transport == "sse":
         from mcp.client.sse import sse_client
 
-        inner = sse_client(config.url or "", headers=dict(config.headers) or None)
+        inner = sse_client(config.url or "", headers=dict(config.headers) or None, auth=auth)
     else:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = create_mcp_http_client(headers=dict(config.headers) or None)
+        http = create_mcp_http_client(headers=dict(config.headers) or None, auth=auth)
         stack.push_async_callback(http.aclose)
         inner = streamable_http_client(config.url or "", http_client=http)
     if not protocol_log:
