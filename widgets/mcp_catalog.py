@@ -23,7 +23,7 @@ from textual.worker import Worker, WorkerState
 from app.mcp.schema_form import FormField, collect
 from tools.errors import ToolError
 from widgets import mcp_result
-from widgets.mcp_form import SchemaForm
+from widgets.schema_form import SchemaForm
 
 Clock = Callable[[], float]
 

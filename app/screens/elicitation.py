@@ -20,10 +20,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from app.mcp.elicitation_form import collect, parse_schema
 from app.mcp.features import ElicitationRequest, ElicitationResponse
+from app.mcp.schema_form import ANSWERS, collect, fields_from_schema
 from styles import STYLES_DIR
-from widgets.elicitation_form import ElicitationForm
+from widgets.schema_form import SchemaForm
 
 
 def heading(kind: str, server: str, workstream_title: str) -> Text:
@@ -68,7 +68,7 @@ class ElicitationScreen(ModalScreen[ElicitationResponse]):
         self.request = request
         self.workstream_title = workstream_title
         self.opener = opener
-        self.fields = parse_schema(request.schema) if request.mode == "form" else []
+        self.fields = fields_from_schema(request.schema, ANSWERS) if request.mode == "form" else []
         self.url_ok = request.mode == "url" and urlsplit(request.url or "").scheme in ("http", "https")
 
     def compose(self) -> ComposeResult:
@@ -85,7 +85,7 @@ class ElicitationScreen(ModalScreen[ElicitationResponse]):
                     yield Button("No", id="confirm-back")
             else:
                 with VerticalScroll(id="request-body"):
-                    yield ElicitationForm(self.fields)
+                    yield SchemaForm(self.fields, empty="The server asks for no values: accept to confirm.")
             yield Static("", id="request-status")
             with Horizontal(id="request-buttons"):
                 yield Button("Accept", id="accept", variant="primary")
@@ -108,7 +108,7 @@ class ElicitationScreen(ModalScreen[ElicitationResponse]):
         if self.request.mode == "url":
             self.dismiss(ElicitationResponse("accept"))
             return
-        form = self.query_one(ElicitationForm)
+        form = self.query_one(SchemaForm)
         content, errors = collect(self.fields, form.raw_values())
         form.show_errors(errors)
         if errors:

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from app.mcp.elicitation_form import Choice, check_value, collect, initial_text, parse_schema
+from app.mcp.schema_form import ANSWERS, UNSET, Choice, check_value, collect, fields_from_schema, initial_text
 
 SCHEMA = {
     "type": "object",
@@ -32,8 +32,12 @@ SCHEMA = {
 }
 
 
+def answer_fields(schema):
+    return fields_from_schema(schema, ANSWERS)
+
+
 def fields_by_name():
-    return {f.name: f for f in parse_schema(SCHEMA)}
+    return {f.name: f for f in answer_fields(SCHEMA)}
 
 
 def test_each_property_becomes_the_right_field():
@@ -58,7 +62,7 @@ def test_defaults_and_entries_come_back_typed():
     raw = {"name": "Ann", "email": "ann@example.com", "site": "https://ann.dev/x", "born": "1990-02-28",
            "meet": "2025-01-31T14:30:00Z", "age": " 42 ", "score": "2.5", "agree": False, "color": "red",
            "hero": "h2", "pet": None, "tools": ["hammer", "saw"], "fish": [], "extra": '{"a": [1]}'}
-    content, errors = collect(parse_schema(SCHEMA), raw)
+    content, errors = collect(answer_fields(SCHEMA), raw)
     assert errors == {}
     assert content == {"name": "Ann", "email": "ann@example.com", "site": "https://ann.dev/x", "born": "1990-02-28",
                        "meet": "2025-01-31T14:30:00Z", "age": 42, "score": 2.5, "agree": False, "color": "red",
@@ -96,10 +100,10 @@ def test_wrong_values_get_a_clear_message(name, raw, message):
 
 
 def test_empty_optional_fields_are_left_out_and_odd_schemas_give_no_fields():
-    content, errors = collect(parse_schema(SCHEMA), {"name": "Ann", "age": "3", "color": "green", "agree": True})
+    content, errors = collect(answer_fields(SCHEMA), {"name": "Ann", "age": "3", "color": "green", "agree": True})
     assert errors == {} and content == {"name": "Ann", "age": 3, "color": "green", "agree": True}
     tools = fields_by_name()["tools"]
-    assert check_value(tools, []) == (None, None)  # minItems applies only when the value is sent
+    assert check_value(tools, []) == (UNSET, None)  # minItems applies only when the value is sent
     assert check_value(dataclasses.replace(tools, required=True), []) == (None, "choose at least one")
-    assert parse_schema({}) == [] and parse_schema({"type": "object", "properties": []}) == []
-    assert parse_schema(None) == []
+    assert answer_fields({}) == [] and answer_fields({"type": "object", "properties": []}) == []
+    assert answer_fields(None) == []

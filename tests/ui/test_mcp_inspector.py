@@ -17,8 +17,8 @@ from tests.mcp.conftest import HERE, needs_node, require, server_path
 from tests.ui.helpers import make_app, screen_text, wait_for
 from tests.ui.inspector_helpers import attach_manager, demo_config, open_inspector
 from widgets.mcp_catalog import CatalogPane
-from widgets.mcp_form import SchemaForm
 from widgets.mcp_servers import ServerList
+from widgets.schema_form import SchemaForm
 
 TIME_ARGS = ["--local-timezone", "UTC"]
 
@@ -133,7 +133,7 @@ async def test_form_fields_resources_templates_and_prompts_on_an_sdk_server(tmp_
         form = await pick(pilot, tools, "search")
         assert [(f.name, f.kind, f.required) for f in form.fields] == [
             ("query", "string", True), ("limit", "integer", False), ("exact", "boolean", False),
-            ("mode", "enum", False), ("tags", "strings", False), ("filters", "json", False)]
+            ("mode", "select", False), ("tags", "strings", False), ("filters", "json", False)]
         assert form.raw_values()["limit"] == "5" and form.raw_values()["mode"] == "fast"  # defaults filled
         await type_into(pilot, form, "query", "curlew")
         form.set_value("limit", "0")
