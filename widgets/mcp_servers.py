@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 STATUS_LOOK = {  # status -> (symbol, style)
     "ready": ("●", "bold green"),
     "connecting": ("◌", "bold yellow"),
+    "authorizing": ("⚿", "bold magenta"),  # waiting for the user to sign in (OAuth)
     "failed": ("✖", "bold red"),
     "circuit-open": ("⊘", "bold dark_orange"),
     "disabled": ("○", "dim"),

@@ -34,7 +34,8 @@ def test_list_tools_and_call_through_config_and_stdio_spec(tmp_path):
     assert listed.returncode == 0, listed.stderr
     rows = {row["name"]: row for row in json.loads(listed.stdout)}
     assert rows["time"]["status"] == "ready" and rows["time"]["tools"] == 2
-    assert rows["broken"]["status"] == "failed" and "command not found" in rows["broken"]["reason"]
+    # while `list` waits for the slow server, the broken one may have failed often enough to open its breaker
+    assert rows["broken"]["status"] in ("failed", "circuit-open") and "command not found" in rows["broken"]["reason"]
 
     called = whimbrel("call", "time", "convert_time", "source_timezone=UTC", "time=12:00",
                       "--json", '{"target_timezone": "Asia/Tokyo"}', config=config, cwd=tmp_path)
