@@ -10,6 +10,7 @@ capabilities say so. The `anthropic` package (~1 s of imports) is imported insid
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 from app.engine.messages import Message
@@ -24,7 +25,9 @@ from app.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
+from app.providers import errors
 from app.providers.capabilities import Capabilities, capabilities_for
+from app.providers.sse import stream_events
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -118,22 +121,34 @@ def add_cache_breakpoints(system: list[dict[str, Any]], tools: list[dict[str, An
             marked += 1
 
 
-class StreamTranslator:
-    """Turns raw Messages-API stream events into normalized chunks, one event at a time."""
+# In-band `error` events name an error type; as HTTP statuses they retry (or not) like the real ones.
+ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
+                "permission_error": 403, "not_found_error": 404, "request_too_large": 413,
+                "rate_limit_error": 429, "api_error": 500, "timeout_error": 504, "overloaded_error": 529}
+WORDING = errors.ErrorWording(service="the Anthropic API", key_hint="check ANTHROPIC_API_KEY")
 
-    def __init__(self) -> None:
+
+class StreamTranslator:
+    """Turns Messages-API stream events (decoded SSE JSON) into normalized chunks, one event at a time.
+
+    Plain dicts, not SDK models: building a pydantic object per token was most of the CPU of a
+    fast stream. Text and tool-input deltas are the hot path and come first.
+    """
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
         self.tool_index: dict[int, int] = {}  # content-block index -> tool-call ordinal
         self.blocks: dict[int, dict[str, Any]] = {}  # thinking blocks being built
         self.thinking_blocks: list[dict[str, Any]] = []
         self.input_tokens = self.cache_read = self.cache_write = self.output_tokens = 0
 
-    def _usage(self, usage: Any) -> None:
-        if usage is None:
+    def _usage(self, usage: dict[str, Any] | None) -> None:
+        if not usage:
             return
         for attr, name in (("input_tokens", "input_tokens"), ("cache_read", "cache_read_input_tokens"),
                            ("cache_write", "cache_creation_input_tokens"),
                            ("output_tokens", "output_tokens")):
-            value = getattr(usage, name, None)
+            value = usage.get(name)
             if value is not None:
                 setattr(self, attr, value)
 
@@ -142,110 +157,79 @@ class StreamTranslator:
         return UsageChunk(prompt, self.output_tokens, prompt + self.output_tokens,
                           cache_read_tokens=self.cache_read, cache_write_tokens=self.cache_write)
 
-    def translate(self, event: Any) -> Iterator[Chunk]:
-        kind = event.type
-        if kind == "message_start":
-            self._usage(event.message.usage)
+    def translate(self, event: dict[str, Any]) -> Iterator[Chunk]:
+        kind = event.get("type")
+        if kind == "content_block_delta":
+            yield from self._block_delta(event.get("index", 0), event.get("delta") or {})
         elif kind == "content_block_start":
-            yield from self._block_start(event.index, event.content_block)
-        elif kind == "content_block_delta":
-            yield from self._block_delta(event.index, event.delta)
+            yield from self._block_start(event.get("index", 0), event.get("content_block") or {})
         elif kind == "content_block_stop":
-            block = self.blocks.pop(event.index, None)
+            block = self.blocks.pop(event.get("index", 0), None)
             if block is not None:
                 self.thinking_blocks.append(block)
+        elif kind == "message_start":
+            self._usage((event.get("message") or {}).get("usage"))
         elif kind == "message_delta":
-            self._usage(event.usage)
-            if event.delta.stop_reason:
-                yield FinishChunk(STOP_REASONS.get(event.delta.stop_reason, event.delta.stop_reason))
+            self._usage(event.get("usage"))
+            reason = (event.get("delta") or {}).get("stop_reason")
+            if reason:
+                yield FinishChunk(STOP_REASONS.get(reason, reason))
         elif kind == "message_stop":
             yield self.usage_chunk()
             if self.thinking_blocks:
                 yield ProviderDataChunk("anthropic", {"thinking_blocks": self.thinking_blocks})
+        elif kind == "error":
+            raise self._error(event.get("error"))
 
-    def _block_start(self, index: int, block: Any) -> Iterator[Chunk]:
-        if block.type == "text":
-            if block.text:
-                yield ContentChunk(block.text)
-        elif block.type == "tool_use":
+    def _error(self, error: Any) -> ProviderError:
+        """An in-band error event: overloaded and rate-limit errors retry like their HTTP statuses."""
+        kind = error.get("type") if isinstance(error, dict) else None
+        text = error.get("message") if isinstance(error, dict) else str(error)
+        detail = f"{text} ({kind})" if kind and text else (text or kind or "")
+        return errors.status_error(ERROR_STATUS.get(kind or "", 500), detail, self.settings, WORDING)
+
+    def _block_start(self, index: int, block: dict[str, Any]) -> Iterator[Chunk]:
+        kind = block.get("type")
+        if kind == "text":
+            if block.get("text"):
+                yield ContentChunk(block["text"])
+        elif kind == "tool_use":
             ordinal = self.tool_index[index] = len(self.tool_index)
-            yield ToolCallChunk(index=ordinal, id=block.id, name=block.name)
-            if getattr(block, "input", None):  # non-streamed input (rare)
-                yield ToolCallChunk(index=ordinal, arguments=json.dumps(block.input))
-        elif block.type == "thinking":
-            self.blocks[index] = {"type": "thinking", "thinking": block.thinking or "",
-                                  "signature": getattr(block, "signature", "") or ""}
-            if block.thinking:
-                yield ReasoningChunk(block.thinking)
-        elif block.type == "redacted_thinking":
-            self.thinking_blocks.append({"type": "redacted_thinking", "data": block.data})
+            yield ToolCallChunk(index=ordinal, id=block.get("id"), name=block.get("name"))
+            if block.get("input"):  # non-streamed input (rare)
+                yield ToolCallChunk(index=ordinal, arguments=json.dumps(block["input"]))
+        elif kind == "thinking":
+            self.blocks[index] = {"type": "thinking", "thinking": block.get("thinking") or "",
+                                  "signature": block.get("signature") or ""}
+            if block.get("thinking"):
+                yield ReasoningChunk(block["thinking"])
+        elif kind == "redacted_thinking":
+            self.thinking_blocks.append({"type": "redacted_thinking", "data": block.get("data", "")})
 
-    def _block_delta(self, index: int, delta: Any) -> Iterator[Chunk]:
-        if delta.type == "text_delta":
-            yield ContentChunk(delta.text)
-        elif delta.type == "input_json_delta":
-            if delta.partial_json:
-                yield ToolCallChunk(index=self.tool_index.get(index, 0), arguments=delta.partial_json)
-        elif delta.type == "thinking_delta":
+    def _block_delta(self, index: int, delta: dict[str, Any]) -> Iterator[Chunk]:
+        kind = delta.get("type")
+        if kind == "text_delta":
+            if delta.get("text"):
+                yield ContentChunk(delta["text"])
+        elif kind == "input_json_delta":
+            if delta.get("partial_json"):
+                yield ToolCallChunk(index=self.tool_index.get(index, 0), arguments=delta["partial_json"])
+        elif kind == "thinking_delta":
+            text = delta.get("thinking") or ""
             if index in self.blocks:
-                self.blocks[index]["thinking"] += delta.thinking
-            yield ReasoningChunk(delta.thinking)
-        elif delta.type == "signature_delta":
+                self.blocks[index]["thinking"] += text
+            if text:
+                yield ReasoningChunk(text)
+        elif kind == "signature_delta":
             if index in self.blocks:
-                self.blocks[index]["signature"] += delta.signature
-
-
-def _detail(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"]
-        if isinstance(body.get("message"), str):
-            return body["message"]
-    return ""
+                self.blocks[index]["signature"] += delta.get("signature") or ""
 
 
 def to_provider_error(exc: Exception, settings: ModelSettings) -> ProviderError:
     """Map an anthropic SDK exception to a ProviderError a user can act on."""
     import anthropic
 
-    if isinstance(exc, anthropic.APITimeoutError):
-        return ProviderError(f"request timed out after {settings.timeout:g} s", retryable=True)
-    if isinstance(exc, anthropic.APIConnectionError):
-        where = settings.base_url or "the Anthropic API"
-        return ProviderError(f"connection to {where} failed", retryable=True)
-    if not isinstance(exc, anthropic.APIStatusError):
-        text = getattr(exc, "message", None) or str(exc)
-        return ProviderError(f"the server reported an error: {text}", retryable=False)
-    status = exc.status_code
-    detail = _detail(exc)
-    suffix = f": {detail}" if detail else ""
-    retry_after = None
-    value = exc.response.headers.get("retry-after")
-    if value:
-        try:
-            retry_after = max(0.0, float(value))
-        except ValueError:
-            pass
-    if status == 429:
-        return ProviderError(f"rate limited (429){suffix}", retryable=True, status=status,
-                             retry_after=retry_after)
-    if status == 529:
-        return ProviderError(f"Anthropic is overloaded (529){suffix}", retryable=True, status=status,
-                             retry_after=retry_after)
-    if status >= 500 or status in (408, 409):
-        return ProviderError(f"server error {status}{suffix}", retryable=True, status=status)
-    if status == 401:
-        return ProviderError(f"authentication failed (401): check ANTHROPIC_API_KEY{suffix}",
-                             retryable=False, status=status)
-    if status == 403:
-        return ProviderError(f"permission denied (403){suffix}", retryable=False, status=status)
-    if status == 404:
-        return ProviderError(f"model '{settings.model}' not found (404): check the model name and "
-                             f"base URL (given without /v1){suffix}", retryable=False, status=status)
-    label = "bad request" if status == 400 else "request failed"
-    return ProviderError(f"{label} ({status}){suffix}", retryable=False, status=status)
+    return errors.to_provider_error(exc, settings, anthropic, WORDING)
 
 
 def sdk_base_url(base_url: str | None) -> str | None:
@@ -320,19 +304,13 @@ class AnthropicProvider:
         import anthropic
 
         kwargs = self.request(messages, tools)
-        try:
-            response = await self.client.messages.create(**kwargs, stream=True)
-        except anthropic.APIError as exc:
-            raise to_provider_error(exc, self.settings) from exc
-        translator = StreamTranslator()
-        try:
-            async for event in response:
+        create = self.client.messages.with_streaming_response.create
+        events = stream_events(lambda: create(**kwargs, stream=True), self.settings, anthropic, WORDING)
+        translator = StreamTranslator(self.settings)
+        async with aclosing(events):
+            async for event in events:
                 for chunk in translator.translate(event):
                     yield chunk
-        except anthropic.APIError as exc:
-            raise to_provider_error(exc, self.settings) from exc
-        finally:
-            await response.close()
 
     async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
         """One non-streamed reply's text (titles, summaries). Raises ProviderError."""

@@ -7,8 +7,7 @@ imported only inside functions so app startup never pays for it.
 
 from __future__ import annotations
 
-import json
-
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 from app.engine.messages import Message
@@ -22,9 +21,13 @@ from app.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
+from app.providers import errors
+from app.providers.sse import stream_events
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
+
+WORDING = errors.ErrorWording()
 
 # Delta fields local servers use for reasoning text (vLLM/DeepSeek, newer vLLM/Ollama).
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -83,27 +86,6 @@ def translate_chunk(chunk: dict[str, Any]) -> Iterator[Chunk]:
                          usage.get("total_tokens") or 0, cache_read_tokens=cached)
 
 
-async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
-    """Decode `data:` lines of a server-sent event stream into JSON objects, until [DONE]."""
-    data: list[str] = []
-    async for line in lines:
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-            continue
-        if line.strip() or not data:
-            continue  # comments, event names, keep-alives
-        payload, data = "\n".join(data), []
-        if payload.strip() == "[DONE]":
-            return
-        event = json.loads(payload)
-        if isinstance(event, dict):
-            yield event
-    if data and "\n".join(data).strip() not in ("", "[DONE]"):
-        event = json.loads("\n".join(data))
-        if isinstance(event, dict):
-            yield event
-
-
 def _stream_error(event: dict[str, Any], settings: ModelSettings) -> ProviderError:
     """An error the server sent inside the stream (vLLM and others do), as the SDK would report it."""
     error = event.get("error")
@@ -112,62 +94,11 @@ def _stream_error(event: dict[str, Any], settings: ModelSettings) -> ProviderErr
                          retryable=False)
 
 
-def _server_detail(exc: Any) -> str:
-    """The server's own error text, when the body carries one."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        message = body.get("message") or body.get("detail") or body.get("error")
-        if isinstance(message, str) and message:
-            return message
-    if isinstance(body, str) and body.strip():
-        return body.strip()[:500]
-    return ""
-
-
-def _retry_after(exc: Any) -> float | None:
-    """Seconds from Retry-After / retry-after-ms, or None."""
-    headers = exc.response.headers
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is not None:
-            try:
-                return max(0.0, float(value) / divisor)
-            except ValueError:
-                continue
-    return None
-
-
 def to_provider_error(exc: Exception, settings: ModelSettings) -> ProviderError:
     """Map an openai SDK exception to a ProviderError with a message a user can act on."""
     import openai
 
-    if isinstance(exc, openai.APITimeoutError):
-        return ProviderError(f"request timed out after {settings.timeout:g} s", retryable=True)
-    if isinstance(exc, openai.APIConnectionError):
-        where = settings.base_url or "the OpenAI API"
-        return ProviderError(f"connection to {where} failed", retryable=True)
-    if not isinstance(exc, openai.APIStatusError):
-        text = getattr(exc, "message", None) or str(exc)
-        return ProviderError(f"the server reported an error: {text}", retryable=False)
-    status = exc.status_code
-    detail = _server_detail(exc)
-    suffix = f": {detail}" if detail else ""
-    if status == 429:
-        return ProviderError(f"rate limited (429){suffix}", retryable=True, status=status,
-                             retry_after=_retry_after(exc))
-    if status >= 500 or status in (408, 409):
-        return ProviderError(f"server error {status}{suffix}", retryable=True, status=status)
-    if status == 401:
-        head = "authentication failed (401): check the API key"
-        return ProviderError(f"{head} ({detail})" if detail else head, retryable=False, status=status)
-    if status == 403:
-        head = "permission denied (403): the key may lack access to this model"
-        return ProviderError(f"{head} ({detail})" if detail else head, retryable=False, status=status)
-    if status == 404:
-        head = f"model '{settings.model}' not found (404): check the model name and base URL"
-        return ProviderError(f"{head} ({detail})" if detail else head, retryable=False, status=status)
-    label = "bad request" if status == 400 else "request failed"
-    return ProviderError(f"{label} ({status}){suffix}", retryable=False, status=status)
+    return errors.to_provider_error(exc, settings, openai, WORDING)
 
 
 def _rejects_stream_options(exc: Exception) -> bool:
@@ -176,7 +107,7 @@ def _rejects_stream_options(exc: Exception) -> bool:
 
     if not isinstance(exc, openai.BadRequestError):
         return False
-    return "stream_options" in f"{exc.message} {_server_detail(exc)}"
+    return "stream_options" in f"{exc.message} {errors.server_detail(exc)}"
 
 
 class OpenAIChatProvider:
@@ -228,42 +159,27 @@ class OpenAIChatProvider:
             return create(**kwargs, stream_options={"include_usage": True})
         return create(**kwargs)
 
+    def _reopen_without_stream_options(self, exc: Exception) -> bool:
+        """Some local servers reject `stream_options`: drop it for good and send the request again."""
+        if not self._stream_options_ok or not _rejects_stream_options(exc):
+            return False
+        self._stream_options_ok = False
+        return True
+
     async def stream(self, messages: list[Message],
                      tools: list[dict[str, Any]] | None = None) -> AsyncIterator[Chunk]:
         """Stream one completion as normalized chunks. Raises ProviderError."""
-        import httpx2
         import openai
 
         kwargs = self._request(messages, tools, stream=True)
-        try:
-            try:
-                context = self._open_stream(kwargs)
-                response = await context.__aenter__()
-            except openai.APIError as exc:
-                if not self._stream_options_ok or not _rejects_stream_options(exc):
-                    raise
-                self._stream_options_ok = False  # some local servers reject stream_options: once
-                context = self._open_stream(kwargs)
-                response = await context.__aenter__()
-        except openai.APIError as exc:
-            raise to_provider_error(exc, self.settings) from exc
-        try:
-            async for event in sse_events(response.iter_lines()):
+        events = stream_events(lambda: self._open_stream(kwargs), self.settings, openai, WORDING,
+                               reopen_after=self._reopen_without_stream_options)
+        async with aclosing(events):
+            async for event in events:
                 if event.get("error"):
                     raise _stream_error(event, self.settings)
                 for chunk in translate_chunk(event):
                     yield chunk
-        except openai.APIError as exc:
-            raise to_provider_error(exc, self.settings) from exc
-        except httpx2.TimeoutException as exc:
-            raise to_provider_error(openai.APITimeoutError(request=exc.request), self.settings) from exc
-        except httpx2.TransportError as exc:
-            raise to_provider_error(openai.APIConnectionError(request=exc.request), self.settings) from exc
-        except ValueError as exc:  # not JSON: a broken proxy or server
-            raise ProviderError(f"{self.settings.model}: the server sent a malformed stream ({exc})",
-                                retryable=False) from exc
-        finally:
-            await context.__aexit__(None, None, None)
 
     async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
         """One non-streamed completion's text (e.g. for auto-titles). Raises ProviderError."""

@@ -35,7 +35,7 @@ def resolve(reply: EchoReply | StreamReply, body: dict[str, Any]) -> StreamReply
     return TextReply(reply.prefix + last_user_text(body.get("messages", [])),
                      chunk_size=reply.chunk_size, delay=reply.delay,
                      finish_reason=reply.finish_reason, usage=reply.usage,
-                     omit_usage=reply.omit_usage, fail_with=reply.fail_with)
+                     omit_usage=reply.omit_usage, fail_with=reply.fail_with, fail_type=reply.fail_type)
 
 
 def stop_reason(reply: StreamReply) -> str:
@@ -96,10 +96,15 @@ def message_start(model: str, input_tokens: int, cache: tuple[int, int]) -> byte
 
 async def sse_stream(reply: StreamReply, body: dict[str, Any],
                      cache: tuple[int, int] = (0, 0)) -> AsyncIterator[bytes]:
-    """The whole event stream for `reply`. `cache` = (read, write) prompt-cache tokens."""
+    """The whole event stream for `reply`. `cache` = (read, write) prompt-cache tokens.
+
+    A `fail_with` reply sends an `error` event after its first block's deltas (or right after
+    `ping` when it has no content, as an overloaded API does) and ends there.
+    """
     prompt, completion = token_counts(reply, body)
     yield message_start(body.get("model", "fake-claude"), max(0, prompt - sum(cache)), cache)
     yield event("ping", {})
+    failure = event("error", {"error": {"type": reply.fail_type or "api_error", "message": reply.fail_with}})
     for index, (start, deltas) in enumerate(blocks(reply)):
         yield event("content_block_start", {"index": index, "content_block": start})
         for delta in deltas:
@@ -107,9 +112,12 @@ async def sse_stream(reply: StreamReply, body: dict[str, Any],
             if reply.delay:
                 await asyncio.sleep(reply.delay)
         if reply.fail_with:
-            yield event("error", {"error": {"type": "api_error", "message": reply.fail_with}})
+            yield failure
             return
         yield event("content_block_stop", {"index": index})
+    if reply.fail_with:
+        yield failure
+        return
     usage = {"output_tokens": completion}
     yield event("message_delta", {"delta": {"stop_reason": stop_reason(reply), "stop_sequence": None},
                                   "usage": usage})

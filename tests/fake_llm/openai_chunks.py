@@ -33,7 +33,7 @@ def resolve(reply: EchoReply | StreamReply, body: dict[str, Any]) -> StreamReply
     return TextReply(reply.prefix + last_user_text(body.get("messages", [])),
                      chunk_size=reply.chunk_size, delay=reply.delay,
                      finish_reason=reply.finish_reason, usage=reply.usage,
-                     omit_usage=reply.omit_usage, fail_with=reply.fail_with)
+                     omit_usage=reply.omit_usage, fail_with=reply.fail_with, fail_type=reply.fail_type)
 
 
 def call_ids(reply: ToolCallReply) -> list[tuple[str, str, str]]:
@@ -126,7 +126,7 @@ async def sse_stream(reply: StreamReply, body: dict[str, Any]) -> AsyncIterator[
         if reply.delay:
             await asyncio.sleep(reply.delay)
     if reply.fail_with:
-        yield sse({"error": {"message": reply.fail_with, "type": "server_error", "code": 500}})
+        yield sse({"error": {"message": reply.fail_with, "type": reply.fail_type or "server_error", "code": 500}})
         return
     yield sse(writer.chunk({}, finish_reason(reply)))
     include_usage = (body.get("stream_options") or {}).get("include_usage")

@@ -18,7 +18,8 @@ class _Streamed:
     `usage` is (prompt, completion) tokens; None means computed from the texts.
     `omit_usage` mimics servers that never send a usage chunk. `fail_with` ends the stream
     after its deltas with an in-band `{"error": {"message": …}}` event instead of finishing,
-    as vLLM does when generation fails midway.
+    as vLLM does when generation fails midway; `fail_type` is its error type (Anthropic's
+    "overloaded_error", say; the default is the API's generic one).
     """
 
     delay: float = 0.0
@@ -26,6 +27,7 @@ class _Streamed:
     usage: tuple[int, int] | None = None
     omit_usage: bool = False
     fail_with: str = ""
+    fail_type: str = ""
 
 
 @dataclass

@@ -8,8 +8,13 @@ from app.engine.messages import Message, ToolCall
 from app.providers.anthropic import AnthropicProvider, sdk_base_url, to_anthropic
 from app.providers.base import ModelSettings, ProviderDataChunk, ProviderError, UsageChunk
 from app.providers.openai_chat import to_openai_messages
-from tests.fake_llm.script import TextReply
+from app.providers.retry import stream_with_retry
+from tests.fake_llm.script import ErrorReply, TextReply
 from tests.providers.streams import collect, reasoning_of, text_of
+
+
+async def no_sleep(_seconds: float) -> None:
+    return None
 
 
 def provider(server, model: str = "fake-claude", **fields) -> AnthropicProvider:
@@ -113,3 +118,30 @@ async def test_error_in_the_middle_of_the_stream(fake_anthropic) -> None:
         await collect(p)
     await p.close()
     assert "the model crashed" in info.value.message
+
+
+async def test_in_band_overloaded_error_before_any_text_is_retried(fake_anthropic) -> None:
+    fake_anthropic.queue(TextReply("", fail_with="Overloaded", fail_type="overloaded_error"),
+                         TextReply("second try"))
+    p = provider(fake_anthropic)
+    notes: list[str] = []
+    chunks = [c async for c in stream_with_retry(lambda: p.stream([Message(role="user", content="x")], []),
+                                                 notify=notes.append, base_delay=0.0, sleep=no_sleep)]
+    await p.close()
+    assert text_of(chunks) == "second try"
+    assert len(notes) == 1 and "529" in notes[0] and len(fake_anthropic.requests) == 2
+
+
+async def test_http_overloaded_and_auth_errors_in_words(fake_anthropic) -> None:
+    fake_anthropic.queue(ErrorReply(529, "Overloaded", headers={"retry-after": "2"}))
+    p = provider(fake_anthropic)
+    with pytest.raises(ProviderError) as overloaded:
+        await collect(p)
+    assert (overloaded.value.retryable, overloaded.value.status, overloaded.value.retry_after) == (True, 529, 2.0)
+    assert "overloaded (529)" in overloaded.value.message
+    fake_anthropic.api_key = "right"
+    with pytest.raises(ProviderError) as denied:
+        await collect(p)
+    await p.close()
+    assert not denied.value.retryable and "check ANTHROPIC_API_KEY" in denied.value.message
+    assert "invalid x-api-key" in denied.value.message
