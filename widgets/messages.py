@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
+
+from widgets.markdown_split import safe_cut
+
+PART_CHARS = 2000  # a streamed part is closed at the first safe cut after this many characters
 
 
 class UserMessage(Static):
@@ -36,13 +41,23 @@ class ReasoningBlock(Collapsible):
 
 
 class AssistantMessage(Vertical):
-    """One model response. Content streams through Textual's MarkdownStream (no full re-render per token)."""
+    """One model response, streamed through Textual's MarkdownStream (no full re-render per token).
+
+    A long reply is split into parts: once the Markdown being streamed holds PART_CHARS characters,
+    the next safe cut (see widgets/markdown_split.py) closes it and a new Markdown part is mounted
+    after it in the transcript. Each frame then lays out only the growing part, not the whole reply.
+    """
+
+    DEFAULT_CSS = "AssistantMessage { height: auto; }"
 
     def __init__(self, content: str = "", reasoning: str = "") -> None:
         super().__init__(classes="assistant-message")
         self._initial_content = content
         self._initial_reasoning = reasoning
         self._stream = None
+        self._live = None  # the Markdown being streamed into: the head's, then the newest part
+        self._live_text = ""  # what that Markdown should hold
+        self.parts: list[Widget] = []  # continuation parts, siblings after this widget
         self.reasoning: ReasoningBlock | None = None
         self.content = ""
 
@@ -53,7 +68,7 @@ class AssistantMessage(Vertical):
             self.reasoning = ReasoningBlock(self._initial_reasoning, collapsed=True)
             yield self.reasoning
         yield Markdown(self._initial_content, classes="assistant-markdown")
-        self.content = self._initial_content
+        self.content = self._live_text = self._initial_content
 
     @property
     def markdown(self):
@@ -61,12 +76,58 @@ class AssistantMessage(Vertical):
 
         return self.query_one(Markdown)
 
+    @property
+    def shown_text(self) -> str:
+        """The Markdown source of the head and every part: the reply as displayed."""
+        return "".join(part.source for part in [self.markdown, *self.parts])
+
     async def append_content(self, text: str) -> None:
         if self.reasoning is not None and not self.reasoning.collapsed and not self.content:
             self.reasoning.collapsed = True
         self.content += text
         if self._stream is None:
-            self._stream = self.markdown.get_stream(self.markdown)
+            self._live = self._live or self.markdown
+            self._stream = self._live.get_stream(self._live)
+        before = len(self._live_text)
+        self._live_text += text
+        cut = None
+        if len(self._live_text) >= PART_CHARS and self.parent is not None:
+            cut = safe_cut(self._live_text, max(before, 1))
+        if cut is None:
+            await self._stream.write(text)
+            return
+        if cut > before:
+            await self._stream.write(self._live_text[before:cut])
+        head, tail = self._live_text[:cut], self._live_text[cut:]
+        await self._close_live(head)
+        await self._open_part(tail)
+
+    async def _close_live(self, text: str) -> None:
+        """Stop streaming into the live Markdown and make sure it holds exactly `text`.
+
+        Stopping a MarkdownStream mid-append can race its last appends, so the text is checked.
+        """
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        if self._live is not None and self._live.source.rstrip() != text.rstrip():
+            await self._live.update(text)
+
+    async def _open_part(self, text: str) -> None:
+        """Mount a new Markdown part after the last one and stream `text` into it.
+
+        The part starts empty and gets all its text through its stream: a Markdown built with
+        text and then appended to re-parses from the wrong line (a streamed table can end up
+        as a paragraph).
+        """
+        from textual.widgets import Markdown
+
+        part = Markdown(classes="assistant-markdown assistant-part")
+        part.message_index = getattr(self, "message_index", 0)  # type: ignore[attr-defined]
+        await self.parent.mount(part, after=self.parts[-1] if self.parts else self)
+        self.parts.append(part)
+        self._live, self._live_text = part, text
+        self._stream = part.get_stream(part)
         await self._stream.write(text)
 
     async def append_reasoning(self, text: str) -> None:
@@ -76,16 +137,8 @@ class AssistantMessage(Vertical):
         self.reasoning.append(text)
 
     async def finish(self) -> None:
-        """Flush the stream; the widget then holds the final Markdown.
-
-        Stopping a MarkdownStream mid-append can race its last appends, so the final text is
-        checked against what was received and set whole if they differ.
-        """
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
-            if self.markdown.source.rstrip() != self.content.rstrip():
-                await self.markdown.update(self.content)
+        """Flush the stream; the widgets then hold the final Markdown."""
+        await self._close_live(self._live_text)
 
 
 class CompactionBlock(Collapsible):
