@@ -10,6 +10,7 @@ from __future__ import annotations
 
 class McpWiring:
     mcp = None  # app.mcp.manager.McpManager when servers are configured
+    _mcp_reported: set[str] = frozenset()  # servers whose current outage the user was told about
 
     def start_mcp(self) -> list[str]:
         """Start connecting to the configured servers; returns config problems to show the user."""
@@ -42,6 +43,7 @@ class McpWiring:
         hooks.authorization = authorization_hook(self)  # OAuth sign-ins: a dialog, the browser on request
         manager = McpManager(servers, workspace=self.options.workdir, listener=self._mcp_changed,
                              hooks=hooks, data_dir=self.options.data_dir, **limits)
+        self._mcp_reported = set()
         manager.start()
         return manager
 
@@ -71,8 +73,12 @@ class McpWiring:
                 session.registry = self.mcp.build_registry(session.registry, keep=used)
         elif what == "status":
             status, reason = self.mcp.status(server)
-            if status == "failed":
-                self.notify(f"MCP server “{server}” failed: {reason}", severity="warning", timeout=8)
+            if status == "ready":
+                self._mcp_reported.discard(server)
+            elif status == "failed" and server not in self._mcp_reported:  # once per outage, not per retry
+                self._mcp_reported.add(server)
+                self.notify(f"MCP server “{server}” failed: {reason} (F9 shows its status)",
+                            severity="warning", timeout=8)
 
     def mcp_catalog(self) -> str:
         return self.mcp.catalog_text() if self.mcp is not None else ""

@@ -56,3 +56,14 @@ async def test_agent_calls_a_real_mcp_tool_after_approval(fake_openai, tmp_path,
         await wait_for(pilot, lambda: isinstance(app.screen, McpInspectorScreen), message="/mcp opens the inspector")
         listed = [str(option.prompt) for option in app.screen.query_one(ServerList).options]
         assert listed[0].startswith("● time  ready") and listed[1].startswith(("✖ broken", "◌ broken", "⊘ broken"))
+
+
+async def test_a_failing_server_is_reported_once_per_outage(fake_openai, tmp_path):
+    """Retries of a broken server do not pile up warnings: one toast until it is ready again."""
+    app = app_with_servers(tmp_path, fake_openai, '[mcp.servers.broken]\ncommand = "no-such-mcp-server-anywhere"\n')
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        await wait_for(pilot, lambda: app.mcp.servers["broken"].breaker.failures >= 3, timeout=30,
+                       message="three failed attempts")
+        warnings = [n for n in app._notifications if "“broken” failed" in n.message]
+        assert len(warnings) == 1 and "command not found" in warnings[0].message
