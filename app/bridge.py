@@ -3,6 +3,11 @@
 Text arrives a token at a time; posting a message per token makes the UI fall behind a fast
 model. The emitter therefore merges consecutive text deltas of the same stream and posts them
 at most once per frame, while every other event is posted at once and in order.
+
+The frame follows how busy the event loop is: after posting merged text the emitter waits until
+the screen has painted it, then lets as much time again pass (up to MAX_WAIT) before the next
+post. A fast stream, a long reply or a slow terminal thus get fewer, larger updates (down to about
+ten a second) and the stream keeps its share of the loop; a slow stream is shown at frame rate.
 """
 
 from __future__ import annotations
@@ -19,13 +24,8 @@ if TYPE_CHECKING:
     from app.engine.events import EngineEvent
 
 FRAME_SECONDS = 1 / 60
-# Each flush re-renders the growing last Markdown block (a paragraph, a code block) and lays out the
-# message, which both cost more as they grow. So flushes slow down with them: one more millisecond
-# per 100 characters since the last blank line and per 1,000 characters of the message, down to
-# one flush a second.
-BLOCK_CHARS_PER_MS = 100
-MESSAGE_CHARS_PER_MS = 1000
-MAX_FRAME_SECONDS = 1.0
+MAX_WAIT = 0.1  # the longest pause after a paint before the next update
+PAINT_TIMEOUT = 1.0  # a paint that never reports back (a closing view) stops blocking after this
 
 
 @dataclass
@@ -50,28 +50,30 @@ class CoalescingEmitter:
         self._mergeable = (ContentDelta, ReasoningDelta, ToolOutput)
         self._pending: EngineEvent | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._block = 0  # characters streamed since the last blank line: the block being re-rendered
-        self._message = 0  # characters streamed since the last other event: the message so far
-
-    def _frame(self) -> float:
-        slowdown_ms = self._block / BLOCK_CHARS_PER_MS + self._message / MESSAGE_CHARS_PER_MS
-        return min(MAX_FRAME_SECONDS, self.frame_seconds + slowdown_ms / 1000)
+        self._painting: object | None = None  # a token while posted text waits to be painted
+        self._posted_at = 0.0
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._ready_at = 0.0  # loop time before which the next merged text is not posted
 
     def __call__(self, event: EngineEvent) -> None:
         if isinstance(event, self._mergeable):
-            text = event.text
-            self._message += len(text)
-            self._block = len(text) - text.rindex("\n\n") - 2 if "\n\n" in text else self._block + len(text)
             if self._pending is not None and _same_stream(self._pending, event):
                 self._pending.text += event.text
                 return
             self.flush()
             self._pending = dataclasses.replace(event)  # a copy: the engine's event stays as sent
-            self._timer = asyncio.get_running_loop().call_later(self._frame(), self.flush)
+            self._schedule()
             return
-        self._block = self._message = 0
         self.flush()
         self.target.post_message(EngineEventMessage(event))
+
+    def _schedule(self) -> None:
+        """Post the pending text after a frame, once the last update is painted and paid for."""
+        if self._timer is not None or self._painting is not None:
+            return  # already due, or `_painted` will schedule it
+        loop = asyncio.get_running_loop()
+        delay = max(self.frame_seconds, self._ready_at - loop.time())
+        self._timer = loop.call_later(delay, self.flush)
 
     def flush(self) -> None:
         """Post the merged text now (also done before any other event, so order is kept)."""
@@ -81,6 +83,33 @@ class CoalescingEmitter:
         if self._pending is not None:
             pending, self._pending = self._pending, None
             self.target.post_message(EngineEventMessage(pending))
+            self._await_paint()
+
+    def _await_paint(self) -> None:
+        """Ask the target to report back once the screen has painted what was just posted."""
+        loop = asyncio.get_running_loop()
+        token = self._painting = object()
+        self._posted_at = loop.time()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        after_refresh = getattr(self.target, "call_after_refresh", None)
+        if after_refresh is None or not after_refresh(self._painted, token):
+            self._watchdog = None
+            self._painted(token)
+            return
+        self._watchdog = loop.call_later(PAINT_TIMEOUT, self._painted, token)
+
+    def _painted(self, token: object) -> None:
+        if token is not self._painting:
+            return  # a later post superseded this one
+        now = asyncio.get_running_loop().time()
+        self._ready_at = now + min(MAX_WAIT, now - self._posted_at)
+        self._painting = None
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._pending is not None:
+            self._schedule()
 
 
 def make_emitter(target: MessagePump) -> CoalescingEmitter:

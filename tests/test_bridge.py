@@ -50,3 +50,44 @@ async def test_the_engine_event_objects_are_not_mutated():
     emit(ev.ContentDelta("b"))
     emit.flush()
     assert first.text == "a" and target.posted[0].text == "ab"
+
+
+class PaintingTarget(Target):
+    """A view that reports paints only when the test says the screen has painted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting: list = []
+
+    def call_after_refresh(self, callback, *args) -> bool:
+        self.waiting.append((callback, args))
+        return True
+
+    def paint(self) -> None:
+        waiting, self.waiting = self.waiting, []
+        for callback, args in waiting:
+            callback(*args)
+
+
+async def test_more_text_waits_until_the_last_update_is_painted():
+    target = PaintingTarget()
+    emit = CoalescingEmitter(target, frame_seconds=0.01)
+    emit(ev.ContentDelta("a"))
+    await asyncio.sleep(0.05)
+    emit(ev.ContentDelta("b"))
+    emit(ev.ContentDelta("c"))
+    await asyncio.sleep(0.1)
+    assert [e.text for e in target.posted] == ["a"]  # the screen is still busy with "a"
+    target.paint()
+    await asyncio.sleep(0.3)  # then at most MAX_WAIT (or as long as the paint took) passes
+    assert [e.text for e in target.posted] == ["a", "bc"]
+
+
+async def test_other_events_do_not_wait_for_a_paint():
+    target = PaintingTarget()
+    emit = CoalescingEmitter(target, frame_seconds=0.01)
+    emit(ev.ContentDelta("a"))
+    await asyncio.sleep(0.05)
+    emit(ev.ContentDelta("b"))
+    emit(ev.TurnFinished("done"))
+    assert [type(e).__name__ for e in target.posted] == ["ContentDelta", "ContentDelta", "TurnFinished"]
