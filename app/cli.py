@@ -9,6 +9,8 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from app.providers.registry import PROVIDERS  # names only: no SDK is imported
+
     parser = argparse.ArgumentParser(
         prog="whimbrel",
         description="A terminal workspace for LLM agents.",
@@ -17,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
     parser.add_argument("--model", help="model name, or an alias from [models.*] in the config")
-    parser.add_argument("--provider", choices=("openai", "anthropic", "google"), default=None,
+    parser.add_argument("--provider", choices=PROVIDERS, default=None,
                         help="API of an ad-hoc --model (default openai; Anthropic's base URL has no /v1)")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="workspace the tools act in (default: the current directory)")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from app.providers.base import ModelSettings
+from app.providers.registry import PROVIDERS
 
 NO_KEY = "not-needed"  # local servers accept any key; the SDKs insist on having one
 
@@ -46,7 +47,6 @@ BOOLEAN = Kind("true or false", lambda v: isinstance(v, bool))
 TABLE = Kind("a table", lambda v: isinstance(v, dict))
 STRINGS = Kind("a list of strings",
                lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
-PROVIDERS = ("openai", "anthropic", "google")
 PROVIDER = Kind("one of " + ", ".join(f"'{p}'" for p in PROVIDERS), lambda v: v in PROVIDERS)
 
 

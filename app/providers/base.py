@@ -87,7 +87,7 @@ class ModelSettings:
     temperature: float | None = None
     max_tokens: int | None = None
     timeout: float = 120.0
-    provider: str = "openai"  # "openai" | "anthropic" | "google"
+    provider: str = "openai"  # "openai" | "openai-responses" | "anthropic" | "google"
     alias: str = ""  # the [models.<alias>] name, or "" for an ad-hoc model
     reasoning_effort: str | None = None  # "low" | "medium" | "high" | ...
     thinking_budget: int | None = None  # Anthropic manual thinking budget (tokens)

@@ -41,6 +41,7 @@ class Capabilities:
 
 PROVIDER_DEFAULTS: dict[str, dict[str, Any]] = {
     "openai": {},
+    "openai-responses": {},
     "anthropic": {"context_window": 200_000, "max_output": 8_192, "vision": True,
                   "reasoning_replay": True, "prompt_caching": True},
     "google": {"context_window": 1_048_576, "max_output": 8_192, "vision": True},
@@ -71,16 +72,24 @@ MODEL_RULES: dict[tuple[str, str], dict[str, Any]] = {
     ("google", "gemini-3"): {"max_output": 65_536, "thinking": "effort"},
 }
 
+# Providers that use another provider's model rules (same models, another API).
+RULES_OF = {"openai-responses": "openai"}
+# Providers whose thinking models get their reasoning back on later turns (encrypted reasoning items).
+REPLAYS_THINKING = {"openai-responses"}
+
 FIELDS = {f.name for f in dataclasses.fields(Capabilities)}
 
 
 def builtin_capabilities(provider: str, model: str) -> dict[str, Any]:
     """Provider defaults merged with the longest matching model rule."""
     values = dict(PROVIDER_DEFAULTS.get(provider, {}))
+    family = RULES_OF.get(provider, provider)
     name = model.lower().rsplit("/", 1)[-1]  # "models/gemini-2.5-pro", "openai/gpt-4.1"
-    matches = [prefix for (prov, prefix) in MODEL_RULES if prov == provider and name.startswith(prefix)]
+    matches = [prefix for (prov, prefix) in MODEL_RULES if prov == family and name.startswith(prefix)]
     if matches:
-        values.update(MODEL_RULES[(provider, max(matches, key=len))])
+        values.update(MODEL_RULES[(family, max(matches, key=len))])
+    if provider in REPLAYS_THINKING and values.get("thinking", "none") != "none":
+        values.setdefault("reasoning_replay", True)
     return values
 
 

@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 
 BreakerState = Literal["closed", "open", "half-open"]
 NO_KEY = "not-needed"
-KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "google": "GEMINI_API_KEY"}
-BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+KEY_ENV = {"openai": "OPENAI_API_KEY", "openai-responses": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
+           "google": "GEMINI_API_KEY"}
+BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "openai-responses": "OPENAI_BASE_URL",
+                "anthropic": "ANTHROPIC_BASE_URL"}
 CLI_ALIAS = "cli"
 
 

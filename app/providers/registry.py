@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from app.providers.base import ModelSettings, Provider
 
-PROVIDERS = ("openai", "anthropic", "google")
-SDK_MODULES = {"openai": "openai", "anthropic": "anthropic", "google": "openai"}
+PROVIDERS = ("openai", "openai-responses", "anthropic", "google")
+SDK_MODULES = {"openai": "openai", "openai-responses": "openai", "anthropic": "anthropic", "google": "openai"}
 
 
 def make_provider(settings: ModelSettings, provider: str | None = None) -> Provider:
@@ -15,6 +15,10 @@ def make_provider(settings: ModelSettings, provider: str | None = None) -> Provi
         from app.providers.openai_chat import OpenAIChatProvider
 
         return OpenAIChatProvider(settings)
+    if kind == "openai-responses":
+        from app.providers.openai_responses import OpenAIResponsesProvider
+
+        return OpenAIResponsesProvider(settings)
     if kind == "anthropic":
         from app.providers.anthropic import AnthropicProvider
 

@@ -122,8 +122,8 @@ def test_wrong_types(tmp_path: Path) -> None:
         "line 2: [ui] bell must be true or false, got string",
         "line 4: [tools] bash_timeout must be a number, got string",
         "line 5: [tools] output_limit must be an integer, got float",
-        "line 7: [models.x] provider must be one of 'openai', 'anthropic', 'google', "
-        "got 'azure'",
+        "line 7: [models.x] provider must be one of 'openai', 'openai-responses', 'anthropic', "
+        "'google', got 'azure'",
         "line 8: [models.x] model must be a string, got integer",
         "line 10: [model] fallback must be a list of strings, got string",
     ]

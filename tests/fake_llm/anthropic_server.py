@@ -42,9 +42,8 @@ def error_response(reply: ErrorReply) -> Response:
 
 
 class FakeAnthropicServer(FakeOpenAIServer):
-    """Scripted Anthropic server on 127.0.0.1; the same knobs as FakeOpenAIServer, plus
-    `cache_usage` = (cache read, cache write) tokens reported with each reply.
-    `api_key`, when set, is checked against the x-api-key header."""
+    """Scripted Anthropic server on 127.0.0.1; the same knobs as FakeOpenAIServer (`cache_usage`
+    is reported with each reply). `api_key`, when set, is checked against the x-api-key header."""
 
     def __init__(self, port: int = 0, *, models: tuple[str, ...] = ("fake-claude",),
                  default_reply: Reply | None = None, api_key: str | None = None) -> None:
@@ -52,7 +51,6 @@ class FakeAnthropicServer(FakeOpenAIServer):
         self._defaults = (default_reply or EchoReply(), api_key, False, models)
         self._lock = threading.Lock()
         self._generation = 0
-        self.cache_usage: tuple[int, int] = (0, 0)
         self.reset()
         self.app = Starlette(routes=[
             Route("/v1/messages", self._messages, methods=["POST"]),
@@ -63,10 +61,6 @@ class FakeAnthropicServer(FakeOpenAIServer):
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    def reset(self) -> None:
-        super().reset()
-        self.cache_usage = (0, 0)
 
     async def _list_models(self, request: Request) -> Response:
         data = [{"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"}

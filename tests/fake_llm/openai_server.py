@@ -1,4 +1,4 @@
-"""A fake OpenAI-compatible server: POST /v1/chat/completions and GET /v1/models.
+"""A fake OpenAI-compatible server: POST /v1/chat/completions, POST /v1/responses, GET /v1/models.
 
 Tests queue scripted replies and read back the request bodies; the real openai SDK talks
 to it over a socket. Run standalone for manual trials and benchmarks:
@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.fake_llm import responses_chunks
 from tests.fake_llm.openai_chunks import completion_body, resolve, sse_stream
 from tests.fake_llm.script import EchoReply, ErrorReply, Reply, TokensReply, reply_from_dict
 from tests.fake_llm.uvicorn_thread import UvicornThread
@@ -49,14 +50,16 @@ def error_response(reply: ErrorReply) -> Response:
 
 
 class FakeOpenAIServer:
-    """Scripted OpenAI chat-completions server on 127.0.0.1.
+    """Scripted OpenAI server on 127.0.0.1: chat completions and the Responses API.
 
-    - `queue(*replies)`: the next requests get these, in order; then `default_reply` (echo).
-    - `requests` / `request_headers`: every chat-completions body and its headers, in order.
+    - `queue(*replies)`: the next requests (of either API) get these, in order; then
+      `default_reply` (echo).
+    - `requests` / `request_headers`: every request body and its headers, in order.
     - `completed` / `aborted`: streams that ran to [DONE] / were cut off by the client.
     - `api_key`: when set, other bearer tokens get a real-looking 401.
     - `reject_stream_options`: answer 400 to requests carrying `stream_options`,
       as some local servers do.
+    - `cache_usage` = (cache read, cache write) tokens reported with each Responses reply.
     """
 
     default_reply: Reply
@@ -73,6 +76,7 @@ class FakeOpenAIServer:
         self.reset()
         self.app = Starlette(routes=[
             Route("/v1/chat/completions", self._chat, methods=["POST"]),
+            Route("/v1/responses", self._responses, methods=["POST"]),
             Route("/v1/models", self._models, methods=["GET"]),
         ])
         self._runner = UvicornThread(self.app, port)
@@ -97,6 +101,7 @@ class FakeOpenAIServer:
             self.request_headers: list[dict[str, str]] = []
             self.completed = 0
             self.aborted = 0
+            self.cache_usage: tuple[int, int] = (0, 0)
             self._replies: deque[Reply] = deque()
             self._generation += 1
 
@@ -157,6 +162,21 @@ class FakeOpenAIServer:
         return _ClosingStream(self._tracked(sse_stream(reply, body)),
                               media_type="text/event-stream",
                               headers={"Cache-Control": "no-cache"})
+
+    async def _responses(self, request: Request) -> Response:
+        """POST /v1/responses: the same scripted replies as Responses API events."""
+        body = await request.json()
+        with self._lock:
+            self.requests.append(body)
+            self.request_headers.append(dict(request.headers))
+        reply = self._auth_error(request) or self._next_reply()
+        if isinstance(reply, ErrorReply):
+            return error_response(reply)
+        reply = responses_chunks.resolve(reply, body)
+        if not body.get("stream"):
+            return JSONResponse(responses_chunks.response_body(reply, body, self.cache_usage))
+        return _ClosingStream(self._tracked(responses_chunks.sse_stream(reply, body, self.cache_usage)),
+                              media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     async def _tracked(self, parts: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         """Pass `parts` through, counting whether the stream finished or was aborted."""

@@ -32,11 +32,12 @@ class Backend:
     provider: Any
 
 
-@pytest.fixture(params=["openai", "anthropic", "google"])
+@pytest.fixture(params=["openai", "openai-responses", "anthropic", "google"])
 async def backend(request, fake_openai, fake_anthropic) -> AsyncIterator[Backend]:
     kind = request.param
     server = fake_anthropic if kind == "anthropic" else fake_openai
-    model = {"openai": "fake-model", "anthropic": "fake-claude", "google": "gemini-fake"}[kind]
+    model = {"openai": "fake-model", "openai-responses": "fake-model", "anthropic": "fake-claude",
+             "google": "gemini-fake"}[kind]
     provider = make_provider(ModelSettings(model=model, base_url=server.base_url, api_key="k",
                                            provider=kind, timeout=10.0))
     yield Backend(kind, server, provider)
