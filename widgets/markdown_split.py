@@ -1,14 +1,29 @@
-"""Where a streamed Markdown text can be cut into separately rendered parts without changing its look.
+"""How streamed Markdown is fed to Textual's Markdown widgets so it looks as if parsed whole.
 
 A long reply is shown as several Markdown widgets so that each frame lays out only the part still
 growing (see `AssistantMessage`). A cut is safe at a blank line outside a fenced code block when the
 next line starts a plain paragraph (a letter at column 0): the blocks before it are closed, and a
 paragraph has no top margin, so the spacing is the same as in one widget.
+
+`Markdown.append` re-parses from the start of the last block only, so a fragment that ends in a
+bare block marker ("2" after a list, "|--" under a table header) would become a block of its own and
+split the list or table for good; such a trailing marker is held back until its line goes on.
 """
 
 from __future__ import annotations
 
+import re
+
 FENCES = ("```", "~~~")
+MARKER_ONLY = re.compile(r"[ \t]*[-*+#>|`~=:.)0-9]+[ \t]*")  # a line so far that is nothing but a block marker
+
+
+def held_back(text: str) -> tuple[str, str]:
+    """(what to append now, what to hold): a trailing partial line that is only a marker is held."""
+    start = text.rfind("\n") + 1
+    if start < len(text) and MARKER_ONLY.fullmatch(text, start):
+        return text[:start], text[start:]
+    return text, ""
 
 
 def _fence(line: str) -> str | None:

@@ -7,7 +7,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from widgets.markdown_split import safe_cut
+from widgets.markdown_split import held_back, safe_cut
 
 PART_CHARS = 2000  # a streamed part is closed at the first safe cut after this many characters
 
@@ -41,9 +41,13 @@ class ReasoningBlock(Collapsible):
 
 
 class AssistantMessage(Vertical):
-    """One model response, streamed through Textual's MarkdownStream (no full re-render per token).
+    """One model response; streamed text is appended to its Markdown (no full re-render per token).
 
-    A long reply is split into parts: once the Markdown being streamed holds PART_CHARS characters,
+    Each append is awaited whole inside one batch update (new blocks mounted, last block updated), so
+    the screen lays it out once; the bridge already merges tokens per frame, so Textual's
+    MarkdownStream (its own merging, with a refresh per step) is not used.
+
+    A long reply is split into parts: once the Markdown being appended to holds PART_CHARS characters,
     the next safe cut (see widgets/markdown_split.py) closes it and a new Markdown part is mounted
     after it in the transcript. Each frame then lays out only the growing part, not the whole reply.
     """
@@ -54,9 +58,10 @@ class AssistantMessage(Vertical):
         super().__init__(classes="assistant-message")
         self._initial_content = content
         self._initial_reasoning = reasoning
-        self._stream = None
-        self._live = None  # the Markdown being streamed into: the head's, then the newest part
-        self._live_text = ""  # what that Markdown should hold
+        self._head = None  # the first Markdown, made in compose
+        self._live = None  # the Markdown being appended to: the head's, then the newest part
+        self._live_chars = 0  # characters in it
+        self._held = ""  # a trailing block marker ("2.", "|--") kept until its line goes on
         self.parts: list[Widget] = []  # continuation parts, siblings after this widget
         self.reasoning: ReasoningBlock | None = None
         self.content = ""
@@ -67,58 +72,57 @@ class AssistantMessage(Vertical):
         if self._initial_reasoning:
             self.reasoning = ReasoningBlock(self._initial_reasoning, collapsed=True)
             yield self.reasoning
-        yield Markdown(self._initial_content, classes="assistant-markdown")
-        self.content = self._live_text = self._initial_content
+        self._head = Markdown(self._initial_content, classes="assistant-markdown")
+        yield self._head
+        self.content = self._initial_content
 
     @property
     def markdown(self):
+        """The first Markdown of the reply (the parts follow it in the transcript)."""
         from textual.widgets import Markdown
 
-        return self.query_one(Markdown)
+        return self._head if self._head is not None else self.query_one(Markdown)
 
     @property
     def shown_text(self) -> str:
-        """The Markdown source of the head and every part: the reply as displayed."""
-        return "".join(part.source for part in [self.markdown, *self.parts])
+        """The Markdown source of the head and every part: the reply as displayed ("" before composing)."""
+        if self._head is None:
+            return ""
+        return "".join(part.source for part in [self._head, *self.parts])
 
     async def append_content(self, text: str) -> None:
         if self.reasoning is not None and not self.reasoning.collapsed and not self.content:
             self.reasoning.collapsed = True
         self.content += text
-        if self._stream is None:
-            self._live = self._live or self.markdown
-            self._stream = self._live.get_stream(self._live)
-        before = len(self._live_text)
-        self._live_text += text
+        text, self._held = held_back(self._held + text)
+        await self._append_text(text)
+
+    async def _append_text(self, text: str) -> None:
+        if self._live is None:
+            self._live, self._live_chars = self.markdown, len(self.markdown.source)
         cut = None
-        if len(self._live_text) >= PART_CHARS and self.parent is not None:
-            cut = safe_cut(self._live_text, max(before, 1))
-        if cut is None:
-            await self._stream.write(text)
-            return
-        if cut > before:
-            await self._stream.write(self._live_text[before:cut])
-        head, tail = self._live_text[:cut], self._live_text[cut:]
-        await self._close_live(head)
-        await self._open_part(tail)
+        if self._live_chars + len(text) >= PART_CHARS and self.parent is not None:
+            live = self._live.source + text
+            found = safe_cut(live, max(self._live_chars, 1))
+            cut = None if found is None else found - self._live_chars
+        with self.app.batch_update():
+            if cut is None:
+                await self._append(text)
+            else:
+                await self._append(text[:cut])
+                await self._open_part()
+                await self._append(text[cut:])
 
-    async def _close_live(self, text: str) -> None:
-        """Stop streaming into the live Markdown and make sure it holds exactly `text`.
+    async def _append(self, text: str) -> None:
+        if text:
+            await self._live.append(text)
+            self._live_chars += len(text)
 
-        Stopping a MarkdownStream mid-append can race its last appends, so the text is checked.
-        """
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
-        if self._live is not None and self._live.source.rstrip() != text.rstrip():
-            await self._live.update(text)
+    async def _open_part(self) -> None:
+        """Mount a new, empty Markdown part after the last one; the following text goes there.
 
-    async def _open_part(self, text: str) -> None:
-        """Mount a new Markdown part after the last one and stream `text` into it.
-
-        The part starts empty and gets all its text through its stream: a Markdown built with
-        text and then appended to re-parses from the wrong line (a streamed table can end up
-        as a paragraph).
+        A part gets all its text through `append`: a Markdown built with text and then appended
+        to re-parses from the wrong line (a streamed table can end up as a paragraph).
         """
         from textual.widgets import Markdown
 
@@ -126,9 +130,7 @@ class AssistantMessage(Vertical):
         part.message_index = getattr(self, "message_index", 0)  # type: ignore[attr-defined]
         await self.parent.mount(part, after=self.parts[-1] if self.parts else self)
         self.parts.append(part)
-        self._live, self._live_text = part, text
-        self._stream = part.get_stream(part)
-        await self._stream.write(text)
+        self._live, self._live_chars = part, 0
 
     async def append_reasoning(self, text: str) -> None:
         if self.reasoning is None:
@@ -137,8 +139,10 @@ class AssistantMessage(Vertical):
         self.reasoning.append(text)
 
     async def finish(self) -> None:
-        """Flush the stream; the widgets then hold the final Markdown."""
-        await self._close_live(self._live_text)
+        """Show what was held back; every append is complete when `append_content` returns."""
+        held, self._held = self._held, ""
+        if held:
+            await self._append_text(held)
 
 
 class CompactionBlock(Collapsible):

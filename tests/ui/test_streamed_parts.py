@@ -1,4 +1,5 @@
-"""A long streamed reply is shown in parts that look exactly like one Markdown widget."""
+"""A long streamed reply is shown in parts that look exactly like one Markdown widget; a streamed
+loose list or table comes out as if the whole text had been parsed at once."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 import widgets.messages as messages
-from widgets.markdown_split import safe_cut
+from widgets.markdown_split import held_back, safe_cut
 from widgets.messages import AssistantMessage
 
 REPLY = """Intro paragraph with *emphasis* and `code`.
@@ -49,6 +50,13 @@ def test_cuts_only_before_a_paragraph_outside_code() -> None:
     assert safe_cut("a\n\nb", 4) is None  # nothing at or after `start`
 
 
+def test_a_trailing_bare_block_marker_waits_for_its_line() -> None:
+    assert held_back("1. first\n\n2") == ("1. first\n\n", "2")
+    assert held_back("| a | b |\n|--") == ("| a | b |\n", "|--")
+    assert held_back("1. first\n\n2. sec") == ("1. first\n\n2. sec", "")
+    assert held_back("prose\n\n") == ("prose\n\n", "")
+
+
 class Transcript(App):
     CSS = "VerticalScroll { height: 1fr; }"
 
@@ -85,3 +93,14 @@ async def test_parts_render_like_one_markdown(monkeypatch, piece: int) -> None:
         await whole.query_one(VerticalScroll).mount(AssistantMessage(REPLY))
         expected = await screens(whole, pilot)
     assert got == expected
+
+
+async def test_held_back_text_is_shown_when_the_reply_ends() -> None:
+    app = Transcript()
+    async with app.run_test(size=(60, 20)):
+        message = AssistantMessage()
+        await app.query_one(VerticalScroll).mount(message)
+        await message.append_content("Steps:\n\n1")
+        assert message.shown_text == "Steps:\n\n"
+        await message.finish()
+        assert message.shown_text == message.content == "Steps:\n\n1"
