@@ -29,13 +29,8 @@ STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
 
 
 def resolve(reply: EchoReply | StreamReply, body: dict[str, Any]) -> StreamReply:
-    """An echo becomes the text reply it stands for."""
-    if not isinstance(reply, EchoReply):
-        return reply
-    return TextReply(reply.prefix + last_user_text(body.get("messages", [])),
-                     chunk_size=reply.chunk_size, delay=reply.delay,
-                     finish_reason=reply.finish_reason, usage=reply.usage,
-                     omit_usage=reply.omit_usage, fail_with=reply.fail_with, fail_type=reply.fail_type)
+    """An echo becomes the text reply it stands for; other replies pass through."""
+    return reply.as_text(last_user_text(body.get("messages", []))) if isinstance(reply, EchoReply) else reply
 
 
 def stop_reason(reply: StreamReply) -> str:

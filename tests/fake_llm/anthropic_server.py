@@ -22,7 +22,7 @@ from starlette.routing import Route
 from tests.fake_llm.anthropic_chunks import message_body, resolve, sse_stream
 from tests.fake_llm.openai_server import FakeOpenAIServer, _ClosingStream
 from tests.fake_llm.script import EchoReply, ErrorReply, Reply, TokensReply
-from tests.fake_llm.uvicorn_thread import UvicornThread
+from tests.fake_llm.uvicorn_thread import UvicornThread, serve_until_interrupted
 
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
                404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
@@ -95,12 +95,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="with --tokens: end a paragraph every N tokens, as prose does")
     args = parser.parse_args(argv)
     default = TokensReply(count=args.tokens, paragraph_every=args.paragraph_every) if args.tokens else None
-    with FakeAnthropicServer(args.port, default_reply=default) as server:
-        print(f"fake Anthropic server on {server.base_url}", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
+    serve_until_interrupted(FakeAnthropicServer(args.port, default_reply=default), "fake Anthropic server")
 
 
 if __name__ == "__main__":

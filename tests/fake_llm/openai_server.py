@@ -22,7 +22,7 @@ from starlette.routing import Route
 from tests.fake_llm import responses_chunks
 from tests.fake_llm.openai_chunks import completion_body, resolve, sse_stream
 from tests.fake_llm.script import EchoReply, ErrorReply, Reply, TokensReply, reply_from_dict
-from tests.fake_llm.uvicorn_thread import UvicornThread
+from tests.fake_llm.uvicorn_thread import UvicornThread, serve_until_interrupted
 
 
 class _ClosingStream(StreamingResponse):
@@ -219,12 +219,7 @@ def main(argv: list[str] | None = None) -> None:
                               reject_stream_options=args.reject_stream_options)
     if args.script:
         server.queue(*load_script(args.script))
-    with server:
-        print(f"fake OpenAI server on {server.base_url}", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
+    serve_until_interrupted(server, "fake OpenAI server")
 
 
 if __name__ == "__main__":

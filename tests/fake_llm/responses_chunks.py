@@ -21,33 +21,22 @@ from tests.fake_llm.script import (
     TokensReply,
     ToolCallReply,
     approx_tokens,
+    last_user_text,
     split_text,
 )
 
 INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
 
-def last_user_text(body: dict[str, Any]) -> str:
+def last_input_text(body: dict[str, Any]) -> str:
     """The text of the last user input item (`input` may also be a plain string)."""
     items = body.get("input")
-    if isinstance(items, str):
-        return items
-    for item in reversed(items or []):
-        if item.get("role") == "user":
-            content = item.get("content") or ""
-            if isinstance(content, list):
-                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            return str(content)
-    return ""
+    return items if isinstance(items, str) else last_user_text(items or [])
 
 
 def resolve(reply: EchoReply | StreamReply, body: dict[str, Any]) -> StreamReply:
-    """An echo becomes the text reply it stands for."""
-    if not isinstance(reply, EchoReply):
-        return reply
-    return TextReply(reply.prefix + last_user_text(body), chunk_size=reply.chunk_size, delay=reply.delay,
-                     finish_reason=reply.finish_reason, usage=reply.usage, omit_usage=reply.omit_usage,
-                     fail_with=reply.fail_with, fail_type=reply.fail_type)
+    """An echo becomes the text reply it stands for; other replies pass through."""
+    return reply.as_text(last_input_text(body)) if isinstance(reply, EchoReply) else reply
 
 
 def usage(reply: StreamReply, body: dict[str, Any], cache: tuple[int, int]) -> dict[str, Any]:

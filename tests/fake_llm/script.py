@@ -81,6 +81,12 @@ class EchoReply(_Streamed):
     prefix: str = "You said: "
     chunk_size: int = 4
 
+    def as_text(self, user_text: str) -> TextReply:
+        """The text reply this echo stands for, once the request's last user text is known."""
+        return TextReply(self.prefix + user_text, chunk_size=self.chunk_size, delay=self.delay,
+                         finish_reason=self.finish_reason, usage=self.usage, omit_usage=self.omit_usage,
+                         fail_with=self.fail_with, fail_type=self.fail_type)
+
 
 @dataclass
 class TokensReply(_Streamed):

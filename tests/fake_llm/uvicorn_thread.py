@@ -48,3 +48,13 @@ class UvicornThread:
         self._thread.join(timeout)
         self._thread = None
         self._socket.close()
+
+
+def serve_until_interrupted(server: Any, label: str) -> None:
+    """Run a fake server (a context manager with `base_url`) from the command line until Ctrl+C."""
+    with server:
+        print(f"{label} on {server.base_url}", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
