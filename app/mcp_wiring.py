@@ -10,7 +10,7 @@ from __future__ import annotations
 
 class McpWiring:
     mcp = None  # app.mcp.manager.McpManager when servers are configured
-    _mcp_reported: set[str] = frozenset()  # servers whose current outage the user was told about
+    _mcp_reported: set[str] | None = None  # servers whose current outage the user was told about
 
     def start_mcp(self) -> list[str]:
         """Start connecting to the configured servers; returns config problems to show the user."""
@@ -43,7 +43,6 @@ class McpWiring:
         hooks.authorization = authorization_hook(self)  # OAuth sign-ins: a dialog, the browser on request
         manager = McpManager(servers, workspace=self.options.workdir, listener=self._mcp_changed,
                              hooks=hooks, data_dir=self.options.data_dir, **limits)
-        self._mcp_reported = set()
         manager.start()
         return manager
 
@@ -73,6 +72,8 @@ class McpWiring:
                 session.registry = self.mcp.build_registry(session.registry, keep=used)
         elif what == "status":
             status, reason = self.mcp.status(server)
+            if self._mcp_reported is None:
+                self._mcp_reported = set()
             if status == "ready":
                 self._mcp_reported.discard(server)
             elif status == "failed" and server not in self._mcp_reported:  # once per outage, not per retry
