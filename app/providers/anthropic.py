@@ -10,7 +10,6 @@ capabilities say so. The `anthropic` package (~1 s of imports) is imported insid
 from __future__ import annotations
 
 import json
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 from app.engine.messages import Message
@@ -27,7 +26,7 @@ from app.providers.base import (
 )
 from app.providers import errors
 from app.providers.capabilities import Capabilities, capabilities_for
-from app.providers.sse import stream_events
+from app.providers.sdk_client import SdkClientProvider
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -240,7 +239,7 @@ def sdk_base_url(base_url: str | None) -> str | None:
     return url[:-3] if url.endswith("/v1") else url
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkClientProvider):
     """Streams Anthropic Messages. Never retries by itself."""
 
     name = "anthropic"
@@ -248,17 +247,13 @@ class AnthropicProvider:
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self.capabilities: Capabilities = capabilities_for(settings)
-        self._client: AsyncAnthropic | None = None
 
-    @property
-    def client(self) -> AsyncAnthropic:
-        if self._client is None:
-            from anthropic import AsyncAnthropic
+    def _new_client(self) -> AsyncAnthropic:
+        from anthropic import AsyncAnthropic
 
-            self._client = AsyncAnthropic(base_url=sdk_base_url(self.settings.base_url),
-                                          api_key=self.settings.api_key or "not-needed",
-                                          max_retries=0, timeout=self.settings.timeout)
-        return self._client
+        return AsyncAnthropic(base_url=sdk_base_url(self.settings.base_url),
+                              api_key=self.settings.api_key or "not-needed",
+                              max_retries=0, timeout=self.settings.timeout)
 
     def _thinking(self, max_tokens: int) -> tuple[dict[str, Any], dict[str, Any]]:
         """(thinking, output_config) parameters; empty when thinking is off."""
@@ -298,19 +293,13 @@ class AnthropicProvider:
             kwargs["extra_body"] = {"temperature": self.settings.temperature}
         return kwargs
 
-    async def stream(self, messages: list[Message],
-                     tools: list[dict[str, Any]] | None = None) -> AsyncIterator[Chunk]:
+    def stream(self, messages: list[Message],
+               tools: list[dict[str, Any]] | None = None) -> AsyncIterator[Chunk]:
         """Stream one message as normalized chunks. Raises ProviderError."""
         import anthropic
 
-        kwargs = self.request(messages, tools)
-        create = self.client.messages.with_streaming_response.create
-        events = stream_events(lambda: create(**kwargs, stream=True), self.settings, anthropic, WORDING)
-        translator = StreamTranslator(self.settings)
-        async with aclosing(events):
-            async for event in events:
-                for chunk in translator.translate(event):
-                    yield chunk
+        return self._chunks(self.client.messages.with_streaming_response.create, self.request(messages, tools),
+                            anthropic, WORDING, StreamTranslator(self.settings).translate)
 
     async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
         """One non-streamed reply's text (titles, summaries). Raises ProviderError."""
@@ -326,7 +315,3 @@ class AnthropicProvider:
             raise to_provider_error(exc, self.settings) from exc
         return "".join(b.text for b in result.content if b.type == "text").strip()
 
-    async def close(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None

@@ -22,6 +22,7 @@ from app.providers.base import (
     UsageChunk,
 )
 from app.providers import errors
+from app.providers.sdk_client import SdkClientProvider, openai_client
 from app.providers.sse import stream_events
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def _rejects_stream_options(exc: Exception) -> bool:
     return "stream_options" in f"{exc.message} {errors.server_detail(exc)}"
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(SdkClientProvider):
     """Streams chat completions from any OpenAI-compatible endpoint. Never retries by itself."""
 
     name = "openai"
@@ -120,19 +121,10 @@ class OpenAIChatProvider:
 
         self.settings = settings
         self.capabilities = capabilities_for(settings)
-        self._client: AsyncOpenAI | None = None
         self._stream_options_ok = True
 
-    @property
-    def client(self) -> AsyncOpenAI:
-        """The SDK client, created (and `openai` imported) on first use."""
-        if self._client is None:
-            from openai import AsyncOpenAI
-
-            self._client = AsyncOpenAI(base_url=self.settings.base_url,
-                                       api_key=self.settings.api_key or "not-needed",
-                                       max_retries=0, timeout=self.settings.timeout)
-        return self._client
+    def _new_client(self) -> AsyncOpenAI:
+        return openai_client(self.settings)
 
     def _request(self, messages: list[Message], tools: list[dict[str, Any]] | None,
                  **extra: Any) -> dict[str, Any]:
@@ -194,8 +186,3 @@ class OpenAIChatProvider:
             return ""
         return (result.choices[0].message.content or "").strip()
 
-    async def close(self) -> None:
-        """Close the HTTP client, if one was created."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None

@@ -10,7 +10,6 @@ as plain dicts (app/providers/sse.py). `openai` is imported inside functions.
 
 from __future__ import annotations
 
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
 from app.engine.messages import Message
@@ -27,7 +26,7 @@ from app.providers.base import (
     UsageChunk,
 )
 from app.providers.capabilities import Capabilities, capabilities_for
-from app.providers.sse import stream_events
+from app.providers.sdk_client import SdkClientProvider, openai_client
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -138,7 +137,7 @@ class ResponsesTranslator:
             yield ProviderDataChunk(NAME, {"reasoning_items": self.reasoning_items})
 
 
-class OpenAIResponsesProvider:
+class OpenAIResponsesProvider(SdkClientProvider):
     """Streams OpenAI Responses. Never retries by itself."""
 
     name = NAME
@@ -146,18 +145,9 @@ class OpenAIResponsesProvider:
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self.capabilities: Capabilities = capabilities_for(settings)
-        self._client: AsyncOpenAI | None = None
 
-    @property
-    def client(self) -> AsyncOpenAI:
-        """The SDK client, created (and `openai` imported) on first use."""
-        if self._client is None:
-            from openai import AsyncOpenAI
-
-            self._client = AsyncOpenAI(base_url=self.settings.base_url,
-                                       api_key=self.settings.api_key or "not-needed",
-                                       max_retries=0, timeout=self.settings.timeout)
-        return self._client
+    def _new_client(self) -> AsyncOpenAI:
+        return openai_client(self.settings)
 
     def request(self, messages: list[Message], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
         """Keyword arguments for responses.create (without `stream`); nothing is stored server-side."""
@@ -177,19 +167,13 @@ class OpenAIResponsesProvider:
                 kwargs["include"] = ["reasoning.encrypted_content"]
         return kwargs
 
-    async def stream(self, messages: list[Message],
-                     tools: list[dict[str, Any]] | None = None) -> AsyncIterator[Chunk]:
+    def stream(self, messages: list[Message],
+               tools: list[dict[str, Any]] | None = None) -> AsyncIterator[Chunk]:
         """Stream one response as normalized chunks. Raises ProviderError."""
         import openai
 
-        kwargs = self.request(messages, tools)
-        create = self.client.responses.with_streaming_response.create
-        events = stream_events(lambda: create(**kwargs, stream=True), self.settings, openai, WORDING)
-        translator = ResponsesTranslator(self.settings)
-        async with aclosing(events):
-            async for event in events:
-                for chunk in translator.translate(event):
-                    yield chunk
+        return self._chunks(self.client.responses.with_streaming_response.create, self.request(messages, tools),
+                            openai, WORDING, ResponsesTranslator(self.settings).translate)
 
     async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
         """One non-streamed response's text (titles, summaries). Raises ProviderError."""
@@ -205,8 +189,3 @@ class OpenAIResponsesProvider:
             raise errors.to_provider_error(exc, self.settings, openai, WORDING) from exc
         return (result.output_text or "").strip()
 
-    async def close(self) -> None:
-        """Close the HTTP client, if one was created."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None

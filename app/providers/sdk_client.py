@@ -1,0 +1,57 @@
+"""What every SDK-backed provider shares: the lazily created client, closing it, and streaming chunks.
+
+The SDK is imported when the client is first needed (never at app startup). Subclasses say how
+to build their client in `_new_client()`.
+"""
+
+from __future__ import annotations
+
+from contextlib import aclosing
+from types import ModuleType
+from typing import Any, AsyncIterator, Callable, Iterable
+
+from app.providers.base import ModelSettings
+from app.providers.errors import ErrorWording
+from app.providers.sse import stream_events
+
+
+class SdkClientProvider:
+    """A provider holding one SDK client, created on first use; `close()` releases its HTTP pool."""
+
+    settings: ModelSettings
+    _client: Any = None
+
+    def _new_client(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def client(self) -> Any:
+        """The SDK client, created (and its SDK imported) on first use."""
+        if self._client is None:
+            self._client = self._new_client()
+        return self._client
+
+    async def _chunks(self, create: Callable[..., Any], kwargs: dict[str, Any], sdk: ModuleType,
+                      wording: ErrorWording, translate: Callable[[dict[str, Any]], Iterable[Any]]
+                      ) -> AsyncIterator[Any]:
+        """Stream `create(**kwargs, stream=True)` (an SDK `with_streaming_response` method) as
+        normalized chunks, `translate(event)` per decoded event; the stream is closed however this ends."""
+        events = stream_events(lambda: create(**kwargs, stream=True), self.settings, sdk, wording)
+        async with aclosing(events):
+            async for event in events:
+                for chunk in translate(event):
+                    yield chunk
+
+    async def close(self) -> None:
+        """Close the HTTP client, if one was created."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+def openai_client(settings: ModelSettings) -> Any:
+    """An `AsyncOpenAI` for `settings`; retries are the engine's, so the SDK makes none."""
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(base_url=settings.base_url, api_key=settings.api_key or "not-needed",
+                       max_retries=0, timeout=settings.timeout)
