@@ -8,13 +8,13 @@ frontend runs `run_turn` as a task and cancels that task to stop a turn.
 from __future__ import annotations
 
 import asyncio
-import time
 import dataclasses
 from typing import Any, Callable
 
 from app.engine import events as ev
 from app.engine import compaction
 from app.engine.assembler import ToolCallAssembler
+from app.engine.loop_share import StreamSlice
 from app.engine.messages import Message, ToolCall, messages_for_model
 from app.engine.prompts import system_prompt
 from app.engine.usage import UsageTracker
@@ -46,7 +46,6 @@ FINISH_WARNINGS = {
 }
 CANCELLED_RESULT = "The user cancelled this call before it finished."
 MAX_PARALLEL_TOOLS = 4
-YIELD_EVERY = 0.004  # seconds of stream processing before other tasks get the event loop
 
 
 class Session:
@@ -93,7 +92,7 @@ class Session:
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
         self._emit = emit
-        self._last_yield = time.monotonic()
+        self._slice = StreamSlice()  # this session's part of the streams' shared loop budget
         self.system_extra: Callable[[], str] | None = None  # e.g. the MCP resource/prompt catalog
 
     # -- helpers -------------------------------------------------------------------------
@@ -385,16 +384,15 @@ class Session:
         return summary
 
     async def _share_the_loop(self) -> None:
-        """Yield to the event loop after YIELD_EVERY seconds of uninterrupted streaming.
+        """Yield to the event loop once the streams have used this loop iteration's budget.
 
         A fast stream arrives in large buffered reads, and the SDK hands those chunks over without
         ever yielding; the UI (keys, repaints) and other workstreams would wait until the read is
-        used up. Yielding per chunk instead would starve the stream whenever a repaint is slow.
+        used up. All streams share one budget per iteration (app/engine/loop_share.py), so with
+        several of them a key still moves on every iteration; when the UI is idle, iterations are
+        short and the streams get nearly all of the loop.
         """
-        now = time.monotonic()
-        if now - self._last_yield >= YIELD_EVERY:
-            await asyncio.sleep(0)
-            self._last_yield = time.monotonic()
+        await self._slice.maybe_yield()
 
     async def _run_tools(self, calls: list[ToolCall]) -> None:
         """Prepare, gate, approve and execute one response's tool calls; persist every result."""

@@ -1,0 +1,74 @@
+"""Streams share one time budget per event-loop iteration and take turns (app/engine/loop_share.py).
+
+A fake clock makes every chunk cost the same, so the turns are deterministic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.engine.loop_share import LoopShare, StreamSlice
+
+CHUNK = 0.0004  # seconds each chunk "takes"
+BUDGET = 0.001  # so a stream gets 3 chunks per turn
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def stream(name: str, chunks: int, share: LoopShare, clock: Clock, log: list[str]) -> None:
+    piece = StreamSlice(share, clock)
+    for _ in range(chunks):
+        clock.now += CHUNK  # this chunk's work
+        log.append(name)
+        await piece.maybe_yield()
+
+
+def turns(log: list[str]) -> list[tuple[str, int]]:
+    """Consecutive chunks of one stream, as (stream, how many)."""
+    runs: list[tuple[str, int]] = []
+    for name in log:
+        if runs and runs[-1][0] == name:
+            runs[-1] = (name, runs[-1][1] + 1)
+        else:
+            runs.append((name, 1))
+    return runs
+
+
+async def test_streams_take_turns_within_the_budget() -> None:
+    share, clock, log = LoopShare(BUDGET), Clock(), []
+    await asyncio.gather(stream("a", 30, share, clock, log), stream("b", 30, share, clock, log))
+    runs = turns(log)[:-1]  # the last run is the stream left alone at the end, over several turns
+    assert log.count("a") == log.count("b") == 30  # both finish
+    assert all(count <= 3 for _, count in runs)  # no turn runs past the shared budget
+    names = [name for name, _ in runs]
+    assert all(x != y for x, y in zip(names, names[1:]))  # strictly alternating: nobody starves
+
+
+async def test_other_tasks_run_between_turns() -> None:
+    share, clock, log = LoopShare(BUDGET), Clock(), []
+
+    async def ticker() -> None:  # stands in for the UI: one step per loop iteration
+        for _ in range(200):
+            log.append("ui")
+            await asyncio.sleep(0)
+
+    await asyncio.gather(stream("a", 30, share, clock, log), stream("b", 30, share, clock, log), ticker())
+    between_ui = [run for run in " ".join(log).split("ui") if run.strip()]
+    assert max(len(run.split()) for run in between_ui) <= 3 + 1  # one turn, plus one chunk of the other
+
+
+async def test_a_cancelled_stream_gives_up_its_turn() -> None:
+    share, clock, log = LoopShare(BUDGET), Clock(), []
+    first = asyncio.create_task(stream("a", 1000, share, clock, log))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    first.cancel()
+    await asyncio.gather(first, return_exceptions=True)
+    await asyncio.wait_for(stream("b", 10, share, clock, log), timeout=5)  # not stuck behind "a"
+    assert log.count("b") == 10 and not share.turns
