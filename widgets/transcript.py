@@ -7,19 +7,28 @@ remembers the index of the message it shows, so pages can be rebuilt exactly fro
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from typing import Callable
 
 from textual.containers import VerticalScroll
+from textual.errors import NoWidget
+from textual.geometry import Region
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
 from app.engine.messages import Message
+from widgets.dormant import DormantParts, PartSource, wake
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.tool_card import ToolCard
 
 PAGE = 60  # messages rendered per page
 MAX_WIDGETS = 300  # beyond this, widgets far from the viewport are removed
+SLEEP_SCREENS = 3  # parts of a long reply further above the view than this many screens go dormant
+WAKE_SCREENS = 2  # dormant parts closer than this are rendered again
+SETTLE_EVERY = 0.5  # seconds between checks while output streams or the view scrolls
 
 
 class PageMarker(Static):
@@ -76,6 +85,10 @@ class Transcript(VerticalScroll):
         self.last = 0  # one past the last rendered message
         self.at_end = True  # False after paging far back trimmed the newest messages away
         self._loading = False
+        self._settling = False
+        self._settled_at = 0.0
+        self._settle_timer: Timer | None = None
+        self._settle_lock = asyncio.Lock()
 
     # -- live additions ------------------------------------------------------------------
     async def add(self, widget: Widget, index: int | None = None) -> Widget:
@@ -113,6 +126,109 @@ class Transcript(VerticalScroll):
         """Keep the newest output in view unless the user scrolled away."""
         if self.is_vertical_scroll_end or self.max_scroll_y - self.scroll_y < 3:
             self.scroll_end(animate=False)
+        self._schedule_settle()
+
+    # -- dormant parts of long replies (widgets/dormant.py) -------------------------------
+    def _schedule_settle(self) -> None:
+        """Run `settle_parts` now, or once SETTLE_EVERY has passed since the last run."""
+        if self._settle_timer is not None:
+            return
+        wait = self._settled_at + SETTLE_EVERY - time.monotonic()
+        if self._settling or wait > 0:
+            self._settle_timer = self.set_timer(max(wait, 0.05), self._settle_due)
+            return
+        self._settling, self._settled_at = True, time.monotonic()
+        self.run_worker(self.settle_parts(), group="transcript-settle", exit_on_error=False)
+
+    def _settle_due(self) -> None:
+        self._settle_timer = None
+        self._schedule_settle()
+
+    async def settle_parts(self) -> None:
+        """Parts of long replies far above the view go dormant; dormant ones near it are rendered again."""
+        try:
+            async with self._settle_lock:  # one at a time: both steps move the same widgets
+                height = max(1, self.scrollable_content_region.height)
+                await self._sleep_parts_above(self.scroll_y - SLEEP_SCREENS * height)
+                await self._wake_parts_from(self.scroll_y - WAKE_SCREENS * height)
+        finally:
+            self._settling = False
+
+    @staticmethod
+    def _place(widget: Widget) -> Region | None:
+        try:
+            return widget.virtual_region
+        except NoWidget:  # not laid out yet, or the view is hidden
+            return None
+
+    @staticmethod
+    def _is_part(widget: Widget) -> bool:
+        return isinstance(widget, DormantParts) or widget.has_class("assistant-part")
+
+    async def _sleep_parts_above(self, limit: float) -> None:
+        """Replace each run of reply parts that ends above `limit` by one DormantParts."""
+        content = self._content()
+        last_parts = {getattr(w, "message_index", None): w for w in content if w.has_class("assistant-part")}
+        live = {id(widget) for widget in last_parts.values()}  # the part a reply may still stream into
+        runs: list[list[tuple[Widget, Region]]] = [[]]
+        for widget in content:
+            place = self._place(widget) if self._is_part(widget) and id(widget) not in live else None
+            if place is None or place.bottom > limit:
+                if place is not None and place.y >= limit:
+                    break  # everything further down is closer to the view
+                runs.append([])
+                continue
+            if runs[-1] and getattr(runs[-1][-1][0], "message_index", None) != getattr(widget, "message_index", None):
+                runs.append([])
+            runs[-1].append((widget, place))
+        for run in runs:
+            if not any(not isinstance(widget, DormantParts) for widget, _ in run):
+                continue
+            parts: list[PartSource] = []
+            slept: dict[int, PartSource] = {}
+            for index, (widget, place) in enumerate(run):
+                if isinstance(widget, DormantParts):
+                    parts.extend(widget.parts)
+                    continue
+                end = run[index + 1][1].y if index + 1 < len(run) else place.bottom
+                parts.append(PartSource(widget.source, " ".join(sorted(widget.classes)), end - place.y))
+                slept[id(widget)] = parts[-1]
+            first = run[0][0]
+            message_index = getattr(first, "message_index", 0)
+            with self.app.batch_update():
+                await self.mount(DormantParts(parts, message_index), before=first)
+                await self.remove_children([widget for widget, _ in run])
+            self._forget_parts(message_index, slept)
+
+    def _forget_parts(self, message_index: int, slept: dict[int, PartSource]) -> None:
+        """The reply's own list of its parts keeps their text, not the removed widgets (and their
+        rendered lines): a PartSource has the `source` that list is read for."""
+        for head in self.query_children(AssistantMessage):
+            parts = getattr(head, "parts", None)
+            if getattr(head, "message_index", None) == message_index and isinstance(parts, list):
+                head.parts = [slept.get(id(part), part) for part in parts]
+
+    async def _wake_parts_from(self, limit: float) -> None:
+        """Render again the dormant parts that reach below `limit` (those above it stay dormant)."""
+        for dormant in list(self.query_children(DormantParts)):
+            place = self._place(dormant)
+            if place is None or place.bottom <= limit:
+                continue
+            keep: list[PartSource] = []
+            y = place.y
+            for part in dormant.parts:
+                if y + part.height > limit:
+                    break
+                keep.append(part)
+                y += part.height
+            woken = wake(dormant.parts[len(keep):], dormant.message_index)
+            with self.app.batch_update():
+                await self.mount_all(woken, after=dormant)
+                if keep:
+                    dormant.parts = keep
+                    dormant.styles.height = sum(part.height for part in keep)
+                else:
+                    await dormant.remove()
 
     # -- history window ------------------------------------------------------------------
     async def show_history(self, messages: list[Message]) -> None:
@@ -227,6 +343,8 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if self.query_children(DormantParts) or new > old:
+            self._schedule_settle()
         if new <= 0 and old > 0 and self.first > 0:
             self.run_worker(self.load_earlier(), group="transcript-page", exclusive=True)
         elif new >= self.max_scroll_y and new > old and not self.at_end:
