@@ -7,12 +7,14 @@ hands it to its messages in one go: when it is shown again, or when the reply en
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Literal
 
 from widgets.messages import AssistantMessage
 
 Kind = Literal["content", "reasoning"]
+SLICE_CHARS = 65536  # held text is rendered this much at a time, yielding the loop in between
 
 
 @dataclass
@@ -41,13 +43,18 @@ class HeldOutput:
         last.texts.append(text)
 
     async def release(self) -> None:
-        """Render everything held, in order (messages removed meanwhile are skipped)."""
+        """Render everything held, in order (messages removed meanwhile are skipped).
+
+        Long text goes in slices with the loop yielded between them, so keys and paints are not
+        stuck behind one long render (a background reply can have grown by megabytes).
+        """
         runs, self._runs = self._runs, []
         for run in runs:
-            message = run.message
-            if not message.is_attached:
-                continue
-            if run.kind == "content":
-                await message.append_content("".join(run.texts))
-            else:
-                await message.append_reasoning("".join(run.texts))
+            text = "".join(run.texts)
+            append = run.message.append_content if run.kind == "content" else run.message.append_reasoning
+            for start in range(0, len(text), SLICE_CHARS):
+                if not run.message.is_attached:
+                    break
+                if start:
+                    await asyncio.sleep(0)
+                await append(text[start:start + SLICE_CHARS])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -17,6 +18,8 @@ ALT_DIGIT_CHARACTERS = frozenset("¡™£¢∞§¶•ª")
 
 class PromptInput(TextArea):
     """A TextArea that submits on Enter, completes slash commands on Tab and recalls earlier prompts."""
+
+    last_typed = 0.0  # monotonic time of the last key any prompt got: streamed output yields to typing
 
     @dataclass
     class Submitted(Message):
@@ -41,6 +44,8 @@ class PromptInput(TextArea):
         return super().check_consume_key(key, character)
 
     async def _on_key(self, event: events.Key) -> None:
+        if event.key != "enter":  # sending is not typing: the reply should show at once
+            PromptInput.last_typed = time.monotonic()
         handled = True
         if event.key == "enter":
             text = self.text

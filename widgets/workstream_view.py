@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,10 @@ from widgets.transcript import Transcript
 if TYPE_CHECKING:
     from app.engine import events as ev
     from app.engine.workstream import Workstream
+
+
+TYPING_QUIET = 0.3  # streamed text waits until no key was typed for this long (echo first) ...
+MAX_TYPING_HOLD = 1.0  # ... but is shown at least this often while the user keeps typing
 
 
 class ViewTitle(Static):
@@ -63,6 +68,8 @@ class WorkstreamView(Vertical):
         self._assistant: AssistantMessage | None = None
         self.shown = True  # False while no pane shows this view: streamed text is then held, not rendered
         self._held = HeldOutput()
+        self._held_since = 0.0
+        self._release_timer = None
 
     def compose(self) -> ComposeResult:
         yield ViewTitle(classes="view-title")
@@ -88,9 +95,30 @@ class WorkstreamView(Vertical):
             if shown:
                 self.post_message(self.CatchUp())
 
+    def _holding(self) -> bool:
+        """Hold streamed text while hidden, and briefly while the user types (see TYPING_QUIET)."""
+        if not self.shown:
+            return True
+        now = time.monotonic()
+        quiet_at = PromptInput.last_typed + TYPING_QUIET
+        if now >= quiet_at:
+            return False
+        if not self._held:
+            self._held_since = now
+        due = min(quiet_at, self._held_since + MAX_TYPING_HOLD)
+        if now >= due:
+            return False
+        if self._release_timer is None:
+            self._release_timer = self.set_timer(due - now, self._release_due)
+        return True
+
+    def _release_due(self) -> None:
+        self._release_timer = None
+        self.post_message(self.CatchUp())
+
     @on(CatchUp)
     async def catch_up(self) -> None:
-        if self.shown and self._held:
+        if self._held and not self._holding():
             await self._held.release()
             self.transcript.follow()
 
@@ -107,12 +135,12 @@ class WorkstreamView(Vertical):
                 await transcript.add_user(text)
             case ev.AssistantStarted():
                 self._assistant = await transcript.start_assistant()
-            case ev.ContentDelta(text=text) if self._assistant is not None and not self.shown:
+            case ev.ContentDelta(text=text) if self._assistant is not None and self._holding():
                 self._held.add(self._assistant, "content", text)
             case ev.ContentDelta(text=text) if self._assistant is not None:
                 await self._assistant.append_content(text)
                 transcript.follow()
-            case ev.ReasoningDelta(text=text) if self._assistant is not None and not self.shown:
+            case ev.ReasoningDelta(text=text) if self._assistant is not None and self._holding():
                 self._held.add(self._assistant, "reasoning", text)
             case ev.ReasoningDelta(text=text) if self._assistant is not None:
                 await self._assistant.append_reasoning(text)

@@ -3,6 +3,8 @@ its tab still says it has unread output, and nothing it streamed is lost."""
 
 from __future__ import annotations
 
+from textual import events
+
 from tests.fake_llm.script import SlowReply
 from tests.ui.helpers import make_app, wait_for
 from widgets.tab_bar import TabBar
@@ -12,6 +14,14 @@ async def booted(pilot) -> None:
     await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
 
 
+def burst(app, *keys: str) -> None:
+    """Keys posted at once (pilot.press waits for an idle app, which a streaming app never is)."""
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
 def shown_text(app, workstream) -> str:
     """What the workstream's view has rendered (every Markdown widget's source)."""
     view = app.main_screen.view_for(workstream.id)
@@ -19,7 +29,7 @@ def shown_text(app, workstream) -> str:
 
 
 async def test_hidden_stream_is_held_and_shown_on_return(fake_openai, tmp_path):
-    fake_openai.queue(SlowReply("alpha " * 120, delay=0.03, chunk_size=6))
+    fake_openai.queue(SlowReply("alpha " * 400, delay=0.03, chunk_size=6))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
@@ -29,7 +39,7 @@ async def test_hidden_stream_is_held_and_shown_on_return(fake_openai, tmp_path):
         await pilot.press("enter")
         await wait_for(pilot, lambda: "alpha" in shown_text(app, first), message="streaming started")
 
-        await pilot.press("ctrl+n")  # the new tab takes the pane: the first one streams hidden
+        burst(app, "ctrl+n")  # the new tab takes the pane: the first one streams hidden
         await wait_for(pilot, lambda: len(app.manager) == 2)
         held_at = shown_text(app, first)
         await pilot.pause(0.6)
@@ -39,12 +49,12 @@ async def test_hidden_stream_is_held_and_shown_on_return(fake_openai, tmp_path):
         tab = app.main_screen.query_one(TabBar).render().plain.split("2 new workstream")[0]
         assert tab.rstrip().endswith("•")  # its tab is marked unread
 
-        await pilot.press("alt+1")  # shown again: what streamed meanwhile appears at once
+        burst(app, "alt+1")  # shown again: what streamed meanwhile appears at once
         await wait_for(pilot, lambda: len(shown_text(app, first)) > len(held_at) + 30,
                        message="held text rendered on return")
         await wait_for(pilot, lambda: not first.busy, timeout=30)
         await pilot.pause(0.2)
-        assert shown_text(app, first).count("alpha") == 120
+        assert shown_text(app, first).count("alpha") == 400
 
 
 async def test_reply_that_ends_while_hidden_is_rendered_whole(fake_openai, tmp_path):
@@ -61,3 +71,34 @@ async def test_reply_that_ends_while_hidden_is_rendered_whole(fake_openai, tmp_p
         await pilot.pause(0.2)
         assert app.workstream is not first  # still hidden
         assert shown_text(app, first).count("beta") == 60
+
+
+async def test_typing_holds_streamed_text_until_the_keys_stop(fake_openai, tmp_path, monkeypatch):
+    import widgets.workstream_view as workstream_view
+    from widgets.prompt import PromptInput
+
+    monkeypatch.setattr(workstream_view, "TYPING_QUIET", 30.0)  # within this test: hold until released
+    monkeypatch.setattr(workstream_view, "MAX_TYPING_HOLD", 30.0)
+    monkeypatch.setattr(PromptInput, "last_typed", 0.0)  # no key typed yet (earlier tests typed some)
+    fake_openai.queue(SlowReply("gamma " * 300, delay=0.03, chunk_size=6))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        first = app.workstream
+        view = app.main_screen.view_for(first.id)
+        view.prompt.insert("talk")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "gamma" in shown_text(app, first), message="streaming started")
+        burst(app, *"next")  # the user starts typing the next prompt
+        await wait_for(pilot, lambda: view.prompt.text == "next", message="keys echoed")
+        held_at = shown_text(app, first)
+        await pilot.pause(0.6)
+        assert first.busy and shown_text(app, first) == held_at  # echo first: the stream waits
+        assert view.prompt.text == "next"
+
+        monkeypatch.setattr(PromptInput, "last_typed", 0.0)  # the keys stopped long ago
+        view.post_message(view.CatchUp())
+        await wait_for(pilot, lambda: len(shown_text(app, first)) > len(held_at), message="held text shown")
+        await wait_for(pilot, lambda: not first.busy, timeout=30)
+        await pilot.pause(0.2)
+        assert shown_text(app, first).count("gamma") == 300
