@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,25 @@ from app.providers.base import ModelSettings
 from app.screens.main import MainScreen
 from app.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
+
+FULL_COLLECTION_EVERY = 100  # younger collections per full one (Python's default: 10)
+SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 0.005)
+
+
+def tune_interpreter_for_input() -> None:
+    """Once booted (in a real terminal): keep interpreter pauses short while output streams.
+
+    Full garbage collections stop the UI for their whole run. What boot loaded lives as long as
+    the app, so it is frozen out of every later collection (re-scanning it took ~0.5 s per full
+    collection here), and a full collection waits for 100 (not 10) younger ones: about one every
+    half minute instead of every few seconds while output streams. The threads that read keys
+    and write the screen get the GIL after 1 ms instead of 5 ms of a busy event loop.
+    Headless apps (tests) keep the defaults: a frozen object is never collected.
+    """
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 def _import_engine() -> None:
@@ -115,7 +135,8 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
             self.open_setup()
         else:
             await self._warm_sdk_import()
-        gc.freeze()  # what boot loaded lives on: full collections stop re-scanning it (0.5 s pauses otherwise)
+        if not self.is_headless:
+            tune_interpreter_for_input()
 
     async def _open_store(self, store_class):
         """Open the database; when that fails, say why and let the user retry, go on with a
