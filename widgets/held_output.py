@@ -15,6 +15,8 @@ from widgets.messages import AssistantMessage
 
 Kind = Literal["content", "reasoning"]
 SLICE_CHARS = 65536  # held text is rendered this much at a time, yielding the loop in between
+TYPING_SLICE_CHARS = 2048  # while the user types: small slices, one per frame, so echoes get between
+FRAME = 1 / 60
 
 
 @dataclass
@@ -42,19 +44,22 @@ class HeldOutput:
             self._runs.append(last)
         last.texts.append(text)
 
-    async def release(self) -> None:
+    async def release(self, *, typing: bool = False) -> None:
         """Render everything held, in order (messages removed meanwhile are skipped).
 
         Long text goes in slices with the loop yielded between them, so keys and paints are not
-        stuck behind one long render (a background reply can have grown by megabytes).
+        stuck behind one long render (a background reply can have grown by megabytes). While the
+        user types, the slices are small and a frame apart: each keystroke waits for one small
+        render at most, not for a second's worth of text.
         """
+        size, pause = (TYPING_SLICE_CHARS, FRAME) if typing else (SLICE_CHARS, 0.0)
         runs, self._runs = self._runs, []
         for run in runs:
             text = "".join(run.texts)
             append = run.message.append_content if run.kind == "content" else run.message.append_reasoning
-            for start in range(0, len(text), SLICE_CHARS):
+            for start in range(0, len(text), size):
                 if not run.message.is_attached:
                     break
                 if start:
-                    await asyncio.sleep(0)
-                await append(text[start:start + SLICE_CHARS])
+                    await asyncio.sleep(pause)
+                await append(text[start:start + size])

@@ -119,7 +119,7 @@ class WorkstreamView(Vertical):
     @on(CatchUp)
     async def catch_up(self) -> None:
         if self._held and not self._holding():
-            await self._held.release()
+            await self._held.release(typing=time.monotonic() - PromptInput.last_typed < TYPING_QUIET)
             self.transcript.follow()
 
     @on(EngineEventMessage)
