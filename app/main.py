@@ -124,8 +124,8 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
-        problems = self.start_mcp()  # connects in the background
-        await self._restore_workspace()
+        await self._restore_workspace()  # the prompt is usable from here on
+        problems = self.start_mcp()  # connects in the background; sessions get the tools as they come
         for problem in problems:
             await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "warning")
         if self.models is None:

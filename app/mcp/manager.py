@@ -40,6 +40,26 @@ Listener = Callable[[str, str], None]
 """`listener(server, what)`: what is 'status', 'tools', 'resources', 'prompts' or 'log'."""
 
 
+_SDK_IMPORT: asyncio.Future | None = None
+
+
+def _import_sdk() -> None:
+    """Import what connecting needs (the SDK's client, transports and types: ~0.5 s of CPU)."""
+    import mcp.client.sse  # noqa: F401
+    import mcp.client.stdio  # noqa: F401
+    import mcp.client.streamable_http  # noqa: F401
+    from mcp import Client  # noqa: F401
+
+
+async def _sdk_imported() -> None:
+    """The SDK imported once, on a thread, so a UI's event loop never stalls on it."""
+    global _SDK_IMPORT
+    loop = asyncio.get_running_loop()
+    if _SDK_IMPORT is None or _SDK_IMPORT.get_loop() is not loop:
+        _SDK_IMPORT = asyncio.ensure_future(asyncio.to_thread(_import_sdk))
+    await asyncio.shield(_SDK_IMPORT)
+
+
 class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
     """Connections to MCP servers, their catalogs, and requests to them.
 
@@ -259,6 +279,11 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
 
     # -- the per-server connection loop ----------------------------------------------------
     async def _supervise(self, state: ServerState, index: int) -> None:
+        try:
+            await _sdk_imported()
+        except Exception as exc:  # noqa: BLE001 - a broken install is a status, not a crash
+            self._set_status(state, FAILED, f"the mcp SDK could not be imported: {describe_error(exc)}")
+            return
         while not self._stopping and state.config.enabled:
             breaker = state.breaker
             if not breaker.allow():
