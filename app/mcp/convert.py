@@ -115,11 +115,14 @@ def call_result_to_text(result: Any) -> tuple[str, bool]:
         for block in blocks:
             if _get(block, "type") == "text":
                 text = _get(block, "text", default="")
+                if any(text == str(c) for c in candidates):
+                    already = True
+                    break
                 try:
                     value = json.loads(text)
                 except (ValueError, TypeError):
-                    value = text
-                already = already or any(value == c or text == str(c) for c in candidates)
+                    continue
+                already = already or any(value == c for c in candidates)
         if not already:
             parts.append("structured content:\n" + _json(structured))
     is_error = bool(_get(result, "is_error", "isError", default=False))

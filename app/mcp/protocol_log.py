@@ -73,8 +73,9 @@ class ServerLogs:
         if isinstance(inner, dict):
             method, ident, failed = inner.get("method", ""), inner.get("id"), "error" in inner
         elif hasattr(inner, "jsonrpc"):
-            method, ident = getattr(inner, "method", "") or "", getattr(inner, "id", None)
-            failed = getattr(inner, "error", None) is not None
+            fields = inner.__dict__  # a pydantic model's fields (a missing attribute would raise, slowly)
+            method, ident = fields.get("method") or "", fields.get("id")
+            failed = fields.get("error") is not None
         else:
             self.protocol.append(ProtocolEntry(now, direction, "error", raw=message))
             return
