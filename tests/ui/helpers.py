@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,6 +31,30 @@ def make_app(tmp_path: Path, base_url: str | None = "http://127.0.0.1:9/v1", *, 
     app.retry_base_delay = 0.01
     app.animation_level = "none"  # no pulse or spinner frames: screens stay deterministic
     return app
+
+
+async def booted(pilot) -> None:
+    """Wait until the boot worker has restored the workspace."""
+    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
+
+
+def burst(app, *keys: str) -> None:
+    """Post key events as one burst, the way a busy terminal delivers them (pilot.press waits for
+    an idle app, which a streaming app never is). Named keys get their character, as Textual's
+    driver gives them ("inverted_exclamation_mark" is the "¡" that ESC 1 decodes to)."""
+    from textual import events
+
+    for key in keys:
+        if len(key) == 1:
+            character = key
+        else:
+            try:
+                character = unicodedata.lookup(key.replace("_", " ").upper())
+            except KeyError:
+                character = None
+        event = events.Key(key, character)
+        event.set_sender(app)
+        app._driver.send_message(event)
 
 
 async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 15.0, message: str = "") -> None:

@@ -8,12 +8,8 @@ from textual.widgets import DataTable
 from app.screens.help import HelpScreen
 from app.screens.resume import ResumeScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_text, wait_for
 from widgets.slash_suggestions import SlashSuggestions
-
-
-async def booted(pilot) -> None:
-    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
 
 
 def focused_view(app):

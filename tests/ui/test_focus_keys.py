@@ -7,31 +7,8 @@ waiting between keys), which is what `pilot.press` does not do.
 
 from __future__ import annotations
 
-import unicodedata
-
-from textual import events
-
 from app.screens.main import OPTION_DIGIT_KEYS
-from tests.ui.helpers import make_app, wait_for
-
-
-async def booted(pilot) -> None:
-    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
-
-
-def burst(app, *keys: str) -> None:
-    """Post key events as one burst, the way a busy terminal delivers them."""
-    for key in keys:
-        if len(key) == 1:
-            character = key
-        else:
-            try:
-                character = unicodedata.lookup(key.replace("_", " ").upper())
-            except KeyError:
-                character = None
-        event = events.Key(key, character)
-        event.set_sender(app)
-        app._driver.send_message(event)
+from tests.ui.helpers import booted, burst, make_app, wait_for
 
 
 def prompt_text(app, workstream) -> str:

@@ -3,23 +3,9 @@ its tab still says it has unread output, and nothing it streamed is lost."""
 
 from __future__ import annotations
 
-from textual import events
-
 from tests.fake_llm.script import SlowReply
-from tests.ui.helpers import make_app, wait_for
+from tests.ui.helpers import booted, burst, make_app, wait_for
 from widgets.tab_bar import TabBar
-
-
-async def booted(pilot) -> None:
-    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
-
-
-def burst(app, *keys: str) -> None:
-    """Keys posted at once (pilot.press waits for an idle app, which a streaming app never is)."""
-    for key in keys:
-        event = events.Key(key, key if len(key) == 1 else None)
-        event.set_sender(app)
-        app._driver.send_message(event)
 
 
 def shown_text(app, workstream) -> str:

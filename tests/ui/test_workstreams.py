@@ -6,13 +6,9 @@ import json
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_text, wait_for
 from widgets.pane_area import PaneArea
 from widgets.tab_bar import TabBar
-
-
-async def booted(pilot) -> None:
-    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
 
 
 async def type_and_send(pilot, text: str) -> None:
