@@ -23,6 +23,7 @@ from textual.widgets import Button, Input, Static
 from app.mcp.features import ElicitationRequest, ElicitationResponse
 from app.mcp.schema_form import ANSWERS, collect, fields_from_schema
 from styles import STYLES_DIR
+from widgets.url_block import url_block
 from widgets.schema_form import SchemaForm
 
 
@@ -32,24 +33,6 @@ def heading(kind: str, server: str, workstream_title: str) -> Text:
     text.append(f"MCP server “{server}” {kind}", style="bold")
     if workstream_title:
         text.append(f"  · in “{workstream_title}”", style="dim")
-    return text
-
-
-def url_block(url: str) -> Text:
-    """The address with its host first and prominent: what the user must judge before opening it."""
-    parts = urlsplit(url)
-    host = parts.hostname or "(no host)"
-    text = Text()
-    text.append("Host  ", style="dim")
-    text.append(host, style="bold reverse")
-    if parts.scheme not in ("http", "https"):
-        text.append(f"   {parts.scheme or 'no'} scheme: Whimbrel only opens http and https links", style="bold red")
-    elif parts.scheme == "http":
-        text.append("   not encrypted (http)", style="bold yellow")
-    if "xn--" in host or not host.isascii():
-        text.append("   internationalized name: check every letter", style="bold yellow")
-    text.append("\nURL   ", style="dim")
-    text.append(url, style="underline")
     return text
 
 

@@ -6,7 +6,7 @@ and the ServerConfig to start, or None when cancelled.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 from rich.text import Text
 from textual import on

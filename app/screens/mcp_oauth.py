@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import webbrowser
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,23 +20,11 @@ from textual.widgets import Button, Static
 
 from app.mcp.features import AuthorizationHook, AuthorizationRequest
 from styles import STYLES_DIR
+from widgets.url_block import url_block
 
 
 def _duration(seconds: float) -> str:
     return f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} seconds"
-
-
-def address(url: str) -> Text:
-    """Host first and prominent (what the user must judge), then the whole URL."""
-    parts = urlsplit(url)
-    text = Text()
-    text.append("Host  ", style="dim")
-    text.append(parts.hostname or "(no host)", style="bold reverse")
-    if parts.scheme != "https":
-        text.append(f"   not encrypted ({parts.scheme or 'no scheme'})", style="bold yellow")
-    text.append("\nURL   ", style="dim")
-    text.append(url, style="underline")
-    return text
 
 
 class McpSignInScreen(ModalScreen[None]):
@@ -62,7 +49,7 @@ class McpSignInScreen(ModalScreen[None]):
             yield Static("Whimbrel opens this address in your browser. After you sign in there, the browser "
                          "comes back to Whimbrel and the server connects.", id="sign-in-message")
             with VerticalScroll(id="sign-in-url"):
-                yield Static(address(request.url))
+                yield Static(url_block(request.url))
             yield Static(f"Waiting up to {_duration(request.timeout)} for the sign-in.", id="sign-in-status")
             with Horizontal(id="sign-in-buttons"):
                 yield Button("Open browser", id="open", variant="primary")
