@@ -15,8 +15,6 @@ from widgets.messages import AssistantMessage
 
 Kind = Literal["content", "reasoning"]
 SLICE_CHARS = 65536  # held text is rendered this much at a time, yielding the loop in between
-TYPING_SLICE_CHARS = 2048  # while the user types: small slices, one per frame, so echoes get between
-FRAME = 1 / 60
 
 
 @dataclass
@@ -44,22 +42,37 @@ class HeldOutput:
             self._runs.append(last)
         last.texts.append(text)
 
-    async def release(self, *, typing: bool = False) -> None:
-        """Render everything held, in order (messages removed meanwhile are skipped).
+    async def release(self, limit: int | None = None) -> None:
+        """Render what is held, in order (messages removed meanwhile are skipped): everything, or
+        the first `limit` characters (the rest stays held, still in order).
 
         Long text goes in slices with the loop yielded between them, so keys and paints are not
-        stuck behind one long render (a background reply can have grown by megabytes). While the
-        user types, the slices are small and a frame apart: each keystroke waits for one small
-        render at most, not for a second's worth of text.
+        stuck behind one long render (a background reply can have grown by megabytes).
         """
-        size, pause = (TYPING_SLICE_CHARS, FRAME) if typing else (SLICE_CHARS, 0.0)
-        runs, self._runs = self._runs, []
-        for run in runs:
+        taken = self._take(limit)
+        for run in taken:
             text = "".join(run.texts)
             append = run.message.append_content if run.kind == "content" else run.message.append_reasoning
-            for start in range(0, len(text), size):
+            for start in range(0, len(text), SLICE_CHARS):
                 if not run.message.is_attached:
                     break
                 if start:
-                    await asyncio.sleep(pause)
-                await append(text[start:start + size])
+                    await asyncio.sleep(0)
+                await append(text[start:start + SLICE_CHARS])
+
+    def _take(self, limit: int | None) -> list[_Run]:
+        """Remove and return the held runs to render now: all, or up to `limit` characters."""
+        if limit is None:
+            taken, self._runs = self._runs, []
+            return taken
+        taken: list[_Run] = []
+        while self._runs and limit > 0:
+            run = self._runs[0]
+            text = "".join(run.texts)
+            if len(text) > limit:  # split: the head goes now, the tail stays first in line
+                run.texts = [text[limit:]]
+                taken.append(_Run(run.message, run.kind, [text[:limit]]))
+                break
+            taken.append(self._runs.pop(0))
+            limit -= len(text)
+        return taken

@@ -10,6 +10,8 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from app.engine.loop_share import SHARE
+
 NEWLINE_KEYS = {"ctrl+j", "shift+enter"}
 # Alt+1..9 arrive from xterm-like terminals as ESC+digit, which Textual decodes as these macOS Option
 # characters; the prompt must leave them to the tab-switching bindings instead of typing them.
@@ -20,6 +22,9 @@ class PromptInput(TextArea):
     """A TextArea that submits on Enter, completes slash commands on Tab and recalls earlier prompts."""
 
     last_typed = 0.0  # monotonic time of the last key any prompt got: streamed output yields to typing
+
+    class Echoed(Message):
+        """A typed key has been painted: held stream output may go now, before the next key comes."""
 
     @dataclass
     class Submitted(Message):
@@ -46,6 +51,8 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         if event.key != "enter":  # sending is not typing: the reply should show at once
             PromptInput.last_typed = time.monotonic()
+            SHARE.defer_to_typing()  # streams give the keyboard the loop for a moment
+            self.call_after_refresh(self.post_message, self.Echoed())
         handled = True
         if event.key == "enter":
             text = self.text

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 
 TYPING_QUIET = 0.3  # streamed text waits until no key was typed for this long (echo first) ...
-MAX_TYPING_HOLD = 1.0  # ... but is shown at least this often while the user keeps typing
+MAX_TYPING_HOLD = 1.0  # ... but is shown at least this often while the user keeps typing,
+ECHO_RELEASE_CHARS = 4096  # ... this much at a time, right after a key's echo was painted
 
 
 class ViewTitle(Static):
@@ -58,8 +59,12 @@ class WorkstreamView(Vertical):
 
         view: "WorkstreamView"
 
+    @dataclass
     class CatchUp(Message):
-        """The view was shown again: render what streamed while it was hidden (in event order)."""
+        """Render held output if it may go now: the view was shown again, typing paused, or a key's
+        echo was just painted (`after_echo`) while the user keeps typing."""
+
+        after_echo: bool = False
 
     def __init__(self, workstream: Workstream) -> None:
         super().__init__(classes="workstream-view")
@@ -96,7 +101,11 @@ class WorkstreamView(Vertical):
                 self.post_message(self.CatchUp())
 
     def _holding(self) -> bool:
-        """Hold streamed text while hidden, and briefly while the user types (see TYPING_QUIET)."""
+        """Hold streamed text while hidden, and while the user types (see TYPING_QUIET).
+
+        While typing goes on, held text is shown in small pieces right after a key's echo has been
+        painted (`catch_up(after_echo=True)`), so the work lands between keys, not in front of one.
+        """
         if not self.shown:
             return True
         now = time.monotonic()
@@ -105,11 +114,8 @@ class WorkstreamView(Vertical):
             return False
         if not self._held:
             self._held_since = now
-        due = min(quiet_at, self._held_since + MAX_TYPING_HOLD)
-        if now >= due:
-            return False
         if self._release_timer is None:
-            self._release_timer = self.set_timer(due - now, self._release_due)
+            self._release_timer = self.set_timer(quiet_at - now, self._release_due)
         return True
 
     def _release_due(self) -> None:
@@ -117,10 +123,18 @@ class WorkstreamView(Vertical):
         self.post_message(self.CatchUp())
 
     @on(CatchUp)
-    async def catch_up(self) -> None:
-        if self._held and not self._holding():
-            await self._held.release(typing=time.monotonic() - PromptInput.last_typed < TYPING_QUIET)
-            self.transcript.follow()
+    async def catch_up(self, message: CatchUp | None = None) -> None:
+        if not self._held:
+            return
+        if not self._holding():
+            await self._held.release()
+        elif message is not None and message.after_echo and self.shown \
+                and time.monotonic() - self._held_since >= MAX_TYPING_HOLD:
+            await self._held.release(limit=ECHO_RELEASE_CHARS)
+            self._held_since = time.monotonic()
+        else:
+            return
+        self.transcript.follow()
 
     @on(EngineEventMessage)
     async def handle_engine_event(self, message: EngineEventMessage) -> None:

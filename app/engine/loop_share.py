@@ -7,6 +7,11 @@ several iterations to be echoed. So the streams share one budget per iteration: 
 together have used BUDGET seconds of it, each one yields at its next chunk and waits for its turn
 in a later iteration (round robin, so no stream starves another). When nothing else wants the
 loop, iterations are short and the streams still get nearly all of it.
+
+While the user types (the UI calls `SHARE.defer_to_typing()` on each key), a key needs several
+iterations to be echoed and each would still carry a budget of stream work. So for TYPING_QUIET
+seconds after a key, streams that used the budget wait TYPING_PAUSE before the next one: they
+keep about a tenth of the loop, and reading resumes at full speed once typing pauses.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from collections import deque
 from typing import Callable
 
 BUDGET = 0.001  # seconds of stream work per loop iteration, for all streams together
+TYPING_QUIET = 0.3  # after a key, streams hold back this long ...
+TYPING_PAUSE = 0.01  # ... waiting this long each time they have used the budget
 
 
 class LoopShare:
@@ -27,6 +34,21 @@ class LoopShare:
         self.used = 0.0
         self.turns: deque[StreamSlice] = deque()  # streams that yielded, in the order they go again
         self._reset_pending = False
+        self.typing_until = 0.0  # time.monotonic() before which streams defer to the keyboard
+        self.resume_at = 0.0  # while deferring: monotonic time at which the streams go on
+
+    def defer_to_typing(self, seconds: float = TYPING_QUIET) -> None:
+        """The user typed: streams take only a small share of the loop for the next `seconds`."""
+        self.typing_until = time.monotonic() + seconds
+
+    async def _pause_for_typing(self) -> None:
+        """While the user types, wait (with the other streams) until TYPING_PAUSE has passed."""
+        now = time.monotonic()
+        if now >= self.typing_until:
+            return
+        if self.resume_at <= now:
+            self.resume_at = now + TYPING_PAUSE
+        await asyncio.sleep(self.resume_at - now)
 
     def _reset(self) -> None:
         self.used = 0.0
@@ -66,6 +88,7 @@ class StreamSlice:
             return
         share.turns.append(self)
         try:
+            await share._pause_for_typing()
             await asyncio.sleep(0)
             while share.spent or share.turns[0] is not self:
                 await asyncio.sleep(0)

@@ -163,6 +163,13 @@ class MainScreen(Screen):
         if view is not None:
             view.query_one(SlashSuggestions).update_for(message.text_area.text)
 
+    @on(PromptInput.Echoed)
+    def echo_painted(self) -> None:
+        """Between two keys is when the panes may show a little of what streamed meanwhile."""
+        for view in self.pane_area.views():
+            if view.shown:
+                view.post_message(WorkstreamView.CatchUp(after_echo=True))
+
     @on(WorkstreamView.Changed)
     def workstream_changed(self) -> None:
         self.app.refresh_chrome()  # type: ignore[attr-defined]

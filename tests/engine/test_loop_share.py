@@ -72,3 +72,42 @@ async def test_a_cancelled_stream_gives_up_its_turn() -> None:
     await asyncio.gather(first, return_exceptions=True)
     await asyncio.wait_for(stream("b", 10, share, clock, log), timeout=5)  # not stuck behind "a"
     assert log.count("b") == 10 and not share.turns
+
+
+async def test_while_the_user_types_streams_leave_the_loop_to_the_keyboard() -> None:
+    """After a key, a stream that used the budget pauses TYPING_PAUSE: the UI gets many iterations."""
+    from app.engine.loop_share import TYPING_PAUSE
+
+    async def ui_steps_during(typing: bool) -> int:
+        share, clock, log = LoopShare(BUDGET), Clock(), []
+        if typing:
+            share.defer_to_typing(60)
+        steps = 0
+        done = asyncio.Event()
+
+        async def ui() -> None:
+            nonlocal steps
+            while not done.is_set():
+                steps += 1
+                await asyncio.sleep(0)
+
+        ticker = asyncio.create_task(ui())
+        await stream("a", 12, share, clock, log)  # four turns of three chunks
+        done.set()
+        await ticker
+        return steps
+
+    idle_steps = await ui_steps_during(typing=False)
+    typing_steps = await ui_steps_during(typing=True)
+    assert idle_steps < 20  # the stream takes a turn every iteration or two
+    assert typing_steps > 3 * idle_steps  # ... but waits TYPING_PAUSE between turns while typing
+    assert TYPING_PAUSE >= 0.005
+
+
+async def test_streams_go_back_to_full_speed_when_typing_stops() -> None:
+    share, clock, log = LoopShare(BUDGET), Clock(), []
+    share.defer_to_typing(0.05)
+    await asyncio.sleep(0.06)
+    started = asyncio.get_running_loop().time()
+    await stream("a", 30, share, clock, log)
+    assert asyncio.get_running_loop().time() - started < 0.05  # ten turns, no pauses

@@ -88,3 +88,43 @@ async def test_typing_holds_streamed_text_until_the_keys_stop(fake_openai, tmp_p
         await wait_for(pilot, lambda: not first.busy, timeout=30)
         await pilot.pause(0.2)
         assert shown_text(app, first).count("gamma") == 300
+
+
+async def test_while_typing_goes_on_held_text_comes_in_small_pieces_right_after_an_echo(
+        fake_openai, tmp_path, monkeypatch):
+    import widgets.workstream_view as workstream_view
+    from widgets.prompt import PromptInput
+
+    monkeypatch.setattr(workstream_view, "TYPING_QUIET", 30.0)  # the user never pauses long enough
+    monkeypatch.setattr(workstream_view, "MAX_TYPING_HOLD", 0.3)
+    monkeypatch.setattr(workstream_view, "ECHO_RELEASE_CHARS", 60)
+    monkeypatch.setattr(PromptInput, "last_typed", 0.0)
+    fake_openai.queue(SlowReply("delta " * 300, delay=0.02, chunk_size=6))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        first = app.workstream
+        view = app.main_screen.view_for(first.id)
+        view.prompt.insert("talk")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "delta" in shown_text(app, first), message="streaming started")
+        burst(app, "n")
+        await wait_for(pilot, lambda: view.prompt.text == "n", message="key echoed")
+        held_at = shown_text(app, first)
+        await pilot.pause(0.5)  # held longer than MAX_TYPING_HOLD, but no key yet: nothing moves
+        assert first.busy and shown_text(app, first) == held_at
+
+        burst(app, "e")  # the next key: once it is painted, one piece of what was held follows it
+        await wait_for(pilot, lambda: shown_text(app, first) != held_at, message="a piece shown after the echo")
+        await pilot.pause(0.1)
+        grown = shown_text(app, first)
+        assert grown.startswith(held_at) and 0 < len(grown) - len(held_at) <= 60
+        assert view.prompt.text == "ne"
+        await pilot.pause(0.1)
+        assert shown_text(app, first) == grown  # the rest waits for a later key (or a pause)
+
+        monkeypatch.setattr(PromptInput, "last_typed", 0.0)  # typing stopped: everything follows
+        view.post_message(view.CatchUp())
+        await wait_for(pilot, lambda: not first.busy, timeout=30)
+        await pilot.pause(0.2)
+        assert shown_text(app, first).count("delta") == 300
