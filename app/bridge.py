@@ -6,8 +6,13 @@ at most once per frame, while every other event is posted at once and in order.
 
 The frame follows how busy the event loop is: after posting merged text the emitter waits until
 the screen has painted it, then lets as much time again pass (up to MAX_WAIT) before the next
-post. A fast stream, a long reply or a slow terminal thus get fewer, larger updates (down to about
-ten a second) and the stream keeps its share of the loop; a slow stream is shown at frame rate.
+post. A long reply or a slow terminal thus get fewer, larger updates (down to about ten a second)
+and the stream keeps its share of the loop; a slow stream is shown at frame rate.
+
+A stream that outruns the screen (more than BACKLOG_CHARS arrived while the last update was being
+painted: far faster than anyone reads) waits FAST_FACTOR times as long (up to FAST_MAX_WAIT): each
+update costs a layout of the whole view whatever its size, so fewer, larger ones finish the reply
+sooner and leave the loop free for typing meanwhile.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ if TYPE_CHECKING:
 
 FRAME_SECONDS = 1 / 60
 MAX_WAIT = 0.1  # the longest pause after a paint before the next update
+BACKLOG_CHARS = 400  # text waiting when a paint ends that marks a stream as outrunning the screen
+FAST_FACTOR = 3  # ... which then waits this many times as long as the last update took
+FAST_MAX_WAIT = 0.3  # ... up to this
 PAINT_TIMEOUT = 1.0  # a paint that never reports back (a closing view) stops blocking after this
 
 
@@ -103,7 +111,11 @@ class CoalescingEmitter:
         if token is not self._painting:
             return  # a later post superseded this one
         now = asyncio.get_running_loop().time()
-        self._ready_at = now + min(MAX_WAIT, now - self._posted_at)
+        took = now - self._posted_at
+        if self._pending is not None and len(self._pending.text) >= BACKLOG_CHARS:
+            self._ready_at = now + min(FAST_MAX_WAIT, FAST_FACTOR * took)
+        else:
+            self._ready_at = now + min(MAX_WAIT, took)
         self._painting = None
         if self._watchdog is not None:
             self._watchdog.cancel()

@@ -91,3 +91,32 @@ async def test_other_events_do_not_wait_for_a_paint():
     emit(ev.ContentDelta("b"))
     emit(ev.TurnFinished("done"))
     assert [type(e).__name__ for e in target.posted] == ["ContentDelta", "ContentDelta", "TurnFinished"]
+
+
+async def _second_post_after_paint(backlog: str, checks: tuple[float, ...]) -> list[int]:
+    """Post "a", let its paint take 50 ms while `backlog` arrives; how many posts exist at each check."""
+    target = PaintingTarget()
+    emit = CoalescingEmitter(target, frame_seconds=0.001)
+    emit(ev.ContentDelta("a"))
+    await asyncio.sleep(0.01)
+    emit(ev.ContentDelta(backlog))
+    await asyncio.sleep(0.05)
+    target.paint()
+    seen, waited = [], 0.0
+    for at in checks:
+        await asyncio.sleep(at - waited)
+        waited = at
+        seen.append(len(target.posted))
+    return seen
+
+
+async def test_a_slow_stream_is_shown_again_as_soon_as_the_last_update_was_paid_for():
+    assert await _second_post_after_paint("few words", (0.15,)) == [2]
+
+
+async def test_a_stream_outrunning_the_screen_gets_fewer_larger_updates():
+    from app.bridge import BACKLOG_CHARS, FAST_FACTOR
+
+    assert FAST_FACTOR >= 2
+    # the paint took >= 60 ms, so the next update waits >= 120 ms: nothing at 100 ms, then one post
+    assert await _second_post_after_paint("x" * BACKLOG_CHARS, (0.1, 0.6)) == [1, 2]
