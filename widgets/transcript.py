@@ -75,7 +75,14 @@ def _preview(name: str, arguments: str) -> str:
 
 
 class Transcript(VerticalScroll):
-    """Holds message widgets; follows the bottom while the user has not scrolled up."""
+    """Holds message widgets; follows the bottom while the user has not scrolled up.
+
+    Following uses Textual's anchor once the transcript is taller than the view: the layout pass
+    that places new output also scrolls to it, so a streamed update costs one layout instead of a
+    layout and then a scroll. Scrolling up releases the anchor; reaching the bottom again (or any
+    jump to the end) restores it. A transcript shorter than the view is never anchored (the anchor
+    would push it to the bottom of the view).
+    """
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -90,6 +97,11 @@ class Transcript(VerticalScroll):
         self._settle_timer: Timer | None = None
         self._settle_lock = asyncio.Lock()
 
+    @property
+    def _following(self) -> bool:
+        """Anchored to the bottom and not released by the user scrolling up."""
+        return self.is_anchored and not self._anchor_released
+
     # -- live additions ------------------------------------------------------------------
     async def add(self, widget: Widget, index: int | None = None) -> Widget:
         follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
@@ -103,9 +115,21 @@ class Transcript(VerticalScroll):
         await self.mount(widget)
         self.last = max(self.last, index + 1)
         await self._trim_top()
-        if follow:
-            self.scroll_end(animate=False)
+        if follow and not self._following:
+            self._to_end()
         return widget
+
+    def _to_end(self) -> None:
+        """Scroll to the end; anchor there if the transcript is taller than the view."""
+        if self.max_scroll_y > 0:
+            self.anchor()
+        else:
+            self.scroll_end(animate=False)
+
+    def on_resize(self, event) -> None:
+        if self.is_anchored and event.virtual_size.height <= event.container_size.height:
+            self.anchor(False)  # shorter than the view again: top-aligned, not pushed down
+            self.scroll_to(y=0, animate=False, immediate=True)
 
     async def add_user(self, text: str) -> None:
         await self.add(UserMessage(text), len(self.source()) - 1)
@@ -124,8 +148,8 @@ class Transcript(VerticalScroll):
 
     def follow(self) -> None:
         """Keep the newest output in view unless the user scrolled away."""
-        if self.is_vertical_scroll_end or self.max_scroll_y - self.scroll_y < 3:
-            self.scroll_end(animate=False)
+        if not self._following and (self.is_vertical_scroll_end or self.max_scroll_y - self.scroll_y < 3):
+            self._to_end()
         self._schedule_settle()
 
     # -- dormant parts of long replies (widgets/dormant.py) -------------------------------
