@@ -41,11 +41,11 @@ class DormantParts(Widget):
 
 def wake(parts: list[PartSource], message_index: int) -> list[Widget]:
     """Markdown widgets for dormant parts (rendered when mounted)."""
-    from textual.widgets import Markdown
+    from widgets.reply_markdown import ReplyMarkdown
 
     widgets: list[Widget] = []
     for part in parts:
-        widget = Markdown(part.source, classes=part.classes)
+        widget = ReplyMarkdown(part.source, classes=part.classes)
         widget.message_index = message_index  # type: ignore[attr-defined]
         widgets.append(widget)
     return widgets

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
@@ -53,6 +55,7 @@ class AssistantMessage(Vertical):
     """
 
     DEFAULT_CSS = "AssistantMessage { height: auto; }"
+    virtual_size = Reactive(Size(0, 0), layout=False)  # see widgets/reply_markdown.py
 
     def __init__(self, content: str = "", reasoning: str = "") -> None:
         super().__init__(classes="assistant-message")
@@ -67,12 +70,12 @@ class AssistantMessage(Vertical):
         self.content = ""
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Markdown  # deferred: markdown-it costs startup time before any reply
+        from widgets.reply_markdown import ReplyMarkdown  # deferred: markdown-it costs startup time
 
         if self._initial_reasoning:
             self.reasoning = ReasoningBlock(self._initial_reasoning, collapsed=True)
             yield self.reasoning
-        self._head = Markdown(self._initial_content, classes="assistant-markdown")
+        self._head = ReplyMarkdown(self._initial_content, classes="assistant-markdown")
         yield self._head
         self.content = self._initial_content
 
@@ -124,9 +127,9 @@ class AssistantMessage(Vertical):
         A part gets all its text through `append`: a Markdown built with text and then appended
         to re-parses from the wrong line (a streamed table can end up as a paragraph).
         """
-        from textual.widgets import Markdown
+        from widgets.reply_markdown import ReplyMarkdown
 
-        part = Markdown(classes="assistant-markdown assistant-part")
+        part = ReplyMarkdown(classes="assistant-markdown assistant-part")
         part.message_index = getattr(self, "message_index", 0)  # type: ignore[attr-defined]
         await self.parent.mount(part, after=self.parts[-1] if self.parts else self)
         self.parts.append(part)

@@ -14,7 +14,8 @@ from typing import Callable
 
 from textual.containers import VerticalScroll
 from textual.errors import NoWidget
-from textual.geometry import Region
+from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -83,6 +84,8 @@ class Transcript(VerticalScroll):
     jump to the end) restores it. A transcript shorter than the view is never anchored (the anchor
     would push it to the bottom of the view).
     """
+
+    virtual_size = Reactive(Size(0, 0), layout=False)  # see widgets/reply_markdown.py
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -108,7 +108,8 @@ def test_storage_error_screen(snap_compare, tmp_path):
     (tmp_path / "data").write_text("not a directory")
 
     async def run_before(pilot) -> None:
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, StorageErrorScreen), message="storage error")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, StorageErrorScreen)
+                       and pilot.app.screen.query("#storage-error-reason"), message="storage error")
         pilot.app.screen.query_one("#storage-error-reason").update(
             "/home/user/.local/share/whimbrel/whimbrel.db\nOperationalError: unable to open database file")
         await pilot.pause()
