@@ -57,7 +57,7 @@ class CircuitBreaker:
 
     def allow(self) -> bool:
         """May a request go out now? False only while open."""
-        return self.state != "open"
+        return self.failures < self.threshold or self.state != "open"
 
     def seconds_until_retry(self) -> float:
         return max(0.0, (self.retry_at or 0.0) - self.clock())

@@ -10,15 +10,28 @@ PERMISSIVE = {"type": "object", "properties": {}, "additionalProperties": True}
 
 
 def _get(obj: Any, *names: str, default: Any = None) -> Any:
-    """Attribute or key access, so SDK models and plain dicts both work."""
-    for name in names:
-        if isinstance(obj, dict):
+    """Attribute or key access, so SDK models and plain dicts both work.
+
+    A pydantic model's fields (and extras) are read from its dicts: `hasattr`/`getattr` on a name
+    the model lacks runs its raising `__getattr__`, which cost more than the rest of a result's
+    conversion (this runs on every tool call).
+    """
+    if isinstance(obj, dict):
+        for name in names:
             if name in obj:
                 return obj[name]
-        elif hasattr(obj, name):
-            value = getattr(obj, name)
+        return default
+    if hasattr(type(obj), "__pydantic_fields__"):
+        fields, extra = obj.__dict__, obj.__pydantic_extra__ or {}
+        for name in names:
+            value = fields[name] if name in fields else extra.get(name)
             if value is not None:
                 return value
+        return default
+    for name in names:
+        value = getattr(obj, name, None)
+        if value is not None:
+            return value
     return default
 
 
@@ -101,35 +114,45 @@ def call_result_to_text(result: Any) -> tuple[str, bool]:
     """(text for the model, is_error) from a CallToolResult.
 
     Text blocks are kept as they are; structured content is added as JSON unless a text block
-    already carries the same value; images and audio become descriptions.
+    already carries the same value; images and audio become descriptions. Runs on every tool
+    call, so it reads each field once and keeps Python-level calls few.
     """
     blocks = _get(result, "content", default=[]) or []
-    parts = [content_to_text(b) for b in blocks]
+    parts: list[str] = []
+    texts: list[str] = []
+    for block in blocks:
+        part = content_to_text(block)
+        parts.append(part)
+        if _get(block, "type") == "text":
+            texts.append(part)
     structured = _get(result, "structured_content", "structuredContent")
-    if structured is not None:
-        # SDK servers wrap a plain return value as {"result": value} next to its text form
-        candidates = [structured]
-        if isinstance(structured, dict) and list(structured) == ["result"]:
-            candidates.append(structured["result"])
-        already = False
-        for block in blocks:
-            if _get(block, "type") == "text":
-                text = _get(block, "text", default="")
-                if any(text == str(c) for c in candidates):
-                    already = True
-                    break
-                try:
-                    value = json.loads(text)
-                except (ValueError, TypeError):
-                    continue
-                already = already or any(value == c for c in candidates)
-        if not already:
-            parts.append("structured content:\n" + _json(structured))
+    if structured is not None and not _carried_by_text(structured, texts):
+        parts.append("structured content:\n" + _json(structured))
     is_error = bool(_get(result, "is_error", "isError", default=False))
-    text = "\n".join(p for p in parts if p)
+    text = "\n".join(filter(None, parts))
     if not text:
         text = "The tool reported an error without details." if is_error else "(no output)"
     return text, is_error
+
+
+def _carried_by_text(structured: Any, texts: list[str]) -> bool:
+    """Does a text block already hold the structured value, as text or JSON? SDK servers wrap a
+    plain return value as {"result": value} next to its text form."""
+    candidates = [structured]
+    if isinstance(structured, dict) and len(structured) == 1 and "result" in structured:
+        candidates.append(structured["result"])
+    for text in texts:
+        for candidate in candidates:
+            if text == str(candidate):
+                return True
+    for text in texts:
+        try:
+            value = json.loads(text)
+        except (ValueError, TypeError):
+            continue
+        if value in candidates:
+            return True
+    return False
 
 
 def read_result_to_text(result: Any) -> str:

@@ -99,8 +99,14 @@ class ServerLogs:
 
 
 def _unwrap(message: Any) -> Any:
-    inner = getattr(message, "message", message)  # SessionMessage -> JSONRPCMessage
-    return getattr(inner, "root", inner)
+    """SessionMessage -> JSONRPCMessage (-> a RootModel's root), read from instance dicts: a
+    `getattr` default on a pydantic model goes through its slow raising `__getattr__`."""
+    fields = getattr(message, "__dict__", None)
+    if fields is None:
+        return message
+    inner = fields.get("message", message)
+    fields = getattr(inner, "__dict__", None)
+    return fields.get("root", inner) if fields is not None else inner
 
 
 def _as_dict(message: Any) -> dict[str, Any] | None:

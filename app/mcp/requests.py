@@ -8,14 +8,39 @@ not. A mixin of `McpManager`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from app.mcp import convert
 from app.mcp.server_state import (
     AUTHORIZING, CIRCUIT_OPEN, CONNECTING, DISABLED, READY, McpCallError, McpUnavailable, ServerState, describe_error,
 )
+
+
+@functools.cache
+def _sdk_errors() -> tuple[type[Exception], int, int]:
+    """The SDK's error class and codes, imported on first use (not at startup) and then kept."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+    return MCPError, CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+
+def _forward_progress(on_progress: Callable[[float, float | None, str | None], None]) -> Callable[..., Any]:
+    """The SDK's async progress callback, handing each update to a plain function."""
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        on_progress(value, total, message)
+    return progress
+
+
+def _progress_lines(on_output: Callable[[str], None]) -> Callable[[float, float | None, str | None], None]:
+    """Progress updates as lines of tool output ("progress 3/10: copying")."""
+    def progress_line(value: float, total: float | None, message: str | None) -> None:
+        of = f"/{total:g}" if total else ""
+        on_output(f"progress {value:g}{of}" + (f": {message}" if message else "") + "\n")
+    return progress_line
 
 
 class McpRequests:
@@ -41,22 +66,20 @@ class McpRequests:
 
     async def _request(self, state: ServerState, what: str, timeout: float, call: Callable[[], Any]) -> Any:
         """Run one request with the timeout; map failures to words and feed the breaker."""
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
-
+        mcp_error, connection_closed, request_timeout = _sdk_errors()
         log_call = state.config.inprocess is not None and self.protocol_log
-        started = time.perf_counter()
         if log_call:
+            started = time.perf_counter()
             state.logs.record("->", {"method": what, "id": f"call-{started}"})
         try:
             result = await call()
-        except MCPError as exc:
+        except mcp_error as exc:
             code = exc.error.code
-            if code == REQUEST_TIMEOUT:
+            if code == request_timeout:
                 self._transport_failure(state, f"{what} timed out after {timeout:g}s")
                 raise McpCallError(f"MCP server '{state.name}' did not answer {what} within {timeout:g}s; "
                                    f"the request was cancelled.") from None
-            if code == CONNECTION_CLOSED:
+            if code == connection_closed:
                 state._closed.set()
                 raise McpCallError(f"The connection to MCP server '{state.name}' was lost during {what}.") from None
             raise McpCallError(f"MCP server '{state.name}' returned an error for {what}: "
@@ -83,20 +106,21 @@ class McpRequests:
             state._tripped = True  # already counted: the supervisor just waits out the backoff
             state._closed.set()
 
+    def _tool_request(self, server: str, tool: str, arguments: dict[str, Any] | None, timeout: float | None,
+                      on_progress: Callable[[float, float | None, str | None], None] | None) -> Awaitable[Any]:
+        """The tools/call request of `call_tool` and `call_tool_raw` (awaited by them: one coroutine
+        layer less on every call)."""
+        state, client = self._ready(server)
+        limit = timeout or state.config.timeout or self.call_timeout
+        progress = _forward_progress(on_progress) if on_progress is not None else None
+        return self._request(state, f"tools/call {tool}", limit, lambda: client.call_tool(
+            tool, arguments or {}, read_timeout_seconds=limit, progress_callback=progress))
+
     async def call_tool_raw(self, server: str, tool: str, arguments: dict[str, Any] | None = None, *,
                             timeout: float | None = None,
                             on_progress: Callable[[float, float | None, str | None], None] | None = None) -> Any:
         """Call a tool by its MCP name; returns the SDK CallToolResult (for the inspector and CLI)."""
-        state, client = self._ready(server)
-        limit = timeout or state.config.timeout or self.call_timeout
-
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            if on_progress is not None:
-                on_progress(value, total, message)
-
-        return await self._request(state, f"tools/call {tool}", limit, lambda: client.call_tool(
-            tool, arguments or {}, read_timeout_seconds=limit,
-            progress_callback=progress if on_progress is not None else None))
+        return await self._tool_request(server, tool, arguments, timeout, on_progress)
 
     async def call_tool(self, server: str, tool: str, arguments: dict[str, Any] | None = None, *,
                         timeout: float | None = None, on_output: Callable[[str], None] | None = None,
@@ -104,12 +128,8 @@ class McpRequests:
                         ) -> tuple[str, bool]:
         """Call a tool; (text for the model, is_error). Progress goes to `on_progress`, else as lines
         to `on_output`."""
-        def progress_line(value: float, total: float | None, message: str | None) -> None:
-            of = f"/{total:g}" if total else ""
-            on_output(f"progress {value:g}{of}" + (f": {message}" if message else "") + "\n")
-
-        sink = on_progress or (progress_line if on_output is not None else None)
-        result = await self.call_tool_raw(server, tool, arguments, timeout=timeout, on_progress=sink)
+        sink = on_progress or (_progress_lines(on_output) if on_output is not None else None)
+        result = await self._tool_request(server, tool, arguments, timeout, sink)
         return convert.call_result_to_text(result)
 
     async def read_resource(self, server: str, uri: str, *, timeout: float | None = None) -> Any:

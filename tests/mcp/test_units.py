@@ -94,3 +94,40 @@ def test_protocol_log_matches_responses_to_requests():
                      ("<-", "response", "tools/list"), ("<-", "request", "roots/list"),
                      ("->", "error", "roots/list")]
     assert logs.protocol[2].elapsed_ms is not None and "tools/list" in logs.protocol[2].line()
+
+
+def test_result_conversion_of_sdk_models():
+    """The SDK's own models (what a call returns), read from their fields without raising lookups."""
+    import mcp.types as types
+
+    plain = types.CallToolResult(content=[types.TextContent(type="text", text="fine")],
+                                 structured_content={"result": "fine"})
+    assert convert.call_result_to_text(plain) == ("fine", False)  # the {"result": v} wrapping is not repeated
+    number = types.CallToolResult(content=[types.TextContent(type="text", text="42")], structured_content={"result": 42})
+    assert convert.call_result_to_text(number) == ("42", False)  # carried as JSON text
+    extra = types.CallToolResult(content=[types.TextContent(type="text", text="see below"),
+                                          types.ImageContent(type="image", mime_type="image/png", data="AAAA")],
+                                 structured_content={"rows": [1, 2]})
+    text, is_error = convert.call_result_to_text(extra)
+    assert not is_error and text.splitlines()[:2] == ["see below", "[image: image/png, 3 bytes]"]
+    assert text.endswith('structured content:\n{\n  "rows": [\n    1,\n    2\n  ]\n}')
+    failed = types.CallToolResult(content=[], is_error=True)
+    assert convert.call_result_to_text(failed) == ("The tool reported an error without details.", True)
+    assert convert.call_result_to_text(types.CallToolResult(content=[])) == ("(no output)", False)
+
+
+def test_protocol_log_records_sdk_messages():
+    """The transport hands the log SessionMessages wrapping pydantic JSON-RPC models."""
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    logs = ServerLogs()
+    logs.record("->", SessionMessage(mcp_types.JSONRPCRequest(jsonrpc="2.0", id=3, method="tools/call",
+                                                              params={"name": "ok"})))
+    logs.record("<-", SessionMessage(mcp_types.JSONRPCResponse(jsonrpc="2.0", id=3, result={"content": []})))
+    logs.record("<-", ValueError("not JSON"))
+    request, response, broken = logs.protocol
+    assert (request.kind, request.method, request.id) == ("request", "tools/call", 3)
+    assert (response.kind, response.method, response.elapsed_ms is not None) == ("response", "tools/call", True)
+    assert '"method": "tools/call"' in request.payload and '"content": []' in response.payload
+    assert broken.kind == "error" and "not JSON" in broken.payload
