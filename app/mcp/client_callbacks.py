@@ -1,7 +1,7 @@
 """The client side of MCP: callbacks the SDK `Client` calls for server-initiated traffic.
 
-Roots (the workspace), sampling and elicitation (through the app's hooks), server log messages and
-list_changed notifications. A mixin of `McpManager`, which provides `hooks`, `workspace`,
+Roots (the workspace), sampling and elicitation (through the app's hooks), server log messages,
+list_changed and elicitation/complete notifications. A mixin of `McpManager`, which provides `hooks`, `workspace`,
 `_notify` and `_schedule_refresh`.
 """
 
@@ -28,6 +28,9 @@ class ClientCallbacks:
                 self._schedule_refresh(state, "resources")
             elif name == "PromptListChangedNotification":
                 self._schedule_refresh(state, "prompts")
+            elif name == "ElicitCompleteNotification":
+                state.url_completions.completed(root.params.elicitation_id)
+                state.logs.log("info", "whimbrel", f"browser step {root.params.elicitation_id} completed")
         return handle
 
     def _logging_callback(self, state: ServerState) -> Callable[[Any], Any]:

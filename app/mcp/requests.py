@@ -17,6 +17,9 @@ from app.mcp import convert
 from app.mcp.server_state import (
     AUTHORIZING, CIRCUIT_OPEN, CONNECTING, DISABLED, READY, McpCallError, McpUnavailable, ServerState, describe_error,
 )
+from app.mcp.url_elicitation import (
+    URL_ELICITATION_REQUIRED, BrowserStepFailed, UrlElicitationNeeded, serve_after_browser_steps,
+)
 
 
 @functools.cache
@@ -64,8 +67,10 @@ class McpRequests:
             raise McpUnavailable(self._unavailable_message(state))
         return state, client
 
-    async def _request(self, state: ServerState, what: str, timeout: float, call: Callable[[], Any]) -> Any:
-        """Run one request with the timeout; map failures to words and feed the breaker."""
+    async def _request(self, state: ServerState, what: str, timeout: float, call: Callable[[], Any], *,
+                       browser_steps: bool = True) -> Any:
+        """Run one request with the timeout; map failures to words and feed the breaker. A request
+        refused until the user completes a step in the browser (-32042) is sent again once after it."""
         mcp_error, connection_closed, request_timeout = _sdk_errors()
         log_call = state.config.inprocess is not None and self.protocol_log
         if log_call:
@@ -82,6 +87,10 @@ class McpRequests:
             if code == connection_closed:
                 state._closed.set()
                 raise McpCallError(f"The connection to MCP server '{state.name}' was lost during {what}.") from None
+            if code == URL_ELICITATION_REQUIRED:
+                if not browser_steps:
+                    raise UrlElicitationNeeded(exc.error.data) from None
+                return await self._after_browser_steps(state, what, timeout, call, exc.error)
             raise McpCallError(f"MCP server '{state.name}' returned an error for {what}: "
                                f"{exc.error.message} (code {code}).") from None
         except (TimeoutError, asyncio.TimeoutError):
@@ -97,6 +106,18 @@ class McpRequests:
         if state.breaker.failures:
             state.breaker.record_success()
         return result
+
+    async def _after_browser_steps(self, state: ServerState, what: str, timeout: float,
+                                   call: Callable[[], Any], error: Any) -> Any:
+        """Put the browser steps of a -32042 error to the user, then send the request again until
+        it is served (app/mcp/url_elicitation.py)."""
+        try:
+            return await serve_after_browser_steps(
+                state.name, what, error.data,
+                lambda: self._request(state, what, timeout, call, browser_steps=False),
+                state.url_completions, self.hooks.elicitation, self.calls.callers(state.name))
+        except BrowserStepFailed as failed:
+            raise McpCallError(str(failed)) from None
 
     def _transport_failure(self, state: ServerState, reason: str) -> None:
         state.breaker.record_failure(reason)

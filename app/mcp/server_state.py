@@ -13,6 +13,7 @@ from typing import Any
 from app.mcp.breaker import CircuitBreaker
 from app.mcp.config import ServerConfig
 from app.mcp.protocol_log import ServerLogs
+from app.mcp.url_elicitation import Completions
 from tools.errors import ToolError
 from tools.registry import ToolSpec
 
@@ -55,6 +56,7 @@ class ServerState:
     stderr: Any = None  # a temp file the stdio process writes its stderr to
     auth: Any = None  # app.mcp.oauth.flow.GuardedAuth of the current connection (http/sse with OAuth)
     token_store: Any = None  # app.mcp.oauth.store.TokenStore, kept across reconnects
+    url_completions: Completions = field(default_factory=Completions)  # browser steps done (-32042)
     _closed: asyncio.Event = field(default_factory=asyncio.Event)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _settled: asyncio.Event = field(default_factory=asyncio.Event)

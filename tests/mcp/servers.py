@@ -69,3 +69,4 @@ def invalid_schema_server() -> Any:
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"called {params.name}")])
 
     return Server("invalid", on_list_tools=list_tools, on_call_tool=call_tool)
+
