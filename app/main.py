@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from textual.app import App
 from textual.worker import Worker, WorkerState
 
 from app.attention import Attention
+from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
 from app.mcp_wiring import McpWiring
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
@@ -24,7 +26,6 @@ from app.screens.main import MainScreen
 from app.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
 
-FULL_COLLECTION_EVERY = 100  # younger collections per full one (Python's default: 10)
 SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 0.005)
 
 
@@ -33,14 +34,12 @@ def tune_interpreter_for_input() -> None:
 
     Full garbage collections stop the UI for their whole run. What boot loaded lives as long as
     the app, so it is frozen out of every later collection (re-scanning it took ~0.5 s per full
-    collection here), and a full collection waits for 100 (not 10) younger ones: about one every
-    half minute instead of every few seconds while output streams. The threads that read keys
-    and write the screen get the GIL after 1 ms instead of 5 ms of a busy event loop.
-    Headless apps (tests) keep the defaults: a frozen object is never collected.
+    collection here), and full collections wait for a moment when the app is idle (app/idle_gc.py).
+    The threads that read keys and write the screen get the GIL after 1 ms instead of 5 ms of a
+    busy event loop. Headless apps (tests) keep the defaults: a frozen object is never collected.
     """
     gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+    defer_full_collections()
     sys.setswitchinterval(SWITCH_INTERVAL)
 
 
@@ -137,6 +136,15 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
             await self._warm_sdk_import()
         if not self.is_headless:
             tune_interpreter_for_input()
+            self.set_interval(1.0, self.collect_garbage_when_idle)
+
+    def collect_garbage_when_idle(self) -> None:
+        """A full garbage collection, if one is due, while nothing streams and nobody types."""
+        from widgets.prompt import PromptInput
+
+        typing = time.monotonic() - PromptInput.last_typed < IDLE_SECONDS
+        streaming = self.manager is not None and any(w.busy for w in self.manager)
+        collect_if_due(idle=not (typing or streaming))
 
     async def _open_store(self, store_class):
         """Open the database; when that fails, say why and let the user retry, go on with a

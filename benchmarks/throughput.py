@@ -11,9 +11,11 @@ process and streams N one-word tokens as fast as it can. For each provider, in o
 
 Wall time and this process's CPU time are measured (the server's CPU is not counted). Rounds
 alternate bare/app after a warm-up; the ratio of medians is printed (target <= 1.5). Every run
-starts after a full garbage collection. The app runs with the interpreter tuning it applies once
-booted in a real terminal (`tune_interpreter_for_input`: boot objects frozen out of collections,
-rarer full collections), which headless apps skip; it stays in effect for the later bare runs too.
+starts after a full garbage collection (as the app's idle collector would do between replies). The
+app runs with the interpreter tuning it applies once booted in a real terminal
+(`tune_interpreter_for_input`: boot objects frozen out of collections, full collections only when
+idle), which headless apps skip; the interpreter's defaults are restored after each app run, so
+the bare SDK and the engine run as a plain script would.
 
     .venv/bin/python benchmarks/throughput.py [--tokens 20000] [--runs 3]
 """
@@ -139,6 +141,7 @@ async def in_app(kind: str, port: int, tokens: int) -> tuple[float, float]:
         expected = len(streamed_text(tokens).rstrip())
         async with app.run_test(size=(120, 40)) as pilot:
             await app.ready.wait()
+            defaults = gc.get_threshold(), sys.getswitchinterval()
             tune_interpreter_for_input()  # what the app does once booted in a real terminal (headless skips it)
             await pilot.pause()
             from widgets.messages import AssistantMessage
@@ -159,6 +162,9 @@ async def in_app(kind: str, port: int, tokens: int) -> tuple[float, float]:
             await message.wait_for_refresh()  # ... and the screen has painted it
             result = time.perf_counter() - wall, time.process_time() - cpu
             await pilot.pause()
+    gc.unfreeze()  # back to a plain interpreter for whatever runs next
+    gc.set_threshold(*defaults[0])
+    sys.setswitchinterval(defaults[1])
     return result
 
 

@@ -1,0 +1,35 @@
+"""Full garbage collections while the app is idle, never in the middle of a streamed reply.
+
+A full collection walks every object the app holds (a long session is hundreds of thousands) and
+stops everything for its whole run: 0.2-0.5 s on a small machine, a visible freeze and a keystroke
+that waits. Left automatic, Python starts one whenever enough objects have survived younger
+collections, which mostly happens while output streams. Once booted in a real terminal, the app
+therefore turns automatic full collections off (`defer_full_collections`) and checks once a second
+(`collect_if_due`): after FULL_COLLECTION_EVERY younger collections it collects in the first
+moment nothing streams and no key was typed for IDLE_SECONDS; a session that is never idle still
+gets one after MAX_DEFERRED younger collections, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import gc
+
+FULL_COLLECTION_EVERY = 100  # younger (generation 1) collections before a full one is due
+MAX_DEFERRED = 1000  # ... and before one runs even though the app never goes idle
+IDLE_SECONDS = 2.0  # no key for this long (and nothing streaming) counts as idle
+NEVER = 1_000_000_000  # a generation-2 threshold that Python never reaches
+
+
+def defer_full_collections() -> None:
+    """From now on, only `collect_if_due` starts full collections."""
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, NEVER)
+
+
+def collect_if_due(idle: bool) -> bool:
+    """Run a full collection if one is due and the app is idle (or it is long overdue)."""
+    since_full = gc.get_count()[2]  # generation-1 collections since the last full one
+    if since_full >= MAX_DEFERRED or (idle and since_full >= FULL_COLLECTION_EVERY):
+        gc.collect()
+        return True
+    return False

@@ -1,0 +1,48 @@
+"""Full garbage collections wait for an idle moment (app/idle_gc.py), with a bound when none comes."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+import app.idle_gc as idle_gc
+
+
+@pytest.fixture(autouse=True)
+def keep_thresholds():
+    saved = gc.get_threshold()
+    yield
+    gc.set_threshold(*saved)
+
+
+def younger_collections(count: int) -> None:
+    gc.collect()  # start from zero: a full collection resets the count
+    for _ in range(count):
+        gc.collect(1)  # each one counts towards the next full collection
+
+
+def test_automatic_full_collections_are_turned_off():
+    idle_gc.defer_full_collections()
+    young, middle, full = gc.get_threshold()
+    assert full == idle_gc.NEVER and (young, middle) != (0, 0)
+
+
+def test_a_due_full_collection_waits_until_the_app_is_idle():
+    younger_collections(idle_gc.FULL_COLLECTION_EVERY)
+    assert not idle_gc.collect_if_due(idle=False)  # streaming or typing: not now
+    assert gc.get_count()[2] >= idle_gc.FULL_COLLECTION_EVERY
+    assert idle_gc.collect_if_due(idle=True)
+    assert gc.get_count()[2] == 0
+
+
+def test_nothing_runs_before_it_is_due():
+    younger_collections(3)
+    assert not idle_gc.collect_if_due(idle=True)
+
+
+def test_a_session_that_never_idles_still_gets_a_full_collection(monkeypatch):
+    monkeypatch.setattr(idle_gc, "MAX_DEFERRED", 5)
+    younger_collections(5)
+    assert idle_gc.collect_if_due(idle=False)
+    assert gc.get_count()[2] == 0
