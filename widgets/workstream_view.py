@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 
 
 TYPING_QUIET = 0.3  # streamed text waits until no key was typed for this long (echo first) ...
-MAX_TYPING_HOLD = 1.0  # ... but is shown at least this often while the user keeps typing,
-ECHO_RELEASE_CHARS = 4096  # ... this much at a time, right after a key's echo was painted
+MAX_TYPING_HOLD = 2.0  # ... but is shown at least this often while the user keeps typing,
+ECHO_RELEASE_CHARS = 2048  # ... this much at a time, right after a key's echo was painted
 
 
 class ViewTitle(Static):
