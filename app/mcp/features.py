@@ -88,7 +88,7 @@ async def decline_sampling(request: SamplingRequest) -> SamplingResponse:
 
 
 async def decline_elicitation(request: ElicitationRequest) -> ElicitationResponse:
-    return ElicitationResponse("decline")
+    raise Declined("no one was asked: nothing here can show it to a person (no interactive frontend)")
 
 
 async def decline_authorization(request: AuthorizationRequest) -> None:

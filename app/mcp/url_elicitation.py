@@ -99,8 +99,9 @@ async def _ask(server: str, what: str, steps: list[UrlStep],
                                      callers=callers)
         try:
             response = await ask(request)
-        except Declined:
-            response = ElicitationResponse("decline")
+        except Declined as refused:
+            return (f"MCP server '{server}' needs the user to open {step.url} before {what}, but {refused}; "
+                    f"open it in a browser and try again.")
         if response.action != "accept":
             verb = "declined" if response.action == "decline" else "cancelled"
             return (f"MCP server '{server}' needs the user to open {step.url} before {what}; "

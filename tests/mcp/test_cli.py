@@ -63,3 +63,13 @@ def test_errors_exit_non_zero_with_a_message(tmp_path):
     assert missing.stdout == ""
     unknown = whimbrel("tools", "nope", config=config, cwd=tmp_path)
     assert unknown.returncode == 2 and "unknown MCP server 'nope'" in unknown.stderr
+
+
+def test_a_tool_that_needs_a_browser_step_says_so_in_a_script(tmp_path):
+    """No one can be asked from a script: the link is printed instead of pretending a user declined."""
+    server = f"stdio:{sys.executable} {ROOT / 'tests' / 'mcp' / 'browser_step_server.py'}"
+    called = whimbrel("call", server, "private_files", config=tmp_path / "none.toml", cwd=tmp_path)
+    assert called.returncode == 1
+    assert "needs the user to open http://127.0.0.1:" in called.stderr
+    assert "/authorize?id=auth-1 before tools/call private_files, but no one was asked" in called.stderr
+    assert "open it in a browser and try again" in called.stderr

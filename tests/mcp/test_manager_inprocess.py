@@ -211,5 +211,6 @@ async def test_default_hooks_decline_with_clear_messages():
     hooks = ClientHooks()
     with pytest.raises(Declined, match="declined the sampling request"):
         await hooks.sampling(SamplingRequest(server="s", messages=[]))
-    assert (await hooks.elicitation(ElicitationRequest(server="s", message="?"))).action == "decline"
+    with pytest.raises(Declined, match="no interactive frontend"):  # the server is told "decline"
+        await hooks.elicitation(ElicitationRequest(server="s", message="?"))
     assert "not approved" in SAMPLING_DECLINED or "has not approved" in SAMPLING_DECLINED
