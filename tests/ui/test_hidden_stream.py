@@ -14,16 +14,22 @@ def shown_text(app, workstream) -> str:
     return "".join(getattr(w, "source", "") for w in view.transcript.query("Markdown"))
 
 
+async def start_streaming(app, pilot, word: str):
+    """Boot, send a prompt in the first tab and wait until its reply shows `word`; (workstream, view)."""
+    await booted(pilot)
+    first = app.workstream
+    view = app.main_screen.view_for(first.id)
+    view.prompt.insert("talk")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: word in shown_text(app, first), message="streaming started")
+    return first, view
+
+
 async def test_hidden_stream_is_held_and_shown_on_return(fake_openai, tmp_path):
     fake_openai.queue(SlowReply("alpha " * 400, delay=0.03, chunk_size=6))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:
-        await booted(pilot)
-        first = app.workstream
-        view = app.main_screen.view_for(first.id)
-        view.prompt.insert("talk")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: "alpha" in shown_text(app, first), message="streaming started")
+        first, view = await start_streaming(app, pilot, "alpha")
 
         burst(app, "ctrl+n")  # the new tab takes the pane: the first one streams hidden
         await wait_for(pilot, lambda: len(app.manager) == 2)
@@ -69,12 +75,7 @@ async def test_typing_holds_streamed_text_until_the_keys_stop(fake_openai, tmp_p
     fake_openai.queue(SlowReply("gamma " * 300, delay=0.03, chunk_size=6))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:
-        await booted(pilot)
-        first = app.workstream
-        view = app.main_screen.view_for(first.id)
-        view.prompt.insert("talk")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: "gamma" in shown_text(app, first), message="streaming started")
+        first, view = await start_streaming(app, pilot, "gamma")
         burst(app, *"next")  # the user starts typing the next prompt
         await wait_for(pilot, lambda: view.prompt.text == "next", message="keys echoed")
         held_at = shown_text(app, first)
@@ -102,12 +103,7 @@ async def test_while_typing_goes_on_held_text_comes_in_small_pieces_right_after_
     fake_openai.queue(SlowReply("delta " * 300, delay=0.02, chunk_size=6))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:
-        await booted(pilot)
-        first = app.workstream
-        view = app.main_screen.view_for(first.id)
-        view.prompt.insert("talk")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: "delta" in shown_text(app, first), message="streaming started")
+        first, view = await start_streaming(app, pilot, "delta")
         burst(app, "n")
         await wait_for(pilot, lambda: view.prompt.text == "n", message="key echoed")
         held_at = shown_text(app, first)
