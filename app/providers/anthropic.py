@@ -224,13 +224,6 @@ class StreamTranslator:
                 self.blocks[index]["signature"] += delta.get("signature") or ""
 
 
-def to_provider_error(exc: Exception, settings: ModelSettings) -> ProviderError:
-    """Map an anthropic SDK exception to a ProviderError a user can act on."""
-    import anthropic
-
-    return errors.to_provider_error(exc, settings, anthropic, WORDING)
-
-
 def sdk_base_url(base_url: str | None) -> str | None:
     """The SDK adds /v1 itself; accept a URL given with it anyway."""
     if base_url is None:
@@ -309,9 +302,6 @@ class AnthropicProvider(SdkClientProvider):
         kwargs.pop("thinking", None)
         kwargs.pop("output_config", None)
         kwargs["max_tokens"] = max_tokens
-        try:
-            result = await self.client.messages.create(**kwargs)
-        except anthropic.APIError as exc:
-            raise to_provider_error(exc, self.settings) from exc
+        result = await self._create(self.client.messages.create, kwargs, anthropic, WORDING)
         return "".join(b.text for b in result.content if b.type == "text").strip()
 

@@ -95,13 +95,6 @@ def _stream_error(event: dict[str, Any], settings: ModelSettings) -> ProviderErr
                          retryable=False)
 
 
-def to_provider_error(exc: Exception, settings: ModelSettings) -> ProviderError:
-    """Map an openai SDK exception to a ProviderError with a message a user can act on."""
-    import openai
-
-    return errors.to_provider_error(exc, settings, openai, WORDING)
-
-
 def _rejects_stream_options(exc: Exception) -> bool:
     """A 400 whose text blames `stream_options` (some local servers don't know it)."""
     import openai
@@ -177,11 +170,8 @@ class OpenAIChatProvider(SdkClientProvider):
         """One non-streamed completion's text (e.g. for auto-titles). Raises ProviderError."""
         import openai
 
-        try:
-            result = await self.client.chat.completions.create(
-                **self._request(messages, None, max_tokens=max_tokens))
-        except openai.APIError as exc:
-            raise to_provider_error(exc, self.settings) from exc
+        result = await self._create(self.client.chat.completions.create,
+                                    self._request(messages, None, max_tokens=max_tokens), openai, WORDING)
         if not result.choices:
             return ""
         return (result.choices[0].message.content or "").strip()

@@ -183,9 +183,6 @@ class OpenAIResponsesProvider(SdkClientProvider):
         kwargs.pop("reasoning", None)
         kwargs.pop("include", None)
         kwargs["max_output_tokens"] = max(16, max_tokens)  # the API's minimum
-        try:
-            result = await self.client.responses.create(**kwargs)
-        except openai.APIError as exc:
-            raise errors.to_provider_error(exc, self.settings, openai, WORDING) from exc
+        result = await self._create(self.client.responses.create, kwargs, openai, WORDING)
         return (result.output_text or "").strip()
 

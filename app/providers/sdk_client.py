@@ -1,4 +1,5 @@
-"""What every SDK-backed provider shares: the lazily created client, closing it, and streaming chunks.
+"""What every SDK-backed provider shares: the lazily created client, closing it, streaming chunks
+and one-shot requests.
 
 The SDK is imported when the client is first needed (never at app startup). Subclasses say how
 to build their client in `_new_client()`.
@@ -11,7 +12,7 @@ from types import ModuleType
 from typing import Any, AsyncIterator, Callable, Iterable
 
 from app.providers.base import ModelSettings
-from app.providers.errors import ErrorWording
+from app.providers.errors import ErrorWording, to_provider_error
 from app.providers.sse import stream_events
 
 
@@ -41,6 +42,14 @@ class SdkClientProvider:
             async for event in events:
                 for chunk in translate(event):
                     yield chunk
+
+    async def _create(self, create: Callable[..., Any], kwargs: dict[str, Any], sdk: ModuleType,
+                      wording: ErrorWording) -> Any:
+        """The result of one non-streamed `create(**kwargs)`; SDK errors become ProviderErrors."""
+        try:
+            return await create(**kwargs)
+        except sdk.APIError as exc:
+            raise to_provider_error(exc, self.settings, sdk, wording) from exc
 
     async def close(self) -> None:
         """Close the HTTP client, if one was created."""
