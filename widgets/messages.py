@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.geometry import Size
-from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from widgets.markdown_split import held_back, safe_cut
+from widgets.no_relayout import virtual_size_without_relayout
 
 PART_CHARS = 2000  # a streamed part is closed at the first safe cut after this many characters
 
@@ -55,7 +54,7 @@ class AssistantMessage(Vertical):
     """
 
     DEFAULT_CSS = "AssistantMessage { height: auto; }"
-    virtual_size = Reactive(Size(0, 0), layout=False)  # see widgets/reply_markdown.py
+    virtual_size = virtual_size_without_relayout()
 
     def __init__(self, content: str = "", reasoning: str = "") -> None:
         super().__init__(classes="assistant-message")

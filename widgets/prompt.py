@@ -12,6 +12,7 @@ from textual.widgets import TextArea
 
 from app.engine.loop_share import SHARE
 
+TYPING_QUIET = 0.3  # a pause this long ends a burst of typing: held output and full-speed streams resume
 NEWLINE_KEYS = {"ctrl+j", "shift+enter"}
 # Alt+1..9 arrive from xterm-like terminals as ESC+digit, which Textual decodes as these macOS Option
 # characters; the prompt must leave them to the tab-switching bindings instead of typing them.
@@ -51,7 +52,7 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         if event.key != "enter":  # sending is not typing: the reply should show at once
             PromptInput.last_typed = time.monotonic()
-            SHARE.defer_to_typing()  # streams give the keyboard the loop for a moment
+            SHARE.defer_to_typing(TYPING_QUIET)  # streams give the keyboard the loop for a moment
             self.call_after_refresh(self.post_message, self.Echoed())
         handled = True
         if event.key == "enter":

@@ -14,8 +14,7 @@ from typing import Callable
 
 from textual.containers import VerticalScroll
 from textual.errors import NoWidget
-from textual.geometry import Region, Size
-from textual.reactive import Reactive
+from textual.geometry import Region
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -23,6 +22,7 @@ from textual.widgets import Static
 from app.engine.messages import Message
 from widgets.dormant import DormantParts, PartSource, wake
 from widgets.messages import AssistantMessage, Notice, UserMessage
+from widgets.no_relayout import virtual_size_without_relayout
 from widgets.tool_card import ToolCard
 
 PAGE = 60  # messages rendered per page
@@ -85,7 +85,7 @@ class Transcript(VerticalScroll):
     would push it to the bottom of the view).
     """
 
-    virtual_size = Reactive(Size(0, 0), layout=False)  # see widgets/reply_markdown.py
+    virtual_size = virtual_size_without_relayout()
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from app.bridge import EngineEventMessage
 from widgets.held_output import HeldOutput
 from widgets.messages import AssistantMessage, CompactionBlock
-from widgets.prompt import PromptInput
+from widgets.prompt import TYPING_QUIET, PromptInput  # held output waits for a pause in typing ...
 from widgets.slash_suggestions import SlashSuggestions
 from widgets.status_bar import STATE_STYLES
 from widgets.tool_card import ToolCard
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from app.engine.workstream import Workstream
 
 
-TYPING_QUIET = 0.3  # streamed text waits until no key was typed for this long (echo first) ...
-MAX_TYPING_HOLD = 2.0  # ... but is shown at least this often while the user keeps typing,
+MAX_TYPING_HOLD = 2.0  # held output (see TYPING_QUIET) is still shown at least this often while the user keeps typing,
 ECHO_RELEASE_CHARS = 2048  # ... this much at a time, right after a key's echo was painted
 
 

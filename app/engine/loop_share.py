@@ -8,8 +8,8 @@ together have used BUDGET seconds of it, each one yields at its next chunk and w
 in a later iteration (round robin, so no stream starves another). When nothing else wants the
 loop, iterations are short and the streams still get nearly all of it.
 
-While the user types (the UI calls `SHARE.defer_to_typing()` on each key), a key needs several
-iterations to be echoed and each would still carry a budget of stream work. So for TYPING_QUIET
+While the user types (the UI calls `SHARE.defer_to_typing(seconds)` on each key), a key needs
+several iterations to be echoed and each would still carry a budget of stream work. So for those
 seconds after a key, streams that used the budget wait TYPING_PAUSE before the next one: they
 keep about a tenth of the loop, and reading resumes at full speed once typing pauses.
 """
@@ -22,8 +22,7 @@ from collections import deque
 from typing import Callable
 
 BUDGET = 0.001  # seconds of stream work per loop iteration, for all streams together
-TYPING_QUIET = 0.3  # after a key, streams hold back this long ...
-TYPING_PAUSE = 0.01  # ... waiting this long each time they have used the budget
+TYPING_PAUSE = 0.01  # while the user types, streams wait this long each time they have used the budget
 
 
 class LoopShare:
@@ -37,7 +36,7 @@ class LoopShare:
         self.typing_until = 0.0  # time.monotonic() before which streams defer to the keyboard
         self.resume_at = 0.0  # while deferring: monotonic time at which the streams go on
 
-    def defer_to_typing(self, seconds: float = TYPING_QUIET) -> None:
+    def defer_to_typing(self, seconds: float) -> None:
         """The user typed: streams take only a small share of the loop for the next `seconds`."""
         self.typing_until = time.monotonic() + seconds
 
