@@ -53,7 +53,7 @@ class PromptInput(TextArea):
         if event.key != "enter":  # sending is not typing: the reply should show at once
             PromptInput.last_typed = time.monotonic()
             SHARE.defer_to_typing(TYPING_QUIET)  # streams give the keyboard the loop for a moment
-            self.call_after_refresh(self.post_message, self.Echoed())
+            self.call_after_refresh(self._echoed)
         handled = True
         if event.key == "enter":
             text = self.text
@@ -80,6 +80,10 @@ class PromptInput(TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)
+
+    def _echoed(self) -> None:
+        SHARE.echo_painted()
+        self.post_message(self.Echoed())
 
     def _recall(self, step: int) -> None:
         """Move through history; stepping past the newest entry restores what was being typed."""

@@ -10,8 +10,9 @@ loop, iterations are short and the streams still get nearly all of it.
 
 While the user types (the UI calls `SHARE.defer_to_typing(seconds)` on each key), a key needs
 several iterations to be echoed and each would still carry a budget of stream work. So for those
-seconds after a key, streams that used the budget wait TYPING_PAUSE before the next one: they
-keep about a tenth of the loop, and reading resumes at full speed once typing pauses.
+seconds after a key, streams that used the budget go one at a time, one budget per TYPING_PAUSE
+for all of them together (about a tenth of the loop), and none goes while a key waits to be
+painted (`echo_painted`, at most ECHO_WAIT). Reading resumes at full speed once typing pauses.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from collections import deque
 from typing import Callable
 
 BUDGET = 0.001  # seconds of stream work per loop iteration, for all streams together
-TYPING_PAUSE = 0.01  # while the user types, streams wait this long each time they have used the budget
+TYPING_PAUSE = 0.01  # while the user types, one budget of stream work per this many seconds, for all streams
+ECHO_WAIT = 0.1  # ... and none while a key's echo waits to be painted, for at most this long
 
 
 class LoopShare:
@@ -34,20 +36,32 @@ class LoopShare:
         self.turns: deque[StreamSlice] = deque()  # streams that yielded, in the order they go again
         self._reset_pending = False
         self.typing_until = 0.0  # time.monotonic() before which streams defer to the keyboard
-        self.resume_at = 0.0  # while deferring: monotonic time at which the streams go on
+        self.resume_at = 0.0  # while deferring: monotonic time at which the next stream may go
+        self.echo_due = 0.0  # while a key's echo is not painted yet: when to stop waiting for it
 
     def defer_to_typing(self, seconds: float) -> None:
-        """The user typed: streams take only a small share of the loop for the next `seconds`."""
-        self.typing_until = time.monotonic() + seconds
+        """The user typed: streams take only a small share of the loop for the next `seconds`, and
+        none until `echo_painted` (or ECHO_WAIT)."""
+        now = time.monotonic()
+        self.typing_until = now + seconds
+        self.echo_due = now + ECHO_WAIT
 
-    async def _pause_for_typing(self) -> None:
-        """While the user types, wait (with the other streams) until TYPING_PAUSE has passed."""
+    def echo_painted(self) -> None:
+        """The key's echo is on screen: the next stream may take its turn."""
+        self.echo_due = 0.0
+
+    def _typing_wait(self) -> float:
+        """Seconds a stream must still wait for the keyboard before its turn (0: go)."""
         now = time.monotonic()
         if now >= self.typing_until:
-            return
-        if self.resume_at <= now:
+            return 0.0
+        return max(self.resume_at - now, min(self.echo_due - now, 0.002), 0.0)
+
+    def _took_turn(self) -> None:
+        """While typing, a turn closes the window for every stream for TYPING_PAUSE."""
+        now = time.monotonic()
+        if now < self.typing_until:
             self.resume_at = now + TYPING_PAUSE
-        await asyncio.sleep(self.resume_at - now)
 
     def _reset(self) -> None:
         self.used = 0.0
@@ -87,10 +101,10 @@ class StreamSlice:
             return
         share.turns.append(self)
         try:
-            await share._pause_for_typing()
             await asyncio.sleep(0)
-            while share.spent or share.turns[0] is not self:
-                await asyncio.sleep(0)
+            while (wait := share._typing_wait()) or share.spent or share.turns[0] is not self:
+                await asyncio.sleep(wait)  # while typing, until the window opens; else one iteration
         finally:
             share.turns.remove(self)
+        share._took_turn()
         self._since = self.clock()

@@ -104,6 +104,40 @@ async def test_while_the_user_types_streams_leave_the_loop_to_the_keyboard() -> 
     assert TYPING_PAUSE >= 0.005
 
 
+async def test_while_the_user_types_all_streams_together_take_one_turn_per_pause() -> None:
+    """Four streams do not take four turns per TYPING_PAUSE: one budget per pause is shared by all."""
+    from app.engine.loop_share import TYPING_PAUSE
+
+    share, clock, log = LoopShare(BUDGET), Clock(), []
+    share.defer_to_typing(60)
+    share.echo_painted()
+    tasks = [asyncio.create_task(stream(name, 1000, share, clock, log)) for name in "abcd"]
+    await asyncio.sleep(TYPING_PAUSE * 10)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    first_chunks = 4  # each stream's first chunk runs before it ever has to yield
+    turns_taken = (len(log) - first_chunks) / 3  # three chunks per turn
+    assert 5 <= turns_taken <= 12  # about one per pause, for all four together (not forty)
+
+
+async def test_no_stream_takes_a_turn_before_the_key_is_painted() -> None:
+    from app.engine.loop_share import TYPING_PAUSE
+
+    share, clock, log = LoopShare(BUDGET), Clock(), []
+    share.defer_to_typing(60)
+    share.resume_at = 0.0  # no pause left from an earlier turn: only the echo holds the streams
+    task = asyncio.create_task(stream("a", 1000, share, clock, log))
+    await asyncio.sleep(TYPING_PAUSE * 3)
+    held = len(log)
+    assert held == 3  # the first turn ran out of budget; the next waits for the echo
+    share.echo_painted()
+    await asyncio.sleep(TYPING_PAUSE / 2)
+    assert len(log) > held  # painted: the stream goes on at once
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
 async def test_streams_go_back_to_full_speed_when_typing_stops() -> None:
     share, clock, log = LoopShare(BUDGET), Clock(), []
     share.defer_to_typing(0.05)
