@@ -54,6 +54,8 @@ class PromptInput(TextArea):
             PromptInput.last_typed = time.monotonic()
             SHARE.defer_to_typing(TYPING_QUIET)  # streams give the keyboard the loop for a moment
             self.call_after_refresh(self._echoed)
+            if echo_at_once := getattr(self.screen, "echo_at_once", None):  # the main screen's
+                echo_at_once(self)
         handled = True
         if event.key == "enter":
             text = self.text

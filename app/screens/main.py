@@ -6,11 +6,13 @@ from rich.markup import escape
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import UPDATE_PERIOD, Screen
+from textual.widget import Widget
 from textual.containers import Vertical
 from textual.widgets import Footer, Static, TextArea
 
 from app.engine.commands import CommandError, is_command
+from app.screens.frame_timer import FrameTimer
 from widgets.pane_area import PaneArea
 from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
@@ -73,6 +75,44 @@ class MainScreen(Screen):
         Binding("ctrl+q", "app.quit", "Quit", priority=True),
         *_switch_bindings(),
     ]
+
+    _frame_timer: FrameTimer | None = None
+    _echo_due: PromptInput | None = None  # a prompt whose typed key is not painted yet
+
+    @property
+    def _update_timer(self) -> FrameTimer:
+        """Textual's paint timer, replaced by one that paints at the next frame (see FrameTimer)."""
+        if self._frame_timer is None:
+            self._frame_timer = FrameTimer(self._paint, UPDATE_PERIOD, on_error=self.app._handle_exception,
+                                           urgent=self._echo_ready)
+        return self._frame_timer
+
+    def echo_at_once(self, prompt: PromptInput) -> None:
+        """A key was typed into `prompt`: paint it as soon as it is ready, not at the next frame."""
+        self._echo_due = prompt
+
+    def _echo_ready(self) -> bool:
+        return self._echo_due is not None and self._echo_due in self._dirty_widgets
+
+    def _paint(self) -> None:
+        """Textual's paint, after a layout if a widget being removed is still placed.
+
+        A removed widget stays in the screen's map until the layout that its removal asks for once
+        all of it is gone; painted in between, it renders without its styles (a crash). A paint that
+        comes at once after a change can land there, so it lays out first, with the arrangements
+        that still hold such a widget made again (a widget being removed is left out of them).
+        """
+        if self._echo_ready():
+            self._echo_due = None
+        for widget in [widget for widget in self._compositor.widgets if widget._pruning]:
+            if isinstance(widget.parent, Widget):
+                widget.parent._clear_arrangement_cache()
+            self._layout_required = True
+        self._on_timer_update()
+
+    def on_unmount(self) -> None:
+        if self._frame_timer is not None:
+            self._frame_timer.stop()
 
     def compose(self) -> ComposeResult:
         yield TabBar(id="tab-bar")
