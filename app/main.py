@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from textual import on
 from textual.app import App
 from textual.worker import Worker, WorkerState
 
@@ -25,7 +26,9 @@ from app.providers.base import ModelSettings
 from app.screens.main import MainScreen
 from app.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
+from widgets.footer import KeysFooter
 
+BOOT_AT_THE_LATEST = 0.5  # seconds after mount: boot starts then even if no footer has shown its keys
 SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 0.005)
 
 
@@ -88,6 +91,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         self.attention = Attention(self, bell=options.bell, notifications=options.notifications)
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
+        self._boot_started = False
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen()
@@ -102,8 +106,15 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         return self.manager.get(self.focused_id) if self.manager is not None else None
 
     def on_mount(self) -> None:
-        # Boot after the first frame is on screen: its imports (SQLAlchemy) would compete with it.
-        self.call_after_refresh(self.run_worker, self._boot, name="boot", group="boot", exit_on_error=False)
+        # Boot once the first frame is complete (the footer's keys painted): its imports, on a thread,
+        # would slow that frame down; BOOT_AT_THE_LATEST in case no footer is shown.
+        self.set_timer(BOOT_AT_THE_LATEST, self.start_boot)
+
+    @on(KeysFooter.KeysShown)
+    def start_boot(self) -> None:
+        if not self._boot_started:
+            self._boot_started = True
+            self.run_worker(self._boot, name="boot", group="boot", exit_on_error=False)
 
     async def _boot(self) -> None:
         """Open storage, prune, load tools, restore saved tabs and panes, warm the SDK import."""

@@ -9,10 +9,11 @@ from textual.binding import Binding
 from textual.screen import UPDATE_PERIOD, Screen
 from textual.widget import Widget
 from textual.containers import Vertical
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from app.engine.commands import CommandError, is_command
 from app.screens.frame_timer import FrameTimer
+from widgets.footer import KeysFooter
 from widgets.pane_area import PaneArea
 from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
@@ -121,7 +122,7 @@ class MainScreen(Screen):
                 yield Static(classes="boot-spacer")
                 yield PromptInput(id="boot-prompt")
         yield StatusBar(id="status-bar")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.early_prompts: list[str] = []

@@ -20,9 +20,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import Button, OptionList, Static, TabbedContent, TabPane
 
 from styles import STYLES_DIR
+from widgets.footer import KeysFooter
 from widgets.mcp_catalog import CatalogPane
 from widgets.mcp_log import ProtocolLog, ServerMessages
 from widgets.mcp_panes import PromptsPane, ResourcesPane, ToolsPane
@@ -79,7 +80,7 @@ class McpInspectorScreen(Screen):
                         yield ProtocolLog(id="mcp-protocol")
                     with TabPane("Server log", id="tab-logs"):
                         yield ServerMessages(id="mcp-messages")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def manager(self) -> Any:
