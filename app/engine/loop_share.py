@@ -25,6 +25,7 @@ from typing import Callable
 BUDGET = 0.001  # seconds of stream work per loop iteration, for all streams together
 TYPING_PAUSE = 0.01  # while the user types, one budget of stream work per this many seconds, for all streams
 ECHO_WAIT = 0.1  # ... and none while a key's echo waits to be painted, for at most this long
+ECHO_POLL = 0.002  # how often a waiting stream looks whether the echo has been painted
 
 
 class LoopShare:
@@ -55,7 +56,7 @@ class LoopShare:
         now = time.monotonic()
         if now >= self.typing_until:
             return 0.0
-        return max(self.resume_at - now, min(self.echo_due - now, 0.002), 0.0)
+        return max(self.resume_at - now, min(self.echo_due - now, ECHO_POLL), 0.0)
 
     def _took_turn(self) -> None:
         """While typing, a turn closes the window for every stream for TYPING_PAUSE."""
