@@ -84,6 +84,7 @@ class PromptInput(TextArea):
         await super()._on_key(event)
 
     def _echoed(self) -> None:
+        """The key is on screen: streams may take their turn, and held output its piece."""
         SHARE.echo_painted()
         self.post_message(self.Echoed())
 
