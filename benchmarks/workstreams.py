@@ -290,7 +290,7 @@ def last_words(size: int) -> str:
 def make_database(directory: Path, size: int) -> Path:
     """A data dir whose database holds one workstream aliased 'big' with `size` messages,
     the last an assistant reply saying `last_words(size)`."""
-    from app.engine.messages import Message
+    from app.vocabulary.messages import Message
     from app.storage.store import Store
     from tests.storage.factories import make_workstream
 

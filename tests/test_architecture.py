@@ -33,3 +33,119 @@ def test_no_source_file_in_engine_mentions_textual():
     for folder in ("app/engine", "app/providers", "app/storage", "tools"):
         for path in (ROOT / folder).rglob("*.py"):
             assert "import textual" not in path.read_text() and "from textual" not in path.read_text(), path
+
+
+# ---- The rooms and their arrows (docs/architecture.md draws them) --------------------------------
+# Each room lists the rooms it may import besides itself. Anything not listed is forbidden, Textual
+# included. A module under app/, tools/ or widgets/ that belongs to no room fails the test, so a new
+# room gets its place (and its arrows) here before it lands.
+SETTINGS = {"app.config", "app.config_edit", "app.paths"}
+UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palette", "app.attention",
+      "app.idle_gc", "app.mcp_client_ui", "app.mcp_wiring", "app.slash_handlers", "app.workspace_ops",
+      "app.cli", "styles"}
+LOWER = {"app.vocabulary", "app.storage", "app.sandbox", "app.permissions", "app.providers", "tools",
+         "app.memory", "app.checkpoints", "app.mcp"}
+ROOMS: dict[str, set[str]] = {
+    "app.vocabulary": set(),
+    "app.storage": {"app.vocabulary"},
+    "app.sandbox": {"app.vocabulary"},
+    "app.permissions": {"app.vocabulary", "app.storage", "app.sandbox"} | SETTINGS,
+    "app.providers": {"app.vocabulary"} | SETTINGS,
+    "app.checkpoints": {"app.vocabulary", "app.storage"} | SETTINGS,
+    "app.memory": {"app.vocabulary", "app.storage"} | SETTINGS,
+    "tools": {"app.vocabulary", "app.sandbox", "app.permissions", "app.checkpoints", "app.memory"},
+    "app.mcp": {"app.vocabulary", "tools", "app.permissions", "app.providers"} | SETTINGS,
+    "app.engine": LOWER | SETTINGS,
+    "app.headless": {"app.engine"} | LOWER | SETTINGS,
+    "app.acp": {"app.engine"} | LOWER | SETTINGS,
+    # Settings are read by every room; they hold parsed values only (they may name providers and MCP
+    # settings to validate them, never the engine or the UI).
+    **{name: {"app.providers", "app.mcp"} | SETTINGS for name in SETTINGS},
+    # The UI (app glue, screens, widgets, the CLI that starts them) may use everything.
+    **{name: {"*"} for name in UI},
+}
+OUR_PACKAGES = ("app", "tools", "widgets", "styles")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def room_of(module: str) -> str | None:
+    """The longest room name that is `module` or a package above it."""
+    best = None
+    for room in ROOMS:
+        if (module == room or module.startswith(room + ".")) and (best is None or len(room) > len(best)):
+            best = room
+    return best
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """Every absolute import in a file, at any depth (function bodies and TYPE_CHECKING blocks too)."""
+    import ast
+
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+            # `from app import config` imports the module app.config
+            found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names
+                         if node.module in OUR_PACKAGES)
+    return found
+
+
+def _source_files() -> list[Path]:
+    return [p for package in OUR_PACKAGES for p in (ROOT / package).rglob("*.py")]
+
+
+def test_every_module_belongs_to_a_room():
+    homeless = [_module_name(p) for p in _source_files()
+                if _module_name(p) not in OUR_PACKAGES and room_of(_module_name(p)) is None]
+    assert not homeless, f"give these a room in tests/test_architecture.py and docs/architecture.md: {homeless}"
+
+
+def test_imports_follow_the_arrows():
+    wrong: list[str] = []
+    for path in _source_files():
+        room = room_of(_module_name(path))
+        if room is None or "*" in ROOMS[room]:
+            continue
+        for line, target in imported_modules(path):
+            top = target.split(".")[0]
+            if top not in OUR_PACKAGES + ("textual",) or target in OUR_PACKAGES:
+                continue
+            target_room = room_of(target) or ("textual" if top == "textual" else target)
+            if target_room != room and target_room not in ROOMS[room]:
+                wrong.append(f"{path.relative_to(ROOT)}:{line} ({room}) imports {target} ({target_room})")
+    assert not wrong, "imports against the arrows:\n" + "\n".join(wrong)
+
+
+def test_the_arrow_check_catches_a_wrong_import(tmp_path):
+    """The checker itself: an engine import from storage and a Textual import from tools are found."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    from app.engine.session import Session\n    import textual.app\n")
+    targets = [t for _line, t in imported_modules(bad)]
+    assert room_of(targets[0]) == "app.engine" and room_of(targets[0]) not in ROOMS["app.storage"]
+    assert targets[1].split(".")[0] == "textual" and "textual" not in ROOMS["tools"]
+
+
+def test_mcp_modules_import_no_circle():
+    """No import cycle among app/mcp's modules (module-level and deferred imports alike)."""
+    graph: dict[str, set[str]] = {}
+    for path in (ROOT / "app" / "mcp").rglob("*.py"):
+        name = _module_name(path)
+        graph[name] = {t for _l, t in imported_modules(path) if t.startswith("app.mcp.") and t != name}
+    for start in graph:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, trail = stack.pop()
+            for nxt in graph.get(node, ()):
+                assert nxt != start, "import circle: " + " -> ".join(trail + [nxt])
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, trail + [nxt]))

@@ -16,8 +16,9 @@ DEFAULT_LINE_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 
 
-def _target(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str]:
-    path, _inside = resolve_path(args["path"], ctx.workspace)
+def _target(args: dict[str, Any], ctx: ToolContext, resolved: Path | None = None) -> tuple[Path, str]:
+    """The call's path, resolved in the workspace (or as already resolved by the caller), and its label."""
+    path = resolved if resolved is not None else resolve_path(args["path"], ctx.workspace)[0]
     return path, display_path(path, ctx.workspace)
 
 
@@ -50,9 +51,11 @@ def _read(args: dict[str, Any], ctx: ToolContext) -> str:
     return body
 
 
-def plan_file_edit(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, EditPlan]:
-    """Resolve, load and plan an edit_file call without writing: used by the edit and its preview."""
-    path, label = _target(args, ctx)
+def plan_file_edit(args: dict[str, Any], ctx: ToolContext,
+                   resolved: Path | None = None) -> tuple[Path, str, EditPlan]:
+    """Resolve (unless `resolved` is given), load and plan an edit_file call without writing: used by the
+    edit and its preview."""
+    path, label = _target(args, ctx, resolved)
     text = load_text(path, label)
     plan = plan_edit(text, args["old_string"], args["new_string"], near_line=args.get("near_line"),
                      replace_all=bool(args.get("replace_all")), label=label)

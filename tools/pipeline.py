@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from app.engine.messages import ToolCall
+from app.vocabulary.messages import ToolCall
 from tools.arguments import parse_arguments, validate_arguments
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -29,17 +30,21 @@ class PreparedCall:
     preview: str = ""
     diff: str = ""
     outside_paths: list[str] = field(default_factory=list)
+    resolved_paths: dict[str, Path] = field(default_factory=dict)
 
 
-def _outside_paths(spec: ToolSpec, args: dict[str, Any], ctx: ToolContext) -> list[str]:
+def _resolve_paths(spec: ToolSpec, args: dict[str, Any], ctx: ToolContext) -> tuple[dict[str, Path], list[str]]:
+    """Each path argument resolved once in the workspace, and those that land outside it."""
+    resolved: dict[str, Path] = {}
     outside: list[str] = []
     for key in spec.path_args:
         value = args.get(key)
         if isinstance(value, str):
-            resolved, inside = resolve_path(value, ctx.workspace)
+            path, inside = resolve_path(value, ctx.workspace)
+            resolved[key] = path
             if not inside:
-                outside.append(str(resolved))
-    return outside
+                outside.append(str(path))
+    return resolved, outside
 
 
 def prepare(call: ToolCall, registry: ToolRegistry, ctx: ToolContext) -> PreparedCall:
@@ -54,14 +59,15 @@ def prepare(call: ToolCall, registry: ToolRegistry, ctx: ToolContext) -> Prepare
         args = parse_arguments(call.arguments, spec)
     except ToolError as exc:
         return PreparedCall(call, spec, None, error=str(exc), preview=call.arguments[:200])
+    resolved, outside = _resolve_paths(spec, args, ctx)
     prepared = PreparedCall(call, spec, args, preview=preview_text(name, args),
-                            outside_paths=_outside_paths(spec, args, ctx))
+                            outside_paths=outside, resolved_paths=resolved)
     try:
         validate_arguments(args, spec)
     except ToolError as exc:
         prepared.error = str(exc)
         return prepared
-    prepared.diff = diff_for(name, args, ctx)
+    prepared.diff = diff_for(name, args, ctx, resolved.get("path"))
     return prepared
 
 

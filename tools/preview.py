@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from pathlib import Path
 from typing import Any
 
 from tools.context import ToolContext
@@ -44,17 +45,17 @@ def unified_diff(before: str, after: str, label: str) -> str:
                    for line in lines)
 
 
-def diff_for(name: str, args: dict[str, Any], ctx: ToolContext) -> str:
+def diff_for(name: str, args: dict[str, Any], ctx: ToolContext, resolved: Path | None = None) -> str:
     """The diff write_file / edit_file would make, computed without writing ("" for other tools or when
-    the edit cannot apply; the real call then reports why)."""
+    the edit cannot apply; the real call then reports why). `resolved` is the path already resolved."""
     if name not in ("write_file", "edit_file") or not isinstance(args.get("path"), str):
         return ""
-    path, _inside = resolve_path(args["path"], ctx.workspace)
+    path = resolved if resolved is not None else resolve_path(args["path"], ctx.workspace)[0]
     label = display_path(path, ctx.workspace).lstrip("/")
     if name == "write_file":
         return unified_diff(existing_text(path), str(args.get("content", "")), label)
     try:
-        _path, before, plan = plan_file_edit(args, ctx)
+        _path, before, plan = plan_file_edit(args, ctx, path)
     except (ToolError, OSError, KeyError):
         return ""
     return unified_diff(before, plan.new_text, label)

@@ -19,7 +19,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from widgets.dormant import DormantParts, PartSource, wake
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.no_relayout import virtual_size_without_relayout

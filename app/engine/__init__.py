@@ -1,1 +1,1 @@
-"""The UI-agnostic engine: messages, events and the turn loop. Never imports Textual."""
+"""The UI-agnostic engine: events, sessions and the turn loop. Never imports Textual."""

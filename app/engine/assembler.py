@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from app.engine.messages import ToolCall
+from app.vocabulary.messages import ToolCall
 from app.providers.base import ToolCallChunk
 
 

@@ -8,7 +8,7 @@ and the user's preferences. After compaction files must be re-read before they a
 
 from __future__ import annotations
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 
 SUMMARY_MARKER = "[Summary of the earlier conversation — older messages were compacted]"
 TOOL_RESULT_LIMIT = 2_000

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Sequence
 
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 
 RESULT_MAX_LINES = 40
 RESULT_MAX_CHARS = 4_000

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from app.engine import events as ev
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.mcp.features import SamplingRequest, SamplingResponse
 from app.providers.base import ContentChunk, FinishChunk, ProviderError, UsageChunk
 from app.providers.registry import import_sdk_off_loop, make_provider

@@ -15,7 +15,7 @@ from app.engine import events as ev
 from app.engine import compaction
 from app.engine.assembler import ToolCallAssembler
 from app.engine.loop_share import StreamSlice
-from app.engine.messages import Message, ToolCall, messages_for_model
+from app.vocabulary.messages import Message, ToolCall, messages_for_model
 from app.engine.prompts import system_prompt
 from app.engine.usage import UsageTracker
 from app.providers.base import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.providers.base import ProviderError
 
 TITLE_INSTRUCTION = (

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Mapping, Protocol
 
 from app.mcp import convert
 from tools.errors import ToolError
 from tools.registry import ToolSpec
 
-if TYPE_CHECKING:
-    from app.mcp.manager import McpManager
+
+class McpServers(Protocol):
+    """What the built-ins need of the MCP manager: its servers and two requests (no import of it)."""
+
+    servers: Mapping[str, Any]
+
+    async def read_resource(self, server: str, uri: str) -> Any: ...
+
+    async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> Any: ...
+
 
 READ_RESOURCE, USE_PROMPT = "read_resource", "use_prompt"
 BUILTIN_NAMES = (READ_RESOURCE, USE_PROMPT)
 MAX_RESOURCES, MAX_PROMPTS = 50, 30
 
 
-def _ready(manager: McpManager) -> list[Any]:
+def _ready(manager: McpServers) -> list[Any]:
     return [s for s in manager.servers.values() if s.status == "ready"]
 
 
-def builtin_specs(manager: McpManager) -> list[ToolSpec]:
+def builtin_specs(manager: McpServers) -> list[ToolSpec]:
     """read_resource when a ready server has resources or templates; use_prompt when one has prompts."""
     specs: list[ToolSpec] = []
     with_resources = [s.name for s in _ready(manager) if s.resources or s.templates]
@@ -66,7 +74,7 @@ def _one_line(text: str | None, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def catalog_text(manager: McpManager) -> str:
+def catalog_text(manager: McpServers) -> str:
     """Up to 50 resources (templates included) and 30 prompts, for the system message; '' when none."""
     resources: list[str] = []
     prompts: list[str] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from app.mcp import convert
+from app.mcp.builtin_tools import BUILTIN_NAMES, builtin_specs, catalog_text
 from app.mcp.naming import split_tool_name, tool_name
 from app.mcp.server_state import READY, ServerState
 from tools.errors import ToolError
@@ -58,8 +59,6 @@ class ToolBridge:
             for state in self.servers.values():
                 if state.status == READY:
                     specs.extend(state.specs)
-            from app.mcp.builtin_tools import builtin_specs
-
             specs.extend(builtin_specs(self))
             self._snapshot = tuple(specs)
         return self._snapshot
@@ -71,8 +70,6 @@ class ToolBridge:
         down, tool removed), its previous spec from `base` stays, so the conversation can still
         refer to it and a call gets a clear error instead of 'unknown tool'.
         """
-        from app.mcp.builtin_tools import BUILTIN_NAMES
-
         registry = ToolRegistry()
         mcp_names = set()
         for name in base.names():
@@ -94,6 +91,4 @@ class ToolBridge:
         return registry
 
     def catalog_text(self) -> str:
-        from app.mcp.builtin_tools import catalog_text
-
         return catalog_text(self)

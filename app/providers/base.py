@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Protocol
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 
 
 @dataclass

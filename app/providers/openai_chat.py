@@ -10,7 +10,7 @@ from __future__ import annotations
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.providers.base import (
     Chunk,
     ContentChunk,

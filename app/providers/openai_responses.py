@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.providers import errors
 from app.providers.base import (
     Chunk,

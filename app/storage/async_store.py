@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 if TYPE_CHECKING:  # importing store.py imports SQLAlchemy: keep it off the caller's thread
-    from app.engine.messages import Message
+    from app.vocabulary.messages import Message
     from app.storage.history import Conversation
     from app.storage.search import SearchHit
     from app.storage.store import Store, WorkstreamInfo

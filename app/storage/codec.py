@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 
 Row = dict[str, Any]
 

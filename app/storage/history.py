@@ -9,7 +9,7 @@ message `seq` at that moment. Nothing is deleted. `load_messages` still returns 
 conversation for display; `load_conversation` returns it together with the index where the
 model's context starts (`Conversation.context_start`, after the latest reset) and where every
 reset sits (`Conversation.clears`, for dividers in the transcript). The engine sends
-`messages_for_model(conv.messages, conv.context_start)` (app/engine/messages.py).
+`messages_for_model(conv.messages, conv.context_start)` (app/vocabulary/messages.py).
 
 `rewind(ws, n)` deletes the last `n` user messages and every row after the earliest of them,
 together with any reset recorded after that point, so a /clear made inside the rewound turns
@@ -31,7 +31,7 @@ from app.storage.schema import app_state, context_resets, messages, prompt_histo
 from app.storage.search import Order, SearchHit, search
 
 if TYPE_CHECKING:
-    from app.engine.messages import Message
+    from app.vocabulary.messages import Message
 
 DAY = 86_400.0
 PROMPT_HISTORY_KEEP = 1_000  # entries kept per workstream; older ones are trimmed on add

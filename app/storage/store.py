@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, Row, func, insert, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.storage.codec import message_rows, rows_to_messages
 from app.storage.engine import make_engine
 from app.storage.fts import ensure_fts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.engine import events as ev
 from app.engine.compaction import SUMMARY_MARKER, apply_compaction, should_compact, split_index
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 from tests.engine.harness import Recorder
 from tests.engine.models_harness import close, models_session, openai_model, registry_for
 from tests.fake_llm.script import TextReply, ToolCallReply

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from app.engine.export import export_markdown, truncate
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 
 
 def _conversation() -> list[Message]:

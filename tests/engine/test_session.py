@@ -8,7 +8,7 @@ import json
 import pytest
 
 from app.engine import events as ev
-from app.engine.messages import repair_interrupted
+from app.vocabulary.messages import repair_interrupted
 from tests.engine.harness import Recorder, make_session, shutdown
 from tests.fake_llm.script import ErrorReply, SlowReply, TextReply, ToolCallReply
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.providers.base import Chunk, ContentChunk, ReasoningChunk, ToolCallChunk
 
 

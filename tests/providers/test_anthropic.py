@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 from app.providers.anthropic import AnthropicProvider, sdk_base_url, to_anthropic
 from app.providers.base import ModelSettings, ProviderDataChunk, ProviderError, UsageChunk
 from app.providers.openai_chat import to_openai_messages

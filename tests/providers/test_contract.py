@@ -13,7 +13,7 @@ from typing import Any, AsyncIterator
 
 import pytest
 
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 from app.providers.base import FinishChunk, ModelSettings, ProviderError, UsageChunk
 from app.providers.registry import make_provider
 from app.providers.retry import stream_with_retry

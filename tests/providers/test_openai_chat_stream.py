@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 from app.providers.base import ContentChunk, FinishChunk, ModelSettings, ToolCallChunk, UsageChunk
 from app.providers.openai_chat import OpenAIChatProvider
 from tests.fake_llm.script import TextReply, ToolCallReply

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 from app.providers.base import FinishChunk, ModelSettings, ProviderDataChunk, ProviderError, UsageChunk
 from app.providers.openai_responses import OpenAIResponsesProvider
 from app.providers.retry import stream_with_retry

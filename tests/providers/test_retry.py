@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.providers.base import ContentChunk, ProviderError
 from app.providers.retry import backoff_delay, stream_with_retry
 from tests.fake_llm.script import ErrorReply, TextReply

@@ -11,7 +11,7 @@ from app.screens.help import HelpScreen
 from app.screens.resume import ResumeScreen
 from app.storage.async_store import AsyncStore
 from app.storage.store import Store
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from tests.ui.helpers import make_app, wait_for
 from widgets.prompt import PromptInput
 from widgets.tab_bar import TabBar, TabInfo

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 from app.storage.store import Store
 
 

@@ -14,7 +14,7 @@ import uuid
 
 from sqlalchemy import insert
 
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 from app.storage.codec import message_rows
 from app.storage.schema import messages, workstreams
 from app.storage.store import Store

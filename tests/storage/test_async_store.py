@@ -6,7 +6,7 @@ import asyncio
 import threading
 from pathlib import Path
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.storage.async_store import AsyncStore
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.storage import history
 from app.storage.async_store import AsyncStore
 from app.storage.store import Store

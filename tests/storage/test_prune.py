@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from app.engine.messages import Message
+from app.vocabulary.messages import Message
 from app.storage.history import DAY, EMPTY_GRACE
 from app.storage.store import Store
 from tests.storage.conftest import Clock

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.messages import Message, ToolCall, messages_for_model
+from app.vocabulary.messages import Message, ToolCall, messages_for_model
 from app.storage.store import Store
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.messages import Message, ToolCall
+from app.vocabulary.messages import Message, ToolCall
 from app.storage import fts
 from app.storage.search import MARK_END, MARK_START, SearchHit, fts_query, parse_query
 from app.storage.store import Store

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.messages import Message, ToolCall, repair_interrupted
+from app.vocabulary.messages import Message, ToolCall, repair_interrupted
 from app.storage.store import Store
 
 

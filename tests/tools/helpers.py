@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.engine.messages import ToolCall
+from app.vocabulary.messages import ToolCall
 from tools.context import ToolContext
 from tools.pipeline import PreparedCall, execute, prepare
 from tools.registry import ToolRegistry

@@ -67,6 +67,16 @@ def test_outside_paths(registry: ToolRegistry, ctx: ToolContext, workspace: Path
     assert prep(registry, ctx, "search", {"pattern": "x"}).outside_paths == []
 
 
+def test_paths_are_resolved_once_and_the_diff_follows_the_resolved_path(
+        registry: ToolRegistry, ctx: ToolContext, workspace: Path) -> None:
+    """prepare resolves each path argument once; the diff is made from that same resolved path."""
+    (workspace / "real.txt").write_text("old\n")
+    os.symlink(workspace / "real.txt", workspace / "alias.txt")
+    prepared = prep(registry, ctx, "edit_file", {"path": "alias.txt", "old_string": "old", "new_string": "new"})
+    assert prepared.resolved_paths == {"path": (workspace / "real.txt").resolve()}
+    assert "-old" in prepared.diff and "+new" in prepared.diff
+
+
 def test_approval_reason(registry: ToolRegistry, ctx: ToolContext) -> None:
     read = prep(registry, ctx, "read_file", {"path": "a.txt"})
     assert approval_reason(read, set()) is None

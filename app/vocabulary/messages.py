@@ -1,4 +1,4 @@
-"""The engine's one internal message format; providers translate it at their boundary."""
+"""The one internal message format every room shares; providers translate it at their boundary."""
 
 from __future__ import annotations
 
