@@ -26,6 +26,7 @@ from app.providers.base import ModelSettings
 from app.screens.main import MainScreen
 from app.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
+from widgets import terminal_guard
 from widgets.footer import KeysFooter
 
 BOOT_AT_THE_LATEST = 0.5  # seconds after mount: boot starts then even if no footer has shown its keys
@@ -79,6 +80,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
 
     def __init__(self, options: AppOptions) -> None:
+        terminal_guard.install()  # before any widget exists: no text reaches the terminal raw
         super().__init__()
         self.options = options
         self.store = None
@@ -92,6 +94,14 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Textual's toast, never read as markup: messages carry server names, titles and errors.
+
+        `markup` is accepted because widgets and screens pass it on (as True); it is ignored.
+        """
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen()

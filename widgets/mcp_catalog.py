@@ -210,7 +210,7 @@ class CatalogPane(Horizontal):
     def progress(self, value: float, total: float | None, message: str | None) -> None:
         """A progress notification for the running request."""
         of = f"/{total:g}" if total else ""
-        self._status(f"{self._running} progress {value:g}{of}" + (f": {message}" if message else ""))
+        self._status(Text(f"{self._running} progress {value:g}{of}" + (f": {message}" if message else "")))
 
     def _status(self, text: RenderableType) -> None:
         self.query_one(f"#{self.KIND}-status", Static).update(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
@@ -156,5 +157,5 @@ class CompactionBlock(Collapsible):
         about = f", focus: {focus}" if focus else ""
         title = (f"Context compacted {how}: {messages_summarized} messages "
                  f"({tokens_before:,} tokens) summarized{about}")
-        super().__init__(Static(summary, markup=False, classes="compaction-summary"), title=title,
+        super().__init__(Static(summary, markup=False, classes="compaction-summary"), title=escape(title),
                          collapsed=True, classes="compaction")

@@ -10,6 +10,7 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
+from app.vocabulary.inert import inert
 from widgets.status_bar import STATE_STYLES
 
 if TYPE_CHECKING:
@@ -30,7 +31,8 @@ class TabInfo:
 
     @classmethod
     def of(cls, workstream: Workstream) -> TabInfo:
-        return cls(workstream.name, workstream.state, len(workstream.pending), workstream.unread)
+        return cls(inert(workstream.name, multiline=False), workstream.state, len(workstream.pending),
+                   workstream.unread)
 
 
 class TabBar(Widget):

@@ -7,6 +7,8 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Collapsible, ProgressBar, Static
 
+from app.vocabulary.inert import inert
+
 STATUS_ICONS = {
     "pending": "○", "approved": "✔", "denied": "✖", "running": "◐", "done": "●", "error": "✖",
 }
@@ -41,7 +43,7 @@ class ToolCard(Collapsible):
     def __init__(self, call_id: str, name: str, preview: str, *, status: str = "pending",
                  output: str = "", collapsed: bool = False) -> None:
         self.call_id = call_id
-        self.tool_name = name
+        self.tool_name = inert(name, multiline=False)
         self.preview = " ".join(preview.split())
         self._output = output
         self._detail = ""

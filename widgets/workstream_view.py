@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from app.bridge import EngineEventMessage
+from app.vocabulary.inert import inert
 from widgets.held_output import HeldOutput
 from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import TYPING_QUIET, PromptInput  # held output waits for a pause in typing ...
@@ -37,7 +38,7 @@ class ViewTitle(Static):
     def show(self, number: int, workstream: Workstream) -> None:
         text = Text()
         text.append(f" {number} · ", style="dim")
-        text.append(workstream.name, style="bold")
+        text.append(inert(workstream.name, multiline=False), style="bold")
         text.append(f"  ● {workstream.state}", style=STATE_STYLES.get(workstream.state, ""))
         if workstream.pending:
             text.append(f"  ⚑ {len(workstream.pending)} waiting for approval", style="bold magenta")

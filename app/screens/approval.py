@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from app.engine.events import ApprovalDecision, ApprovalItem
+from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView
 
@@ -25,7 +26,7 @@ class ApprovalEntry(Vertical):
 
     def compose(self) -> ComposeResult:
         title = Text()
-        title.append(f"{self.item.name}", style="bold")
+        title.append(inert(self.item.name, multiline=False), style="bold")
         if self.item.reason:
             title.append(f"  — {self.item.reason}", style="italic")
         yield Static(title, classes="entry-title")
@@ -35,7 +36,8 @@ class ApprovalEntry(Vertical):
 
     def mark(self, decision: ApprovalDecision) -> None:
         label = {"approve": "approved", "always": "always allowed", "deny": "denied"}[decision.decision]
-        self.query_one(".entry-title", Static).update(Text(f"{self.item.name}  → {label}", style="dim"))
+        name = inert(self.item.name, multiline=False)
+        self.query_one(".entry-title", Static).update(Text(f"{name}  → {label}", style="dim"))
         self.add_class("-decided")
         self.remove_class("-current")
 
@@ -77,10 +79,11 @@ class ApprovalScreen(ModalScreen[Decisions]):
     def on_mount(self) -> None:
         self._highlight()
 
-    def _heading(self) -> str:
-        where = f" in “{self.workstream_title}”" if self.workstream_title else ""
+    def _heading(self) -> Text:
+        """A Text, not markup: the workstream's title may come from the model."""
+        where = f" in “{inert(self.workstream_title, multiline=False)}”" if self.workstream_title else ""
         count = len(self.items)
-        return f"Approve tool call {min(self.index + 1, count)} of {count}{where}"
+        return Text(f"Approve tool call {min(self.index + 1, count)} of {count}{where}")
 
     def _entries(self) -> list[ApprovalEntry]:
         return list(self.query(ApprovalEntry))

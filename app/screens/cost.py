@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -55,6 +56,6 @@ class CostScreen(ModalScreen[None]):
             name = (t.title or t.workstream_id[:8])[:26]
             if t.workstream_id == self.current:
                 name = "● " + name
-            table.add_row(name, str(t.requests), _tokens(t.prompt_tokens), _tokens(t.completion_tokens),
+            table.add_row(Text(name), str(t.requests), _tokens(t.prompt_tokens), _tokens(t.completion_tokens),
                           _tokens(t.cache_read_tokens), _tokens(t.cache_write_tokens),
                           format_cost(t.cost, t.cost_estimated))

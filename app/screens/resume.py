@@ -103,7 +103,7 @@ class ResumeScreen(ModalScreen[str | None]):
             for info in infos:
                 name = info.alias or info.title or "(untitled)"
                 table.add_row(Text(name, style="bold"), age(now - info.updated_at), str(info.message_count),
-                              info.model or "")
+                              Text(info.model or ""))
                 self.row_ids.append(info.id)
             status = f"{len(infos)} saved workstream(s)"
         self.query_one("#resume-status", Static).update(status)

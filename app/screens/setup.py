@@ -109,6 +109,6 @@ class SetupScreen(ModalScreen["Candidate | None"]):
                                model=model, base_url=candidate.base_url,
                                api_key_env=candidate.api_key_env)
         except (OSError, ValueError) as error:
-            self.query_one("#setup-status", Static).update(f"Could not write the config: {error}")
+            self.query_one("#setup-status", Static).update(Text(f"Could not write the config: {error}"))
             return
         self.dismiss(candidate)
