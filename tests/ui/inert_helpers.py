@@ -1,0 +1,45 @@
+"""What a hostile peer sends, and every character the widgets on a screen render, for the inert-text tests."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from textual.geometry import Region
+from textual.widgets import Collapsible
+
+from app.vocabulary.inert import BIDI_CONTROLS
+from tests.hostile.mcp_server import HOSTILE, RETITLE  # noqa: F401  (re-exported for the tests)
+
+SHOWN_MARKS = ("␛[2J␛[H", "␛]0;PWNED␇", "\ufffdtxt.exe")  # how HOSTILE must look on screen
+
+
+def obeyable(text: str) -> list[str]:
+    """Characters a terminal would act on (C0 but newline, DEL, C1), or that reorder what it shows."""
+    return [c for c in text if (unicodedata.category(c) == "Cc" and c != "\n") or ord(c) in BIDI_CONTROLS]
+
+
+async def rendered_text(pilot) -> str:
+    """Every segment of every strip that every widget on the screen renders, one line per strip.
+
+    Collapsed blocks (reasoning, tool cards) are expanded first, so their bodies render too.
+    """
+    screen = pilot.app.screen
+    for collapsible in screen.query(Collapsible):
+        collapsible.collapsed = False
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    lines = []
+    for widget in [screen, *screen.query("*")]:
+        if widget.display and widget.size.area:
+            for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height)):
+                lines.append("".join(segment.text for segment in strip))
+    return "\n".join(lines)
+
+
+async def assert_inert(pilot, *marks: str) -> str:
+    """Fail if any widget on the screen renders a control character; each mark must be shown."""
+    text = await rendered_text(pilot)
+    assert not obeyable(text), f"control characters reached the screen: {sorted(set(obeyable(text)))}"
+    for mark in marks:
+        assert mark in text, f"{mark!r} is not shown"
+    return text
