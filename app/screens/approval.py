@@ -15,6 +15,8 @@ from styles import STYLES_DIR
 from widgets.diff_view import DiffView
 
 Decisions = dict[str, ApprovalDecision]
+HIDDEN_WARNING = ("⚠ contains control characters or direction overrides, shown as ␛ ␇ … and �: "
+                  "what runs may differ from what it seems to say")
 
 
 class ApprovalEntry(Vertical):
@@ -31,6 +33,8 @@ class ApprovalEntry(Vertical):
             title.append(f"  — {self.item.reason}", style="italic")
         yield Static(title, classes="entry-title")
         yield Static(Text(self.item.preview), classes="entry-preview")
+        if inert(self.item.preview) != self.item.preview:
+            yield Static(Text(HIDDEN_WARNING, style="bold yellow"), classes="entry-hidden")
         if self.item.diff:
             yield DiffView(self.item.diff)
 

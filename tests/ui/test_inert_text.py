@@ -75,7 +75,7 @@ async def test_the_approval_dialog_shows_a_hostile_command_inert(fake_openai, tm
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "run it")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval")
-        await assert_inert(pilot, "echo ␛[2J␛[H", "\ufffdtxt.exe")
+        await assert_inert(pilot, "echo ␛[2J␛[H", "\ufffdtxt.exe", "⚠ contains control characters")
         await pilot.press("n")
         await wait_for(pilot, lambda: "Denied." in screen_text(app))
 
