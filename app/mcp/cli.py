@@ -20,9 +20,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
+
+from app.vocabulary.inert import inert
+
+# Characters JSON may carry raw that a terminal obeys (DEL, C1) or that reorder what it shows (bidi
+# controls, line separators): written as \uXXXX escapes, so the JSON means the same and stays inert.
+TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 USAGE_ERROR, CALL_ERROR = 2, 1
 
@@ -174,7 +181,7 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
                 text, is_error = convert.call_result_to_text(result)
                 out["text"] = text
                 if is_error:
-                    print(f"whimbrel mcp: tool {args.tool!r} reported an error: {text}", file=sys.stderr)
+                    print(inert(f"whimbrel mcp: tool {args.tool!r} reported an error: {text}"), file=sys.stderr)
                 return out, CALL_ERROR if is_error else 0
             if args.command == "read":
                 return convert.dump(await manager.read_resource(server.name, args.uri)), 0
@@ -199,13 +206,13 @@ def main(argv: list[str]) -> int:
     try:
         output, code = asyncio.run(_run(args))
     except CliError as error:
-        print(f"whimbrel mcp: {error}", file=sys.stderr)
+        print(inert(f"whimbrel mcp: {error}"), file=sys.stderr)
         return error.code
     except KeyboardInterrupt:
         return 130
     try:
-        json.dump(output, sys.stdout, indent=2, ensure_ascii=False, default=str)
-        sys.stdout.write("\n")
+        shown = json.dumps(output, indent=2, ensure_ascii=False, default=str)
+        sys.stdout.write(TERMINAL_UNSAFE.sub(lambda found: f"\\u{ord(found.group()):04x}", shown) + "\n")
         sys.stdout.flush()
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         import os

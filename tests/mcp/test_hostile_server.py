@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
 
+from app.vocabulary.inert import BIDI_CONTROLS
 from tests.hostile import mcp_server
 from tests.hostile.mcp_server import CLEAR, HOSTILE, RETITLE
 
@@ -68,3 +71,21 @@ async def test_hang_never_answers_the_handshake():
             async with Client(hostile("hang"), mode="legacy"):
                 pass
     assert not running_hostile_servers("hang")
+
+
+def test_the_cli_prints_hostile_names_and_errors_inert(tmp_path):
+    """`whimbrel mcp tools/call`: stdout is JSON that parses to the server's real words, with nothing a
+    terminal obeys written raw; the error on stderr shows ␛ marks."""
+    from tests.mcp.test_cli import whimbrel
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'[mcp.servers.hostile]\ncommand = "{sys.executable}"\n'
+                      f'args = ["{mcp_server.__file__}", "escapes"]\n')
+    tools = whimbrel("tools", "hostile", config=config, cwd=tmp_path)
+    assert tools.returncode == 0, tools.stderr
+    assert {t["description"] for t in json.loads(tools.stdout)} >= {f"Description {HOSTILE}"}
+    failed = whimbrel("call", "hostile", "fail", config=config, cwd=tmp_path)
+    assert failed.returncode == 1 and HOSTILE in json.loads(failed.stdout)["text"]
+    assert "fail: error ␛[2J␛[H␛]0;PWNED␇" in failed.stderr
+    for written in (tools.stdout, failed.stdout, failed.stderr):
+        assert not [c for c in written if unicodedata.category(c) == "Cc" and c != "\n" or ord(c) in BIDI_CONTROLS]
