@@ -2,7 +2,7 @@
 
     python -m tests.hostile.mcp_server escapes   names, descriptions, results, logs and stderr full of
                                                  terminal escape sequences, C1 controls and bidi overrides
-    python -m tests.hostile.mcp_server crash     exits as soon as a client starts the handshake
+    python -m tests.hostile.mcp_server crash     writes HOSTILE to stderr and exits as a client starts the handshake
     python -m tests.hostile.mcp_server hang      reads requests and never answers one
     python -m tests.hostile.mcp_server garbage   writes lines that are not JSON-RPC to stdout, then serves
 
@@ -59,6 +59,7 @@ def hang() -> None:
 def main(behaviour: str) -> None:
     if behaviour == "crash":
         sys.stdin.readline()
+        print(f"crashed {HOSTILE}", file=sys.stderr, flush=True)
         os._exit(3)
     if behaviour == "hang":
         hang()

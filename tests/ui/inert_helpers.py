@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from textual.geometry import Region
+from textual.widget import Widget
 from textual.widgets import Collapsible
 
 from app.vocabulary.inert import BIDI_CONTROLS
@@ -18,8 +19,8 @@ def obeyable(text: str) -> list[str]:
     return [c for c in text if (unicodedata.category(c) == "Cc" and c != "\n") or ord(c) in BIDI_CONTROLS]
 
 
-async def rendered_text(pilot) -> str:
-    """Every segment of every strip that every widget on the screen renders, one line per strip.
+async def rendered_by_widget(pilot) -> dict[Widget, str]:
+    """What each widget on the screen renders: the text of every segment of its strips, a line per strip.
 
     Collapsed blocks (reasoning, tool cards) are expanded first, so their bodies render too.
     """
@@ -28,12 +29,17 @@ async def rendered_text(pilot) -> str:
         collapsible.collapsed = False
     await pilot.pause()
     await pilot.wait_for_scheduled_animations()
-    lines = []
+    rendered = {}
     for widget in [screen, *screen.query("*")]:
         if widget.display and widget.size.area:
-            for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height)):
-                lines.append("".join(segment.text for segment in strip))
-    return "\n".join(lines)
+            strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+            rendered[widget] = "\n".join("".join(segment.text for segment in strip) for strip in strips)
+    return rendered
+
+
+async def rendered_text(pilot) -> str:
+    """Everything every widget on the screen renders (see `rendered_by_widget`)."""
+    return "\n".join((await rendered_by_widget(pilot)).values())
 
 
 async def assert_inert(pilot, *marks: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.content import Content
+from textual.widgets._toast import Toast
 
 from app.config import load_config
 from app.screens.approval import ApprovalScreen
@@ -20,9 +21,12 @@ from app.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
 from tests.hostile import mcp_server
 from tests.ui.helpers import make_app, screen_text, wait_for
-from tests.ui.inert_helpers import HOSTILE, SHOWN_MARKS, assert_inert
+from tests.ui.inert_helpers import HOSTILE, SHOWN_MARKS, assert_inert, obeyable, rendered_by_widget
 from widgets import terminal_guard
+from widgets.messages import AssistantMessage, Notice, ReasoningBlock, UserMessage
+from widgets.tab_bar import TabBar
 from widgets.tool_card import ToolCard
+from widgets.workstream_view import ViewTitle
 
 SIZE = (120, 40)
 
@@ -163,3 +167,42 @@ async def test_a_hostile_mcp_server_is_shown_inert_in_the_transcript_and_the_ins
             shown += await assert_inert(pilot)
         for mark in ("hostile␛]0;PWNED␇", "Instructions ␛[2J", "␛]52;c;cm", "evil␛[2J␛[Hname", "stderr ␛[2J"):
             assert mark in shown, mark
+
+
+async def test_after_a_hostile_session_no_widget_renders_a_control_character(fake_openai, tmp_path):
+    """The walk: a session where the model, a command, the provider and an MCP server all send hostile
+    text, in two split panes; every widget that shows outside text shows the marks, none a control."""
+    fake_openai.queue(TextReply(f"Reply {HOSTILE}", reasoning=f"Thinking {HOSTILE}"),
+                      TextReply("[u]T[/]\x1b]0;PWNED\x07"))  # the auto-title
+    app = hostile_mcp_app(tmp_path, fake_openai, "crash")
+    app.options.auto_title = True
+    async with app.run_test(size=(140, 50), notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.screen.query(Toast), timeout=60, message="the crashed server's toast")
+        toasts = [text for widget, text in (await rendered_by_widget(pilot)).items() if isinstance(widget, Toast)]
+        assert "MCP server “hostile” failed" in "".join(toasts) and not obeyable("".join(toasts))
+        await submit(pilot, f"user {HOSTILE}")
+        await wait_for(pilot, lambda: "PWNED" in app.workstream.name, message="reply and auto-title")
+        fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": "printf 'out \\033[2J\\033]0;X\\007'"}),
+                                          "b1")]), TextReply("Ran."), ErrorReply(400, f"refused {HOSTILE}"))
+        await submit(pilot, "run it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "Ran." in screen_text(app) and app.workstream.state == "idle")
+        await submit(pilot, "again")
+        await wait_for(pilot, lambda: "refused" in screen_text(app), message="the provider's error")
+        await pilot.press("f3")  # a second pane: each view shows its title line
+        await wait_for(pilot, lambda: len(app.main_screen.pane_area.views()) == 2, message="split")
+        rendered = await rendered_by_widget(pilot)
+        controls = {type(widget).__name__: obeyable(text) for widget, text in rendered.items() if obeyable(text)}
+        assert not controls, f"control characters rendered by {controls}"
+
+        def shown_by(kind: type, mark: str = "␛[2J␛[H␛]0;PWNED␇") -> bool:
+            """`mark` is rendered by a `kind` widget or one inside it (wrapped lines joined)."""
+            return any(mark in "".join(line.strip() for line in text.splitlines())
+                       for widget, text in rendered.items()
+                       if any(isinstance(node, kind) for node in widget.ancestors_with_self))
+
+        for kind in (UserMessage, ReasoningBlock, AssistantMessage, Notice):
+            assert shown_by(kind), f"{kind.__name__} does not show the marks"
+        assert shown_by(ToolCard, "␛[2J␛]0;X␇")
+        assert shown_by(TabBar, "[u]T[/]␛]0;PWNED␇") and shown_by(ViewTitle, "[u]T[/]␛]0;PWNED␇")
