@@ -31,8 +31,8 @@ async def rendered_by_widget(pilot) -> dict[Widget, str]:
     await pilot.wait_for_scheduled_animations()
     rendered = {}
     for widget in [screen, *screen.query("*")]:
-        if widget.display and widget.size.area:
-            strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+        if widget.display and widget.outer_size.area:  # border and padding included
+            strips = widget.render_lines(Region(0, 0, *widget.outer_size))
             rendered[widget] = "\n".join("".join(segment.text for segment in strip) for strip in strips)
     return rendered
 
