@@ -20,16 +20,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from app.vocabulary.inert import inert
+from app.vocabulary.inert import INERT_TABLE, inert
 
-# Characters JSON may carry raw that a terminal obeys (DEL, C1) or that reorder what it shows (bidi
-# controls, line separators): written as \uXXXX escapes, so the JSON means the same and stays inert.
-TERMINAL_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# What `inert` replaces that JSON may carry raw (DEL, C1, bidi controls, line separators; JSON escapes
+# C0 itself): written as \uXXXX escapes, so the JSON means the same and a terminal obeys none of it.
+JSON_ESCAPES = {code: f"\\u{code:04x}" for code in INERT_TABLE if code >= 0x7F}
 
 USAGE_ERROR, CALL_ERROR = 2, 1
 
@@ -212,7 +211,7 @@ def main(argv: list[str]) -> int:
         return 130
     try:
         shown = json.dumps(output, indent=2, ensure_ascii=False, default=str)
-        sys.stdout.write(TERMINAL_UNSAFE.sub(lambda found: f"\\u{ord(found.group()):04x}", shown) + "\n")
+        sys.stdout.write(shown.translate(JSON_ESCAPES) + "\n")
         sys.stdout.flush()
     except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
         import os
