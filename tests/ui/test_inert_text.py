@@ -206,3 +206,16 @@ async def test_after_a_hostile_session_no_widget_renders_a_control_character(fak
             assert shown_by(kind), f"{kind.__name__} does not show the marks"
         assert shown_by(ToolCard, "␛[2J␛]0;X␇")
         assert shown_by(TabBar, "[u]T[/]␛]0;PWNED␇") and shown_by(ViewTitle, "[u]T[/]␛]0;PWNED␇")
+
+
+def test_a_desktop_notification_carries_no_sequence_of_the_title_it_names():
+    """The notification is itself an escape sequence (OSC 9 / 777); a hostile title must not end it early."""
+    from app.attention import osc_notification
+
+    sequence = osc_notification("Whimbrel", f"“{HOSTILE}” needs your approval")
+    frames = ["\x1b]9;", "\x07", "\x1b]777;notify;", "\x07"]
+    inner = sequence
+    for frame in frames:
+        before, found, inner = inner.partition(frame)
+        assert found and not obeyable(before), (frame, before)
+    assert "PWNED" in sequence and not inner
