@@ -21,6 +21,7 @@ from app.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
 from tests.hostile import mcp_server
 from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.hostile.mcp_server import CLEAR, RETITLE
 from tests.ui.inert_helpers import HOSTILE, SHOWN_MARKS, assert_inert, obeyable, rendered_by_widget
 from widgets import terminal_guard
 from widgets.messages import AssistantMessage, Notice, ReasoningBlock, UserMessage
@@ -48,14 +49,18 @@ def test_rich_text_and_textual_content_are_inert_once_installed():
 
 
 async def test_a_streamed_reply_and_its_reasoning_are_shown_inert(fake_openai, tmp_path):
-    fake_openai.queue(TextReply(f"Reply {HOSTILE} end.", reasoning=f"Thinking {HOSTILE}", chunk_size=3))
+    reply = (f"Reply {HOSTILE} end.\n\n```python\nprint('{HOSTILE}')\n```\n\n| a | b |\n|---|---|\n"
+             f"| cell {CLEAR} | `code {RETITLE}` |\n\n- item **{CLEAR}**\n")
+    fake_openai.queue(TextReply(reply, reasoning=f"Thinking {HOSTILE}", chunk_size=3))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "say something hostile")
-        await wait_for(pilot, lambda: "end." in screen_text(app) and app.workstream.state == "idle")
+        await wait_for(pilot, lambda: "item" in screen_text(app) and app.workstream.state == "idle")
         text = await assert_inert(pilot, *SHOWN_MARKS)
-        assert "Thinking ␛[2J" in text and "[bold red]markup[/]" in text
-        assert fake_openai.requests and app.workstream.session.messages[-1].content == f"Reply {HOSTILE} end."
+        for mark in ("Thinking ␛[2J", "[bold red]markup[/]", "print('␛[2J", "cell ␛[2J␛[H", "code ␛]0;PWNED␇",
+                     "item ␛[2J␛[H"):
+            assert mark in text, mark
+        assert app.workstream.session.messages[-1].content == reply  # stored and sent on unchanged
 
 
 async def test_bash_output_streams_inert_and_the_model_gets_the_real_bytes(fake_openai, tmp_path):
