@@ -1,4 +1,4 @@
-"""What a hostile peer sends, and every character the widgets on a screen render, for the inert-text tests."""
+"""Every character the widgets on a screen render, and how hostile text must look there (inert-text tests)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible
 
 from app.vocabulary.inert import BIDI_CONTROLS
-from tests.hostile.mcp_server import HOSTILE, RETITLE  # noqa: F401  (re-exported for the tests)
 
-SHOWN_MARKS = ("␛[2J␛[H", "␛]0;PWNED␇", "\ufffdtxt.exe")  # how HOSTILE must look on screen
+SHOWN_MARKS = ("␛[2J␛[H", "␛]0;PWNED␇", "\ufffdtxt.exe")  # how tests/hostile's HOSTILE must look on screen
 
 
 def obeyable(text: str) -> list[str]:

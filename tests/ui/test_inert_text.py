@@ -20,9 +20,9 @@ from app.screens.approval import ApprovalScreen
 from app.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
 from tests.hostile import mcp_server
+from tests.hostile.mcp_server import CLEAR, HOSTILE, RETITLE
 from tests.ui.helpers import make_app, screen_text, wait_for
-from tests.hostile.mcp_server import CLEAR, RETITLE
-from tests.ui.inert_helpers import HOSTILE, SHOWN_MARKS, assert_inert, obeyable, rendered_by_widget
+from tests.ui.inert_helpers import SHOWN_MARKS, assert_inert, obeyable, rendered_by_widget
 from widgets import terminal_guard
 from widgets.messages import AssistantMessage, Notice, ReasoningBlock, UserMessage
 from widgets.tab_bar import TabBar
@@ -87,6 +87,20 @@ async def test_the_approval_dialog_shows_a_hostile_command_inert(fake_openai, tm
         await assert_inert(pilot, "echo ␛[2J␛[H", "\ufffdtxt.exe", "⚠ contains control characters")
         await pilot.press("n")
         await wait_for(pilot, lambda: "Denied." in screen_text(app))
+
+
+async def test_a_hostile_file_write_shows_its_diff_inert(fake_openai, tmp_path):
+    content = f"line one\n{HOSTILE}\n"
+    fake_openai.queue(ToolCallReply([("write_file", json.dumps({"path": f"out{CLEAR}.txt", "content": content}),
+                                      "w1")]), TextReply("Written."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval")
+        await assert_inert(pilot, "+␛[2J␛[H␛]0;PWNED␇", "out␛[2J␛[H.txt")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "Written." in screen_text(app))
+        assert (tmp_path / "ws" / f"out{CLEAR}.txt").read_text() == content  # written as the model sent it
 
 
 async def test_a_hostile_file_read_without_approval_is_shown_inert(fake_openai, tmp_path):
