@@ -228,8 +228,9 @@ class Session:
             await asyncio.shield(finish(interrupted=True))
             raise
         except ProviderError as error:
-            await finish(interrupted=True)
-            self.emit(ev.Notice(f"The model request failed: {error.message}", level="error"))
+            partial = await finish(interrupted=True)
+            kept = " The partial reply is kept, marked as interrupted." if partial.content or partial.reasoning else ""
+            self.emit(ev.Notice(f"The model request failed: {error.message.rstrip('.')}.{kept}", level="error"))
             return None
         message = await finish(interrupted=False)
         if finish_reason in FINISH_WARNINGS:

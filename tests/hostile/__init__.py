@@ -1,0 +1,1 @@
+"""Hostile peers: fault-injecting model and MCP servers for tests."""
