@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import time
+
 from rich.text import Text
+from textual.timer import Timer
 from textual.widgets import Static
 
 STATE_STYLES = {
@@ -28,7 +32,15 @@ def gauge(used: int, window: int) -> Text:
 
 
 class StatusBar(Static):
-    """Mirrors the focused workstream; `show()` is called whenever its facts change."""
+    """Mirrors the focused workstream; `show()` is called whenever its facts change.
+
+    An open circuit breaker's "retry in Ns" counts down live, redrawn each second by a timer
+    that runs only while it counts.
+    """
+
+    DEFAULT_CSS = "StatusBar { text-wrap: nowrap; text-overflow: ellipsis; }"  # one line, cut at the end
+
+    clock = staticmethod(time.monotonic)  # the clock the workstream's retry_at is on
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -38,7 +50,8 @@ class StatusBar(Static):
         self.context_window: int | None = None
         self.cost: float | None = None
         self.cost_estimated = False
-        self.breaker: tuple[str, str, float] | None = None
+        self.breaker: tuple[str, str, float] | None = None  # (backend, state, retry_at on `clock`)
+        self._ticker: Timer | None = None
 
     def show(self, workstream) -> None:
         self.model = workstream.model
@@ -47,7 +60,23 @@ class StatusBar(Static):
         self.context_window = workstream.context_window
         self.cost, self.cost_estimated = workstream.cost, workstream.cost_estimated
         self.breaker = workstream.breaker
+        self._tick()
+
+    def retry_in(self) -> int:
+        """Whole seconds until an open breaker lets a trial through (0: not open, or due now)."""
+        if self.breaker is None or self.breaker[1] != "open":
+            return 0
+        return max(0, math.ceil(self.breaker[2] - self.clock()))
+
+    def _tick(self) -> None:
+        """Redraw; while an open breaker counts down, again each second."""
         self.update(self.describe())
+        counting = self.retry_in() > 0
+        if counting and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self._tick)
+        elif not counting and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
 
     def describe(self) -> Text:
         from app.providers.pricing import format_cost
@@ -68,8 +97,11 @@ class StatusBar(Static):
             text.append(format_cost(self.cost, self.cost_estimated) if self.cost is not None else "cost —",
                         style="" if self.cost is not None else "dim")
         if self.breaker is not None:
-            backend, state, retry_in = self.breaker
+            backend = self.breaker[0]
+            seconds = self.retry_in()
             text.append("  │  ")
-            when = f", retry in {retry_in:.0f}s" if retry_in else ""
-            text.append(f"⚡ {backend} circuit {state}{when}", style="bold red")
+            if seconds:  # what matters first: a narrow terminal cuts the end of the line
+                text.append(f"⚡ circuit open, retry in {seconds}s ({backend})", style="bold red")
+            else:  # the cooldown is over (the breaker turns half-open when next asked)
+                text.append(f"⚡ circuit half-open: next request tries it ({backend})", style="bold yellow")
         return text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from contextlib import aclosing
 from typing import Any, Callable
 
 from app.engine import events as ev
@@ -208,22 +209,23 @@ class Session:
             return message
 
         try:
-            async for provider, chunk in self._chunks_with_fallback(messages, tools):
-                await self._share_the_loop()
-                if isinstance(chunk, ContentChunk):
-                    content.append(chunk.text)
-                    self.emit(ev.ContentDelta(chunk.text))
-                elif isinstance(chunk, ReasoningChunk):
-                    reasoning.append(chunk.text)
-                    self.emit(ev.ReasoningDelta(chunk.text))
-                elif isinstance(chunk, ToolCallChunk):
-                    assembler.add(chunk)
-                elif isinstance(chunk, UsageChunk):
-                    await self._record_usage(provider.settings, chunk)
-                elif isinstance(chunk, ProviderDataChunk):
-                    raw[chunk.provider] = chunk.data
-                elif isinstance(chunk, FinishChunk):
-                    finish_reason = chunk.reason
+            async with aclosing(self._chunks_with_fallback(messages, tools)) as chunks:
+                async for provider, chunk in chunks:
+                    await self._share_the_loop()
+                    if isinstance(chunk, ContentChunk):
+                        content.append(chunk.text)
+                        self.emit(ev.ContentDelta(chunk.text))
+                    elif isinstance(chunk, ReasoningChunk):
+                        reasoning.append(chunk.text)
+                        self.emit(ev.ReasoningDelta(chunk.text))
+                    elif isinstance(chunk, ToolCallChunk):
+                        assembler.add(chunk)
+                    elif isinstance(chunk, UsageChunk):
+                        await self._record_usage(provider.settings, chunk)
+                    elif isinstance(chunk, ProviderDataChunk):
+                        raw[chunk.provider] = chunk.data
+                    elif isinstance(chunk, FinishChunk):
+                        finish_reason = chunk.reason
         except asyncio.CancelledError:
             await asyncio.shield(finish(interrupted=True))
             raise
@@ -290,6 +292,9 @@ class Session:
                                     f"{target}.", level="warning"))
                 self.emit(ev.FallbackUsed(alias, target, error.message))
                 continue
+            finally:
+                if breaker is not None:  # cancelled or not counted: a half-open trial must not stay out
+                    breaker.release_trial()
             if breaker is not None:
                 breaker.record_success()
                 self._breaker_event(alias, before)

@@ -35,7 +35,8 @@ class Workstream:
             self.model = session.provider.settings.model
         self.cost: float | None = None
         self.cost_estimated = False
-        self.breaker: tuple[str, str, float] | None = None  # (backend, state, retry_in) when not closed
+        # (backend, state, retry_at on time.monotonic()) while the backend's breaker is not closed
+        self.breaker: tuple[str, str, float] | None = None
         self.pending: list[ev.ApprovalRequested] = []
         self.unread = False
         self.last_active = time.monotonic()
@@ -73,7 +74,8 @@ class Workstream:
         elif isinstance(event, ev.ModelChanged):
             self.model, self.context_window = event.model, event.context_window
         elif isinstance(event, ev.BreakerChanged):
-            self.breaker = None if event.state == "closed" else (event.backend, event.state, event.retry_in)
+            self.breaker = None if event.state == "closed" else (
+                event.backend, event.state, time.monotonic() + event.retry_in)
         elif isinstance(event, ev.CompactionDone):
             self.tokens = 0
         elif isinstance(event, ev.ApprovalRequested):
