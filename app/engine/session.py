@@ -36,6 +36,7 @@ from app.providers.retry import stream_with_retry
 from tools.context import ToolContext
 from tools.pipeline import PreparedCall, approval_reason, execute, prepare
 from tools.registry import ToolRegistry
+from tools.truncate import HeadTailBuffer
 
 Emit = Callable[[ev.EngineEvent], None]
 
@@ -46,6 +47,13 @@ FINISH_WARNINGS = {
     "Rephrase the request to continue.",
 }
 CANCELLED_RESULT = "The user cancelled this call before it finished."
+
+
+def cancelled_result(output_so_far: str) -> str:
+    """The result of a cancelled call: that it was cancelled, and what it had printed by then."""
+    if not output_so_far:
+        return CANCELLED_RESULT
+    return f"{CANCELLED_RESULT} Its output until then:\n{output_so_far.rstrip()}"
 MAX_PARALLEL_TOOLS = 4
 
 
@@ -459,11 +467,18 @@ class Session:
         limit = asyncio.Semaphore(MAX_PARALLEL_TOOLS)
         done: set[str] = set()
 
+        streamed: dict[str, HeadTailBuffer] = {}  # what each call printed so far, kept if it is cancelled
+
+        def on_output(call_id: str, text: str) -> None:
+            streamed[call_id].append(text)
+            self.emit(ev.ToolOutput(call_id, text))
+
         async def run_one(item: PreparedCall) -> None:
             async with limit:
                 call_id = item.call.id
+                streamed[call_id] = HeadTailBuffer(self.tool_context.output_limit)
                 ctx = dataclasses.replace(
-                    self.tool_context, on_output=lambda text: self.emit(ev.ToolOutput(call_id, text)),
+                    self.tool_context, on_output=lambda text: on_output(call_id, text),
                     on_progress=lambda value, total, message: self.emit(
                         ev.ToolProgress(call_id, value, total, message)),
                     workstream_id=self.workstream_id)
@@ -477,7 +492,8 @@ class Session:
         except asyncio.CancelledError:
             for item in runnable:
                 if item.call.id not in done:
-                    await asyncio.shield(self._finish_call(item, CANCELLED_RESULT, is_error=True))
+                    so_far = streamed[item.call.id].text() if item.call.id in streamed else ""
+                    await asyncio.shield(self._finish_call(item, cancelled_result(so_far), is_error=True))
             raise
 
     async def _finish_call(self, item: PreparedCall, output: str, *, is_error: bool,
