@@ -11,7 +11,7 @@ from contextlib import aclosing
 from types import ModuleType
 from typing import Any, AsyncIterator, Callable, Iterable, Protocol
 
-from app.providers.base import ModelSettings
+from app.providers.base import ModelSettings, ProviderError
 from app.providers.errors import ErrorWording, cut_stream, to_provider_error
 from app.providers.sse import stream_events
 
@@ -56,11 +56,16 @@ class SdkClientProvider:
 
     async def _create(self, create: Callable[..., Any], kwargs: dict[str, Any], sdk: ModuleType,
                       wording: ErrorWording) -> Any:
-        """The result of one non-streamed `create(**kwargs)`; SDK errors become ProviderErrors."""
+        """The result of one non-streamed `create(**kwargs)`; SDK errors become ProviderErrors, and so
+        does a reply that is not the API's JSON (the SDKs hand such a body back as a plain string)."""
         try:
-            return await create(**kwargs)
+            result = await create(**kwargs)
         except sdk.APIError as exc:
             raise to_provider_error(exc, self.settings, sdk, wording) from exc
+        if isinstance(result, (str, bytes)):
+            raise ProviderError(f"{self.settings.model}: the server's reply was not the API's JSON "
+                                f"(it sent {len(result)} characters of something else)", retryable=False)
+        return result
 
     async def close(self) -> None:
         """Close the HTTP client, if one was created."""
