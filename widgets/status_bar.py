@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 from rich.text import Text
 from textual.timer import Timer
@@ -34,13 +33,11 @@ def gauge(used: int, window: int) -> Text:
 class StatusBar(Static):
     """Mirrors the focused workstream; `show()` is called whenever its facts change.
 
-    An open circuit breaker's "retry in Ns" counts down live, redrawn each second by a timer
-    that runs only while it counts.
+    While the model's circuit breaker is not closed, a timer redraws the bar each second: the
+    "retry in Ns" counts down, and a breaker closed by another workstream's request disappears.
     """
 
     DEFAULT_CSS = "StatusBar { text-wrap: nowrap; text-overflow: ellipsis; }"  # one line, cut at the end
-
-    clock = staticmethod(time.monotonic)  # the clock the workstream's retry_at is on
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -50,7 +47,8 @@ class StatusBar(Static):
         self.context_window: int | None = None
         self.cost: float | None = None
         self.cost_estimated = False
-        self.breaker: tuple[str, str, float] | None = None  # (backend, state, retry_at on `clock`)
+        self.breaker: tuple[str, str, float] | None = None  # (backend, state, retry_in) while not closed
+        self._workstream = None
         self._ticker: Timer | None = None
 
     def show(self, workstream) -> None:
@@ -59,19 +57,20 @@ class StatusBar(Static):
         self.tokens = workstream.tokens
         self.context_window = workstream.context_window
         self.cost, self.cost_estimated = workstream.cost, workstream.cost_estimated
-        self.breaker = workstream.breaker
+        self._workstream = workstream
         self._tick()
 
     def retry_in(self) -> int:
         """Whole seconds until an open breaker lets a trial through (0: not open, or due now)."""
         if self.breaker is None or self.breaker[1] != "open":
             return 0
-        return max(0, math.ceil(self.breaker[2] - self.clock()))
+        return max(0, math.ceil(self.breaker[2]))
 
     def _tick(self) -> None:
-        """Redraw; while an open breaker counts down, again each second."""
+        """Read the breaker and redraw; while it is not closed, again each second."""
+        self.breaker = self._workstream.breaker_view() if self._workstream is not None else None
         self.update(self.describe())
-        counting = self.retry_in() > 0
+        counting = self.breaker is not None
         if counting and self._ticker is None:
             self._ticker = self.set_interval(1.0, self._tick)
         elif not counting and self._ticker is not None:

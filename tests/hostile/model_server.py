@@ -38,7 +38,7 @@ from tests.fake_llm.anthropic_server import error_response as anthropic_error
 from tests.fake_llm.openai_server import _ClosingStream
 from tests.fake_llm.openai_server import error_response as openai_error
 from tests.fake_llm.script import EchoReply, ErrorReply, Reply, TextReply, last_user_text
-from tests.fake_llm.uvicorn_thread import UvicornThread, serve_until_interrupted
+from tests.fake_llm.uvicorn_thread import ServedOnThread, UvicornThread, serve_until_interrupted
 
 BEHAVIOURS = ("500", "429", "cut", "hang", "garbage", "escape", "slow")
 CUT_TEXT = "This reply stops in the middle of a sen"
@@ -74,7 +74,7 @@ def behaviour_of(request: Request, user_text: str) -> str:
     return words[0].lower() if words and words[0].lower() in BEHAVIOURS else ""
 
 
-class HostileModelServer:
+class HostileModelServer(ServedOnThread):
     """Serves /v1/chat/completions, /v1/responses, /v1/messages and /v1/models on 127.0.0.1.
 
     `seen` lists each request's keyword ("" for the echo), in order; `hanging` counts the
@@ -94,10 +94,6 @@ class HostileModelServer:
         self._runner = UvicornThread(self.app, port)
 
     @property
-    def port(self) -> int:
-        return self._runner.port
-
-    @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
@@ -111,19 +107,6 @@ class HostileModelServer:
             self.seen: list[str] = []
             self.hanging = 0
             self._generation = getattr(self, "_generation", 0) + 1
-
-    def start(self) -> HostileModelServer:
-        self._runner.start()
-        return self
-
-    def stop(self) -> None:
-        self._runner.stop()
-
-    def __enter__(self) -> HostileModelServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     async def _models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [

@@ -62,8 +62,14 @@ async def test_esc_on_the_trial_request_does_not_pause_requests(hostile_model, t
         await wait_for(pilot, lambda: hostile_model.hanging == 1, message="the trial request to hang")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.workstream.busy, message="the turn to be cancelled")
+        first_tab = app.focused_id
+        await pilot.press("ctrl+n")  # the next request comes from another tab on the same backend
+        await wait_for(pilot, lambda: app.focused_id != first_tab, message="a second tab")
         await submit(pilot, "hello after the trial")
         await wait_for(pilot, lambda: "You said: hello after the trial" in screen_text(app),
                        message="the next turn's reply")
         assert "requests are paused" not in screen_text(app)
         await wait_for(pilot, lambda: "circuit" not in bar_text(app), message="the breaker to close")
+        await pilot.press("ctrl+pageup")
+        await wait_for(pilot, lambda: app.focused_id == first_tab, message="back in the first tab")
+        assert "circuit" not in bar_text(app)  # the breaker is shared: this tab sees it closed too
