@@ -14,7 +14,8 @@ user message, so one server serves a whole test (a turn "500" fails, the next tu
     slow     the echo, two characters every 0.2 s
     other    the echo ("You said: …"): a well-behaved reply
 
-The well-formed parts come from tests/fake_llm (the same wire shapes the fake servers send);
+Every request gets a stream, even one that asked for a single JSON body (the SDKs then hand back
+the raw text: a reply that is not the API's JSON). The well-formed parts come from tests/fake_llm (the same wire shapes the fake servers send);
 this module only decides which part to break. Standalone, for trying the app by hand:
 
     python -m tests.hostile.model_server --port 8767
