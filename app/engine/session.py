@@ -54,6 +54,8 @@ def cancelled_result(output_so_far: str) -> str:
     if not output_so_far:
         return CANCELLED_RESULT
     return f"{CANCELLED_RESULT} Its output until then:\n{output_so_far.rstrip()}"
+
+
 MAX_PARALLEL_TOOLS = 4
 
 
@@ -239,7 +241,8 @@ class Session:
             raise
         except ProviderError as error:
             partial = await finish(interrupted=True)
-            kept = " The partial reply is kept, marked as interrupted." if partial.content or partial.reasoning else ""
+            kept = (" The partial reply is kept, marked as interrupted."
+                    if partial.content or partial.reasoning else "")
             self.emit(ev.Notice(f"The model request failed: {error.message.rstrip('.')}.{kept}", level="error"))
             return None
         message = await finish(interrupted=False)
