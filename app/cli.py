@@ -40,11 +40,11 @@ def main(argv: list[str] | None = None) -> int:
         return mcp_main(argv[1:])
     args = build_parser().parse_args(argv)
     from app.config import ConfigError, load_config
-    from app.paths import default_config_path, default_data_dir
+    from app.paths import chosen_config_path, default_data_dir
 
-    config_path = args.config or default_config_path()
+    config_path, named_by = chosen_config_path(args.config)
     try:
-        config = load_config(config_path)
+        config = load_config(config_path, named_by)
     except ConfigError as error:
         print(f"whimbrel: {error}", file=sys.stderr)
         return 2

@@ -100,6 +100,8 @@ MCP_KEYS: dict[str, Key] = {
     "refresh_interval": Key(NUMBER, 4 * 3600.0, attr="mcp_refresh_interval", minimum=0),
     "call_timeout": Key(NUMBER, 120.0, attr="mcp_call_timeout", minimum=0),
     "connect_timeout": Key(NUMBER, 30.0, attr="mcp_connect_timeout", minimum=0),
+    # `whimbrel mcp …` runs in scripts: a server that does not answer is reported sooner than in the app
+    "cli_connect_timeout": Key(NUMBER, 10.0, attr="mcp_cli_connect_timeout", minimum=0),
     "config_files": Key(STRINGS, default=(), attr="mcp_config_files"),  # extra mcpServers JSON files
 }
 MCP_TRANSPORT = Kind("one of 'stdio', 'http', 'sse'", lambda v: v in ("stdio", "http", "sse"))
@@ -157,6 +159,7 @@ class Config:
     mcp_refresh_interval: float = 4 * 3600.0
     mcp_call_timeout: float = 120.0
     mcp_connect_timeout: float = 30.0
+    mcp_cli_connect_timeout: float = 10.0
     mcp_config_files: list[str] = field(default_factory=list)
 
 
@@ -364,12 +367,15 @@ def _check_references(v: _Validator, models: dict[str, ModelConfig],
 # -- loading ----------------------------------------------------------------------------
 
 
-def load_config(path: Path) -> Config:
-    """Read and validate the config at `path`; a missing file yields the defaults."""
+def load_config(path: Path, named_by: str | None = None) -> Config:
+    """Read and validate the config at `path`; a missing file yields the defaults, unless the
+    user named it (`named_by`, e.g. "--config": see paths.chosen_config_path), which is an error."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
+        if named_by:
+            raise ConfigError([f"{path}: no such config file (named by {named_by})"]) from None
         return Config(path=path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([f"{path}: cannot read the config file: {exc}"]) from None

@@ -74,6 +74,43 @@ class AppOptions:
     auto_compact_pct: float = 80.0
 
 
+# What each group of background workers does, in words, for the sentence shown when one fails.
+WORKER_TASKS = {
+    "boot": "Starting up", "titles": "Naming the workstream", "history": "Saving the prompt history",
+    "open": "Opening the workstream", "model": "Switching the model", "setup": "Applying the new config",
+    "browser": "Opening the browser", "command": "Running the command", "cost": "Adding up the costs",
+    "delete": "Deleting the workstream", "open-url": "Opening the link", "persist-layout": "Saving the layout",
+    "sign-in": "Signing in", "transcript-page": "Showing earlier messages",
+    "transcript-settle": "Laying out the transcript",
+}
+PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
+
+
+def worker_task(worker: Worker) -> str:
+    """`worker`'s job as a phrase, such as "Naming the workstream"."""
+    group = worker.group or ""
+    for prefix, task in PER_WORKSTREAM_TASKS.items():
+        if group.startswith(prefix):
+            return task
+    return WORKER_TASKS.get(group, "A background task")
+
+
+def storage_reason(error: Exception) -> str:
+    """Why the database would not open, in words: the OS's or SQLite's own message, else an
+    internal failure (logged)."""
+    import sqlite3
+
+    if isinstance(error, OSError) and error.strerror:
+        text = error.strerror + (f": {error.filename}" if error.filename else "")
+    elif isinstance(error, sqlite3.Error) and str(error):
+        text = str(error)
+    else:
+        from app.error_log import internal_failure
+
+        text = internal_failure("Opening the database", error)
+    return text.splitlines()[0][:300]
+
+
 class WhimbrelApp(WorkspaceOps, McpWiring, App):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
@@ -134,6 +171,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         from tools.registry import ToolRegistry
 
         options = self.options
+        await asyncio.to_thread(self._install_error_log)  # first: opening the store may need it
         self.store = await self._open_store(AsyncStore)
         if self.store is None:
             return  # the user chose to quit
@@ -177,7 +215,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
             except Exception as error:  # noqa: BLE001 - any cause (permissions, disk, corruption) gets a way out
                 from app.screens.storage_error import StorageErrorScreen
 
-                reason = f"{type(error).__name__}: {error}".splitlines()[0][:300]
+                reason = storage_reason(error)
                 choice = await self.push_screen(StorageErrorScreen(str(path), reason), wait_for_dismiss=True)
             if choice == "quit":
                 self.exit(return_code=1, message=f"Whimbrel could not open {path}: {reason}")
@@ -189,6 +227,15 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
                 path = Path(self._temporary_data.name) / "whimbrel.db"
                 self.notify("Using a temporary store: nothing from this session is kept after you quit.",
                             severity="warning", timeout=10)
+
+    def _install_error_log(self) -> None:
+        """Internal errors go to <data dir>/whimbrel.log, the configured API keys masked."""
+        from app.error_log import install
+
+        models, settings = self.options.models, self.options.settings
+        keys = [s.api_key for s in models.models.values()] if models is not None else []
+        keys += [settings.api_key] if settings is not None else []
+        install(self.options.data_dir, secrets=[k for k in keys if k])
 
     @staticmethod
     def _registry_for(settings: ModelSettings | None):
@@ -303,9 +350,9 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         """One place for worker outcomes: errors become a message, finished turns start queued ones."""
         worker = event.worker
         if event.state == WorkerState.ERROR:
-            error = worker.error
-            self.notify(f"{worker.name or 'background task'} failed: {type(error).__name__}: {error}",
-                        severity="error", timeout=10)
+            from app.error_log import internal_failure
+
+            self.notify(internal_failure(worker_task(worker), worker.error), severity="error", timeout=10)
         if not (worker.name or "").startswith("turn:"):
             return
         workstream_id = worker.name.split(":", 1)[1]

@@ -18,6 +18,16 @@ def default_data_dir() -> Path:
     return Path(user_data_dir(APP_NAME))
 
 
+def chosen_config_path(cli_value: Path | None) -> tuple[Path, str | None]:
+    """The config file to read and who named it: "--config", "$WHIMBREL_CONFIG", or None for the
+    default location. A file the user named must exist; an absent default just means no config."""
+    if cli_value is not None:
+        return Path(cli_value).expanduser(), "--config"
+    if os.environ.get("WHIMBREL_CONFIG"):
+        return default_config_path(), "$WHIMBREL_CONFIG"
+    return default_config_path(), None
+
+
 def default_config_path() -> Path:
     """The config file: $WHIMBREL_CONFIG, else config.toml in the user config dir."""
     override = os.environ.get("WHIMBREL_CONFIG")

@@ -31,6 +31,8 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     """No test reads the developer's real config, data or keys."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("WHIMBREL_DATA_DIR", str(home / "data"))
-    monkeypatch.setenv("WHIMBREL_CONFIG", str(home / "config.toml"))
+    # the default config location, empty: a WHIMBREL_CONFIG naming a missing file would be an error
+    monkeypatch.delenv("WHIMBREL_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(name, raising=False)

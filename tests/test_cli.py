@@ -32,3 +32,23 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
     assert exit_info.value.code == 0 and "whimbrel" in capsys.readouterr().out
+
+
+def test_a_named_config_file_must_exist(tmp_path, capsys, monkeypatch):
+    missing = tmp_path / "missing.toml"
+    assert main(["--config", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"{missing}: no such config file (named by --config)" in err
+    monkeypatch.setenv("WHIMBREL_CONFIG", str(missing))
+    assert main([]) == 2
+    assert "no such config file (named by $WHIMBREL_CONFIG)" in capsys.readouterr().err
+
+
+def test_the_default_config_may_be_absent(tmp_path):
+    """No --config and no WHIMBREL_CONFIG: an absent config.toml in the user config dir means defaults."""
+    from app.config import load_config
+    from app.paths import chosen_config_path
+
+    path, named_by = chosen_config_path(None)
+    assert named_by is None and not path.exists()
+    assert load_config(path, named_by).path == path

@@ -128,6 +128,7 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> str:
         raise ToolError(_join(streamer.buffer.text(), f"[timed out after {timeout:g}s; process group killed]")) from None
     except asyncio.CancelledError:
         await kill_group(proc)
+        streamer.feed(b"", final=True)  # a last line without its newline still reaches the card
         raise
     finally:
         transport.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,8 @@ async def execute(prepared: PreparedCall, ctx: ToolContext) -> tuple[str, bool]:
         text, is_error = f"{spec.name} did not finish within {limit:g}s and was stopped.", True
     except OSError as exc:
         text, is_error = f"{spec.name} failed: {_describe_os_error(exc)}", True
-    except Exception as exc:  # a bug in a tool still must not hand the model a traceback
-        text, is_error = f"{spec.name} failed: {type(exc).__name__}: {exc}", True
+    except Exception:  # a bug in a tool: the traceback goes to the log, the model and the user get words
+        logging.getLogger("whimbrel").exception("tool %s failed", spec.name)
+        text, is_error = (f"{spec.name} failed because of an internal error in Whimbrel (not in the call's "
+                          f"arguments); the details are in Whimbrel's log."), True
     return truncate(text, ctx.output_limit), is_error

@@ -20,8 +20,8 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from app.error_log import in_words
 from app.mcp.schema_form import FormField, collect
-from tools.errors import ToolError
 from widgets import mcp_result
 from widgets.schema_form import SchemaForm
 
@@ -195,7 +195,7 @@ class CatalogPane(Horizontal):
             render = await self.run(item, arguments)
             shown = render((self.clock() - started) * 1000)
         except Exception as exc:  # noqa: BLE001 - every failure becomes words on screen
-            shown = mcp_result.failure(str(exc) if isinstance(exc, ToolError) else f"{type(exc).__name__}: {exc}")
+            shown = mcp_result.failure(in_words("The MCP request", exc))
         self.results[key] = shown
         if self._form_key == key:
             self._show_result(shown)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.text import Text
+from textual.timer import Timer
 from textual.widgets import Static
 
 STATE_STYLES = {
@@ -28,7 +31,13 @@ def gauge(used: int, window: int) -> Text:
 
 
 class StatusBar(Static):
-    """Mirrors the focused workstream; `show()` is called whenever its facts change."""
+    """Mirrors the focused workstream; `show()` is called whenever its facts change.
+
+    While the model's circuit breaker is not closed, a timer redraws the bar each second: the
+    "retry in Ns" counts down, and a breaker closed by another workstream's request disappears.
+    """
+
+    DEFAULT_CSS = "StatusBar { text-wrap: nowrap; text-overflow: ellipsis; }"  # one line, cut at the end
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -38,7 +47,9 @@ class StatusBar(Static):
         self.context_window: int | None = None
         self.cost: float | None = None
         self.cost_estimated = False
-        self.breaker: tuple[str, str, float] | None = None
+        self.breaker: tuple[str, str, float] | None = None  # (backend, state, retry_in) while not closed
+        self._workstream = None
+        self._ticker: Timer | None = None
 
     def show(self, workstream) -> None:
         self.model = workstream.model
@@ -46,8 +57,25 @@ class StatusBar(Static):
         self.tokens = workstream.tokens
         self.context_window = workstream.context_window
         self.cost, self.cost_estimated = workstream.cost, workstream.cost_estimated
-        self.breaker = workstream.breaker
+        self._workstream = workstream
+        self._tick()
+
+    def retry_in(self) -> int:
+        """Whole seconds until an open breaker lets a trial through (0: not open, or due now)."""
+        if self.breaker is None or self.breaker[1] != "open":
+            return 0
+        return max(0, math.ceil(self.breaker[2]))
+
+    def _tick(self) -> None:
+        """Read the breaker and redraw; while it is not closed, again each second."""
+        self.breaker = self._workstream.breaker_view() if self._workstream is not None else None
         self.update(self.describe())
+        counting = self.breaker is not None
+        if counting and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self._tick)
+        elif not counting and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
 
     def describe(self) -> Text:
         from app.providers.pricing import format_cost
@@ -68,8 +96,11 @@ class StatusBar(Static):
             text.append(format_cost(self.cost, self.cost_estimated) if self.cost is not None else "cost —",
                         style="" if self.cost is not None else "dim")
         if self.breaker is not None:
-            backend, state, retry_in = self.breaker
+            backend = self.breaker[0]
+            seconds = self.retry_in()
             text.append("  │  ")
-            when = f", retry in {retry_in:.0f}s" if retry_in else ""
-            text.append(f"⚡ {backend} circuit {state}{when}", style="bold red")
+            if seconds:  # what matters first: a narrow terminal cuts the end of the line
+                text.append(f"⚡ circuit open, retry in {seconds}s ({backend})", style="bold red")
+            else:  # the cooldown is over (the breaker turns half-open when next asked)
+                text.append(f"⚡ circuit half-open: next request tries it ({backend})", style="bold yellow")
         return text

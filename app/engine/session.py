@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from contextlib import aclosing
 from typing import Any, Callable
 
 from app.engine import events as ev
@@ -35,6 +36,7 @@ from app.providers.retry import stream_with_retry
 from tools.context import ToolContext
 from tools.pipeline import PreparedCall, approval_reason, execute, prepare
 from tools.registry import ToolRegistry
+from tools.truncate import HeadTailBuffer
 
 Emit = Callable[[ev.EngineEvent], None]
 
@@ -45,6 +47,15 @@ FINISH_WARNINGS = {
     "Rephrase the request to continue.",
 }
 CANCELLED_RESULT = "The user cancelled this call before it finished."
+
+
+def cancelled_result(output_so_far: str) -> str:
+    """The result of a cancelled call: that it was cancelled, and what it had printed by then."""
+    if not output_so_far:
+        return CANCELLED_RESULT
+    return f"{CANCELLED_RESULT} Its output until then:\n{output_so_far.rstrip()}"
+
+
 MAX_PARALLEL_TOOLS = 4
 
 
@@ -208,28 +219,31 @@ class Session:
             return message
 
         try:
-            async for provider, chunk in self._chunks_with_fallback(messages, tools):
-                await self._share_the_loop()
-                if isinstance(chunk, ContentChunk):
-                    content.append(chunk.text)
-                    self.emit(ev.ContentDelta(chunk.text))
-                elif isinstance(chunk, ReasoningChunk):
-                    reasoning.append(chunk.text)
-                    self.emit(ev.ReasoningDelta(chunk.text))
-                elif isinstance(chunk, ToolCallChunk):
-                    assembler.add(chunk)
-                elif isinstance(chunk, UsageChunk):
-                    await self._record_usage(provider.settings, chunk)
-                elif isinstance(chunk, ProviderDataChunk):
-                    raw[chunk.provider] = chunk.data
-                elif isinstance(chunk, FinishChunk):
-                    finish_reason = chunk.reason
+            async with aclosing(self._chunks_with_fallback(messages, tools)) as chunks:
+                async for provider, chunk in chunks:
+                    await self._share_the_loop()
+                    if isinstance(chunk, ContentChunk):
+                        content.append(chunk.text)
+                        self.emit(ev.ContentDelta(chunk.text))
+                    elif isinstance(chunk, ReasoningChunk):
+                        reasoning.append(chunk.text)
+                        self.emit(ev.ReasoningDelta(chunk.text))
+                    elif isinstance(chunk, ToolCallChunk):
+                        assembler.add(chunk)
+                    elif isinstance(chunk, UsageChunk):
+                        await self._record_usage(provider.settings, chunk)
+                    elif isinstance(chunk, ProviderDataChunk):
+                        raw[chunk.provider] = chunk.data
+                    elif isinstance(chunk, FinishChunk):
+                        finish_reason = chunk.reason
         except asyncio.CancelledError:
             await asyncio.shield(finish(interrupted=True))
             raise
         except ProviderError as error:
-            await finish(interrupted=True)
-            self.emit(ev.Notice(f"The model request failed: {error.message}", level="error"))
+            partial = await finish(interrupted=True)
+            kept = (" The partial reply is kept, marked as interrupted."
+                    if partial.content or partial.reasoning else "")
+            self.emit(ev.Notice(f"The model request failed: {error.message.rstrip('.')}.{kept}", level="error"))
             return None
         message = await finish(interrupted=False)
         if finish_reason in FINISH_WARNINGS:
@@ -289,6 +303,9 @@ class Session:
                                     f"{target}.", level="warning"))
                 self.emit(ev.FallbackUsed(alias, target, error.message))
                 continue
+            finally:
+                if breaker is not None:  # cancelled or not counted: a half-open trial must not stay out
+                    breaker.release_trial()
             if breaker is not None:
                 breaker.record_success()
                 self._breaker_event(alias, before)
@@ -453,11 +470,18 @@ class Session:
         limit = asyncio.Semaphore(MAX_PARALLEL_TOOLS)
         done: set[str] = set()
 
+        streamed: dict[str, HeadTailBuffer] = {}  # what each call printed so far, kept if it is cancelled
+
+        def on_output(call_id: str, text: str) -> None:
+            streamed[call_id].append(text)
+            self.emit(ev.ToolOutput(call_id, text))
+
         async def run_one(item: PreparedCall) -> None:
             async with limit:
                 call_id = item.call.id
+                streamed[call_id] = HeadTailBuffer(self.tool_context.output_limit)
                 ctx = dataclasses.replace(
-                    self.tool_context, on_output=lambda text: self.emit(ev.ToolOutput(call_id, text)),
+                    self.tool_context, on_output=lambda text: on_output(call_id, text),
                     on_progress=lambda value, total, message: self.emit(
                         ev.ToolProgress(call_id, value, total, message)),
                     workstream_id=self.workstream_id)
@@ -471,7 +495,8 @@ class Session:
         except asyncio.CancelledError:
             for item in runnable:
                 if item.call.id not in done:
-                    await asyncio.shield(self._finish_call(item, CANCELLED_RESULT, is_error=True))
+                    so_far = streamed[item.call.id].text() if item.call.id in streamed else ""
+                    await asyncio.shield(self._finish_call(item, cancelled_result(so_far), is_error=True))
             raise
 
     async def _finish_call(self, item: PreparedCall, output: str, *, is_error: bool,

@@ -35,7 +35,6 @@ class Workstream:
             self.model = session.provider.settings.model
         self.cost: float | None = None
         self.cost_estimated = False
-        self.breaker: tuple[str, str, float] | None = None  # (backend, state, retry_in) when not closed
         self.pending: list[ev.ApprovalRequested] = []
         self.unread = False
         self.last_active = time.monotonic()
@@ -72,8 +71,6 @@ class Workstream:
             self.cost, self.cost_estimated = event.session_cost, event.estimated
         elif isinstance(event, ev.ModelChanged):
             self.model, self.context_window = event.model, event.context_window
-        elif isinstance(event, ev.BreakerChanged):
-            self.breaker = None if event.state == "closed" else (event.backend, event.state, event.retry_in)
         elif isinstance(event, ev.CompactionDone):
             self.tokens = 0
         elif isinstance(event, ev.ApprovalRequested):
@@ -87,6 +84,17 @@ class Workstream:
                 self.state = "idle"
         if self.listener is not None:
             self.listener(event)
+
+    def breaker_view(self) -> tuple[str, str, float] | None:
+        """The current model's backend breaker as (backend, state, seconds until a retry), or None
+        while it is closed. Read live: every workstream on that backend shares the breaker, so an
+        event seen by one of them would leave the others' view stale."""
+        models, alias = self.session.models, self.session.model_alias
+        if models is None or alias is None or alias not in models:
+            return None
+        breaker = models.breaker(alias)
+        state = breaker.state
+        return None if state == "closed" else (breaker.name, state, breaker.retry_in())
 
     def _drop_pending(self, event: ev.ApprovalRequested) -> None:
         if event in self.pending:

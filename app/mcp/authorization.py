@@ -118,11 +118,12 @@ class Authorization:
         return words or describe_error(failure), auth.interactive
 
     async def _within(self, state: ServerState, awaitable: Awaitable[T], seconds: float, *,
-                      here: bool = False) -> T:
+                      here: bool = False, on_expire: Callable[[], None] | None = None) -> T:
         """Await with a deadline that stops while a person signs in; DeadlinePassed after it.
 
         The awaitable runs in a task of its own, or with `here` in this task (the SDK Client must be
         entered in the task that exits it), which the deadline then cancels and un-cancels.
+        `on_expire()` runs the moment the deadline passes (the cancelled work may take a while to unwind).
         """
         task = asyncio.current_task()
         assert task is not None
@@ -131,6 +132,8 @@ class Authorization:
 
         def expire() -> None:
             fired.append(True)
+            if on_expire is not None:
+                on_expire()
             (work or task).cancel()
 
         deadline = Deadline(seconds, expire)

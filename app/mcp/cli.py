@@ -12,7 +12,9 @@ kept in the data dir (`mcp-oauth/`) until `logout`. `list` never starts a sign-i
 
 `<server>` is a configured name, an http(s):// URL (SSE when it ends in /sse) or "stdio:<command line>".
 A value is parsed as JSON when it is valid JSON, else kept as a string. Errors go to stderr with a
-non-zero exit: 2 for usage and config problems, 1 for a server or call that failed.
+non-zero exit: 2 for usage and config problems, 1 for a server or call that failed; `list` exits 1
+when any enabled server is not ready (its JSON still lists every server, each with its reason).
+A handshake waits `--timeout` seconds, else `[mcp] cli_connect_timeout` (10 s: short for scripts).
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="config file (default: $WHIMBREL_CONFIG or config.toml in the user config dir)")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="workspace: the roots offered to servers and where .mcp.json is read (default: cwd)")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds to wait for a connection or a call")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds to wait for a server's handshake or a call (handshake default: 10, "
+                             "`[mcp] cli_connect_timeout`; a local server answers in well under a second, "
+                             "so a script hears about a hung one quickly; calls default to `[mcp] call_timeout`)")
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="where OAuth tokens are kept (default: $WHIMBREL_DATA_DIR or the user data dir)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -86,11 +91,11 @@ def parse_pairs(pairs: list[str]) -> dict[str, Any]:
 def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Any, Path]:
     from app.config import ConfigError, load_config
     from app.mcp.config import servers_from_app_config
-    from app.paths import default_config_path
+    from app.paths import chosen_config_path
 
     workdir = (args.workdir or Path.cwd()).expanduser().resolve()
     try:
-        config = load_config(args.config or default_config_path())
+        config = load_config(*chosen_config_path(args.config))
     except ConfigError as error:
         raise CliError(str(error), USAGE_ERROR) from None
     servers, problems = servers_from_app_config(config, workdir)
@@ -115,25 +120,50 @@ def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Name
     return McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,
                       data_dir=args.data_dir or default_data_dir(),
                       call_timeout=args.timeout or config.mcp_call_timeout,
-                      connect_timeout=args.timeout or config.mcp_connect_timeout)
+                      connect_timeout=_connect_timeout(args, config))
+
+
+def _connect_timeout(args: argparse.Namespace, config: Any) -> float:
+    """Seconds a handshake may take: --timeout, else the CLI's own (shorter) config default."""
+    return args.timeout or config.mcp_cli_connect_timeout
+
+
+def _list_rows(manager: Any) -> tuple[list[dict[str, Any]], int]:
+    """Every server's summary, and exit code 1 when an enabled one is not ready."""
+    from app.mcp.server_state import AUTHORIZING, CONNECTING, DISABLED, READY
+
+    rows = [state.summary() for state in manager.servers.values()]
+    for row in rows:
+        if row["status"] in (CONNECTING, AUTHORIZING) and not row["reason"]:
+            row["reason"] = f"timed out: no answer within {manager.connect_timeout:g}s"
+    broken = [row for row in rows if row["status"] not in (READY, DISABLED)]
+    for row in broken:
+        print(f"whimbrel mcp: {row['name']}: {row['status']}: {row['reason'] or 'no reason given'}",
+              file=sys.stderr)
+    return rows, CALL_ERROR if broken else 0
 
 
 async def _run(args: argparse.Namespace) -> tuple[Any, int]:
     from app.mcp import convert
     from app.mcp.config import McpConfigError, parse_server_spec
     from app.mcp.manager import McpUnavailable
+    from app.mcp.server_state import CONNECTING
     from tools.errors import ToolError
 
     configured, config, workdir = _load(args)
+    if args.command != "logout":  # no frame to paint here: import now, so a handshake's deadline is the server's
+        from app.mcp.manager import import_sdk
+
+        import_sdk()
     if args.command == "list":
         manager = _manager(list(configured.values()), config, workdir, args)
         manager.start()
         try:
-            try:
-                await manager.wait_settled(timeout=(args.timeout or config.mcp_connect_timeout) + 1)
+            try:  # a handshake past its deadline settles as failed, so this returns by then
+                await manager.wait_settled(timeout=_connect_timeout(args, config) + 1)
             except asyncio.TimeoutError:
                 pass
-            return [state.summary() for state in manager.servers.values()], 0
+            return _list_rows(manager)
         finally:
             await manager.stop()
     try:
@@ -148,9 +178,11 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
     manager.start()
     try:
         try:
-            state = await manager.wait_ready(server.name, timeout=(args.timeout or config.mcp_connect_timeout) + 1)
+            state = await manager.wait_ready(server.name, timeout=_connect_timeout(args, config) + 1)
         except McpUnavailable as error:
-            raise CliError(str(error)) from None
+            still = manager.servers[server.name].status == CONNECTING
+            raise CliError(f"MCP server '{server.name}' timed out: no answer within {manager.connect_timeout:g}s"
+                           if still else str(error)) from None
         try:
             if args.command == "tools":
                 specs = {spec.name: spec for spec in state.specs}

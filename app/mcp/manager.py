@@ -43,7 +43,7 @@ Listener = Callable[[str, str], None]
 _SDK_IMPORT: asyncio.Future | None = None
 
 
-def _import_sdk() -> None:
+def import_sdk() -> None:
     """Import what connecting needs (the SDK's client, transports and types: ~0.5 s of CPU)."""
     import mcp.client.sse  # noqa: F401
     import mcp.client.stdio  # noqa: F401
@@ -56,7 +56,7 @@ async def _sdk_imported() -> None:
     global _SDK_IMPORT
     loop = asyncio.get_running_loop()
     if _SDK_IMPORT is None or _SDK_IMPORT.get_loop() is not loop:
-        _SDK_IMPORT = asyncio.ensure_future(asyncio.to_thread(_import_sdk))
+        _SDK_IMPORT = asyncio.ensure_future(asyncio.to_thread(import_sdk))
     await asyncio.shield(_SDK_IMPORT)
 
 
@@ -354,10 +354,12 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
             # The handshake has its own deadline, stopped while a person signs in. The Client must be
             # entered and exited in this task (anyio scopes), so the deadline cancels this task's wait
             # rather than wrapping the enter in another task or scope.
-            try:
-                await self._within(state, client.__aenter__(), self.connect_timeout, here=True)
+            timed_out = f"handshake timed out (no answer within {self.connect_timeout:g}s)"
+            try:  # the status says so at the deadline, not after the transport's cleanup (seconds for stdio)
+                await self._within(state, client.__aenter__(), self.connect_timeout, here=True,
+                                   on_expire=lambda: self._set_status(state, FAILED, timed_out))
             except DeadlinePassed:
-                return f"no answer to the handshake within {self.connect_timeout:g}s"
+                return timed_out
             try:
                 state.client = client
                 self._record_identity(state, client)

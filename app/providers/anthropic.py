@@ -131,11 +131,15 @@ class StreamTranslator:
     """Turns Messages-API stream events (decoded SSE JSON) into normalized chunks, one event at a time.
 
     Plain dicts, not SDK models: building a pydantic object per token was most of the CPU of a
-    fast stream. Text and tool-input deltas are the hot path and come first.
+    fast stream. Text and tool-input deltas are the hot path and come first. `complete` turns
+    true at message_stop: a stream without it was cut short.
     """
+
+    end_marker = "message_stop"
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
+        self.complete = False
         self.tool_index: dict[int, int] = {}  # content-block index -> tool-call ordinal
         self.blocks: dict[int, dict[str, Any]] = {}  # thinking blocks being built
         self.thinking_blocks: list[dict[str, Any]] = []
@@ -174,6 +178,7 @@ class StreamTranslator:
             if reason:
                 yield FinishChunk(STOP_REASONS.get(reason, reason))
         elif kind == "message_stop":
+            self.complete = True
             yield self.usage_chunk()
             if self.thinking_blocks:
                 yield ProviderDataChunk("anthropic", {"thinking_blocks": self.thinking_blocks})
@@ -292,7 +297,7 @@ class AnthropicProvider(SdkClientProvider):
         import anthropic
 
         return self._chunks(self.client.messages.with_streaming_response.create, self.request(messages, tools),
-                            anthropic, WORDING, StreamTranslator(self.settings).translate)
+                            anthropic, WORDING, StreamTranslator(self.settings))
 
     async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
         """One non-streamed reply's text (titles, summaries). Raises ProviderError."""

@@ -81,6 +81,16 @@ def status_error(status: int, detail: str, settings: ModelSettings, wording: Err
     return ProviderError(f"{label} ({status}){suffix}", retryable=False, status=status)
 
 
+def cut_stream(settings: ModelSettings, marker: str) -> ProviderError:
+    """The error for a stream whose body ended before its end marker: the reply is incomplete.
+
+    Retryable: before any text arrives the request is simply sent again; after it, the retry
+    logic keeps the partial reply (marked interrupted) rather than replaying it.
+    """
+    return ProviderError(f"{settings.model}: the connection closed before the reply was complete "
+                         f"(the stream ended without {marker})", retryable=True)
+
+
 def to_provider_error(exc: Exception, settings: ModelSettings, sdk: ModuleType,
                       wording: ErrorWording = ErrorWording()) -> ProviderError:
     """Map an exception of SDK module `sdk` (openai or anthropic) to a ProviderError a user can act on."""

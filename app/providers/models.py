@@ -8,7 +8,8 @@
 A `CircuitBreaker` guards each backend (provider + base URL, shared by every alias and
 workstream that uses it): after `threshold` consecutive failed requests it opens and
 requests skip that backend; after `cooldown` seconds it lets one trial request through
-(half-open), which closes it again on success or re-opens it on failure.
+(half-open), which closes it again on success or re-opens it on failure; a trial that ends
+otherwise (Esc, a non-retryable error) frees the slot for the next request.
 """
 
 from __future__ import annotations
@@ -67,6 +68,11 @@ class CircuitBreaker:
             self._trial_out = True
             return True
         return False
+
+    def release_trial(self) -> None:
+        """A request ended with neither success nor a counted failure (cancelled, or a non-retryable
+        error): a half-open breaker's trial slot is free again, so the next request is the trial."""
+        self._trial_out = False
 
     def record_success(self) -> None:
         self._state = "closed"

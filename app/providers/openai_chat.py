@@ -157,14 +157,20 @@ class OpenAIChatProvider(SdkClientProvider):
         import openai
 
         kwargs = self._request(messages, tools, stream=True)
+        ended: list[bool] = []  # [DONE] arrived, or a finish reason did (sloppy servers send one of them)
         events = stream_events(lambda: self._open_stream(kwargs), self.settings, openai, WORDING,
-                               reopen_after=self._reopen_without_stream_options)
+                               reopen_after=self._reopen_without_stream_options,
+                               on_done=lambda: ended.append(True))
         async with aclosing(events):
             async for event in events:
                 if event.get("error"):
                     raise _stream_error(event, self.settings)
                 for chunk in translate_chunk(event):
+                    if isinstance(chunk, FinishChunk):
+                        ended.append(True)
                     yield chunk
+        if not ended:
+            raise errors.cut_stream(self.settings, "a finish reason or [DONE]")
 
     async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
         """One non-streamed completion's text (e.g. for auto-titles). Raises ProviderError."""

@@ -78,10 +78,16 @@ def failure(error: Any, settings: ModelSettings) -> ProviderError:
 
 
 class ResponsesTranslator:
-    """Turns Responses API stream events (decoded SSE JSON) into normalized chunks."""
+    """Turns Responses API stream events (decoded SSE JSON) into normalized chunks.
+
+    `complete` turns true at response.completed / .incomplete: a stream without either was cut short.
+    """
+
+    end_marker = "response.completed"
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
+        self.complete = False
         self.calls: dict[int, int] = {}  # output index -> tool-call ordinal
         self.reasoning_items: list[dict[str, Any]] = []
 
@@ -106,6 +112,7 @@ class ResponsesTranslator:
                 self.reasoning_items.append({key: item[key] for key in
                                              ("type", "id", "summary", "encrypted_content") if key in item})
         elif kind in ("response.completed", "response.incomplete"):
+            self.complete = True
             yield from self._finished(event.get("response") or {})
         elif kind == "response.failed":
             raise failure((event.get("response") or {}).get("error"), self.settings)
@@ -173,7 +180,7 @@ class OpenAIResponsesProvider(SdkClientProvider):
         import openai
 
         return self._chunks(self.client.responses.with_streaming_response.create, self.request(messages, tools),
-                            openai, WORDING, ResponsesTranslator(self.settings).translate)
+                            openai, WORDING, ResponsesTranslator(self.settings))
 
     async def complete(self, messages: list[Message], max_tokens: int = 64) -> str:
         """One non-streamed response's text (titles, summaries). Raises ProviderError."""

@@ -9,11 +9,20 @@ from __future__ import annotations
 
 from contextlib import aclosing
 from types import ModuleType
-from typing import Any, AsyncIterator, Callable, Iterable
+from typing import Any, AsyncIterator, Callable, Iterable, Protocol
 
-from app.providers.base import ModelSettings
-from app.providers.errors import ErrorWording, to_provider_error
+from app.providers.base import ModelSettings, ProviderError
+from app.providers.errors import ErrorWording, cut_stream, to_provider_error
 from app.providers.sse import stream_events
+
+
+class EventTranslator(Protocol):
+    """Turns one API's decoded stream events into chunks and knows whether the stream ended properly."""
+
+    complete: bool  # the API's end marker arrived
+    end_marker: str  # that marker, in words, for the error when it never does
+
+    def translate(self, event: dict[str, Any]) -> Iterable[Any]: ...
 
 
 class SdkClientProvider:
@@ -33,23 +42,30 @@ class SdkClientProvider:
         return self._client
 
     async def _chunks(self, create: Callable[..., Any], kwargs: dict[str, Any], sdk: ModuleType,
-                      wording: ErrorWording, translate: Callable[[dict[str, Any]], Iterable[Any]]
-                      ) -> AsyncIterator[Any]:
+                      wording: ErrorWording, translator: EventTranslator) -> AsyncIterator[Any]:
         """Stream `create(**kwargs, stream=True)` (an SDK `with_streaming_response` method) as
-        normalized chunks, `translate(event)` per decoded event; the stream is closed however this ends."""
+        normalized chunks, `translator.translate(event)` per decoded event; the stream is closed
+        however this ends. A body that ends before the translator saw its end marker is cut short."""
         events = stream_events(lambda: create(**kwargs, stream=True), self.settings, sdk, wording)
         async with aclosing(events):
             async for event in events:
-                for chunk in translate(event):
+                for chunk in translator.translate(event):
                     yield chunk
+        if not translator.complete:
+            raise cut_stream(self.settings, translator.end_marker)
 
     async def _create(self, create: Callable[..., Any], kwargs: dict[str, Any], sdk: ModuleType,
                       wording: ErrorWording) -> Any:
-        """The result of one non-streamed `create(**kwargs)`; SDK errors become ProviderErrors."""
+        """The result of one non-streamed `create(**kwargs)`; SDK errors become ProviderErrors, and so
+        does a reply that is not the API's JSON (the SDKs hand such a body back as a plain string)."""
         try:
-            return await create(**kwargs)
+            result = await create(**kwargs)
         except sdk.APIError as exc:
             raise to_provider_error(exc, self.settings, sdk, wording) from exc
+        if isinstance(result, (str, bytes)):
+            raise ProviderError(f"{self.settings.model}: the server's reply was not the API's JSON "
+                                f"(it sent {len(result)} characters of something else)", retryable=False)
+        return result
 
     async def close(self) -> None:
         """Close the HTTP client, if one was created."""

@@ -31,9 +31,11 @@ def decode_event(block: bytes) -> Any:
     return json.loads(payload) if payload.strip() else None
 
 
-async def sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[dict[str, Any]]:
+async def sse_events(chunks: AsyncIterator[bytes],
+                     on_done: Callable[[], None] | None = None) -> AsyncIterator[dict[str, Any]]:
     """Decode a byte stream of server-sent events into JSON objects, until the body or [DONE] ends.
 
+    `on_done()` is called when [DONE] arrives (so a caller can tell it from a body cut short).
     CRLF and CR line ends are accepted (a CR that ends a read waits for the next one, in case
     its LF follows). Raises ValueError on data that is not JSON.
     """
@@ -47,6 +49,8 @@ async def sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[dict[str, An
         for block in blocks:
             event = decode_event(block)
             if event is DONE:
+                if on_done is not None:
+                    on_done()
                 return
             if isinstance(event, dict):
                 yield event
@@ -57,11 +61,13 @@ async def sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[dict[str, An
 
 async def stream_events(open_stream: Callable[[], AbstractAsyncContextManager[Any]], settings: ModelSettings,
                         sdk: ModuleType, wording: ErrorWording,
-                        reopen_after: Callable[[Exception], bool] | None = None) -> AsyncIterator[dict[str, Any]]:
+                        reopen_after: Callable[[Exception], bool] | None = None,
+                        on_done: Callable[[], None] | None = None) -> AsyncIterator[dict[str, Any]]:
     """Send the request (`open_stream()`: an SDK `with_streaming_response.create(...)`) and yield its events.
 
     SDK, timeout, transport and decoding errors become ProviderErrors. When `reopen_after(exc)`
     says so, a request the server rejected is sent once more (e.g. without an option it refused).
+    `on_done()` is called if the server ends the stream with [DONE].
     The HTTP response is closed when the generator ends, fails or is closed.
     """
     import httpx2
@@ -78,7 +84,7 @@ async def stream_events(open_stream: Callable[[], AbstractAsyncContextManager[An
     except sdk.APIError as exc:
         raise to_provider_error(exc, settings, sdk, wording) from exc
     try:
-        async for event in sse_events(response.iter_bytes()):
+        async for event in sse_events(response.iter_bytes(), on_done):
             yield event
     except sdk.APIError as exc:
         raise to_provider_error(exc, settings, sdk, wording) from exc

@@ -204,10 +204,9 @@ class McpInspectorScreen(Screen):
         try:
             await work
         except Exception as exc:  # noqa: BLE001
-            from tools.errors import ToolError
+            from app.error_log import in_words
 
-            text = str(exc) if isinstance(exc, ToolError) else f"{type(exc).__name__}: {exc}"
-            self.notify(text, severity="error", timeout=8)
+            self.notify(in_words("The MCP action", exc), severity="error", timeout=8)
 
     def action_ping(self) -> None:
         name = self._chosen()
@@ -220,7 +219,10 @@ class McpInspectorScreen(Screen):
         try:
             ms = await self.manager.ping(name)
         except Exception as exc:  # noqa: BLE001
-            overview.show_ping(Text(f"✖ ping {name}: {exc}", style="red"))
+            from tools.errors import ToolError
+
+            overview.show_ping(Text(f"✖ ping {name}" + (f": {exc}" if isinstance(exc, ToolError) else " failed"),
+                                    style="red"))
             raise
         overview.show_ping(Text(f"✔ ping {name}: {ms:.1f} ms round trip", style="green"))
         self.notify(f"{name}: {ms:.1f} ms round trip", title="Ping", timeout=3)

@@ -209,6 +209,29 @@ async def test_cancel_kills_running_bash_and_records_it(fake_openai, workspace, 
     await shutdown(session, store)
 
 
+async def test_a_cancelled_bash_call_gives_the_model_its_output_so_far(fake_openai, workspace, tmp_path):
+    """The stored result says it was cancelled and carries what the command printed, even a last
+    line without its newline; the card gets the same text."""
+    command = "echo first line; printf 'no newline yet'; sleep 30"
+    fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": command}), "b1")]))
+    recorder = Recorder()
+    session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
+    task = asyncio.create_task(session.run_turn("run it"))
+    for _ in range(400):
+        if recorder.of(ev.ToolOutput):
+            break
+        await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    stored = await store.load_messages(session.workstream_id)
+    assert stored[-1].role == "tool" and stored[-1].is_error
+    assert stored[-1].content == ("The user cancelled this call before it finished. Its output until then:\n"
+                                  "first line\nno newline yet")
+    assert recorder.of(ev.ToolResultReady)[-1].output == stored[-1].content
+    await shutdown(session, store)
+
+
 async def test_resume_strips_an_interrupted_tool_turn(fake_openai, workspace, tmp_path):
     """A crash after the assistant asked for a tool but before its result: the model never sees the dangling call."""
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": "echo hi"}), "b1")]))

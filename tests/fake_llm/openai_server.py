@@ -22,7 +22,7 @@ from starlette.routing import Route
 from tests.fake_llm import responses_chunks
 from tests.fake_llm.openai_chunks import completion_body, resolve, sse_stream
 from tests.fake_llm.script import EchoReply, ErrorReply, Reply, TokensReply, reply_from_dict
-from tests.fake_llm.uvicorn_thread import UvicornThread, serve_until_interrupted
+from tests.fake_llm.uvicorn_thread import ServedOnThread, UvicornThread, serve_until_interrupted
 
 
 class _ClosingStream(StreamingResponse):
@@ -49,7 +49,7 @@ def error_response(reply: ErrorReply) -> Response:
     return JSONResponse(body, status_code=reply.status, headers=reply.headers)
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(ServedOnThread):
     """Scripted OpenAI server on 127.0.0.1: chat completions and the Responses API.
 
     - `queue(*replies)`: the next requests (of either API) get these, in order; then
@@ -82,10 +82,6 @@ class FakeOpenAIServer:
         self._runner = UvicornThread(self.app, port)
 
     @property
-    def port(self) -> int:
-        return self._runner.port
-
-    @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
@@ -114,19 +110,6 @@ class FakeOpenAIServer:
         """How many queued replies are still unused."""
         with self._lock:
             return len(self._replies)
-
-    def start(self) -> FakeOpenAIServer:
-        self._runner.start()
-        return self
-
-    def stop(self) -> None:
-        self._runner.stop()
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def _next_reply(self) -> Reply:
         with self._lock:

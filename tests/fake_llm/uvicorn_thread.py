@@ -50,6 +50,29 @@ class UvicornThread:
         self._socket.close()
 
 
+class ServedOnThread:
+    """Start/stop and `with` for a fake server that keeps its UvicornThread in `self._runner`."""
+
+    _runner: UvicornThread
+
+    @property
+    def port(self) -> int:
+        return self._runner.port
+
+    def start(self):
+        self._runner.start()
+        return self
+
+    def stop(self) -> None:
+        self._runner.stop()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
 def serve_until_interrupted(server: Any, label: str) -> None:
     """Run a fake server (a context manager with `base_url`) from the command line until Ctrl+C."""
     with server:

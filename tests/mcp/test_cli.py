@@ -31,7 +31,8 @@ def test_list_tools_and_call_through_config_and_stdio_spec(tmp_path):
     config.write_text('[mcp.servers.time]\ncommand = "mcp-server-time"\nargs = ["--local-timezone", "UTC"]\n\n'
                       '[mcp.servers.broken]\ncommand = "whimbrel-no-such-command"\n')
     listed = whimbrel("--timeout", "30", "list", config=config, cwd=tmp_path)
-    assert listed.returncode == 0, listed.stderr
+    assert listed.returncode == 1, listed.stderr  # a broken server: scripts can tell
+    assert "whimbrel mcp: broken: " in listed.stderr and "time:" not in listed.stderr
     rows = {row["name"]: row for row in json.loads(listed.stdout)}
     assert rows["time"]["status"] == "ready" and rows["time"]["tools"] == 2
     # while `list` waits for the slow server, the broken one may have failed often enough to open its breaker
@@ -68,8 +69,59 @@ def test_errors_exit_non_zero_with_a_message(tmp_path):
 def test_a_tool_that_needs_a_browser_step_says_so_in_a_script(tmp_path):
     """No one can be asked from a script: the link is printed instead of pretending a user declined."""
     server = f"stdio:{sys.executable} {ROOT / 'tests' / 'mcp' / 'browser_step_server.py'}"
-    called = whimbrel("call", server, "private_files", config=tmp_path / "none.toml", cwd=tmp_path)
+    config = tmp_path / "empty.toml"
+    config.write_text("")
+    called = whimbrel("call", server, "private_files", config=config, cwd=tmp_path)
     assert called.returncode == 1
     assert "needs the user to open http://127.0.0.1:" in called.stderr
     assert "/authorize?id=auth-1 before tools/call private_files, but no one was asked" in called.stderr
     assert "open it in a browser and try again" in called.stderr
+
+
+HUNG = f"{sys.executable} -c 'import time; time.sleep(999)'"
+
+
+def test_a_hung_server_times_out_quickly_and_list_exits_1(tmp_path):
+    """The handshake deadline comes from `[mcp] cli_connect_timeout`; past it the server is reported
+    as timed out (not `connecting` with no reason), and list exits 1 listing every server. (How long
+    it takes is a benchmark's business; the reason naming the 1 s deadline shows which one applied.)"""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[mcp]\ncli_connect_timeout = 1\n\n[mcp.servers.hung]\ncommand = "{sys.executable}"\n'
+                      f'args = ["-c", "import time; time.sleep(999)"]\n\n[mcp.servers.off]\ncommand = "x"\n'
+                      f'enabled = false\n')
+    listed = whimbrel("list", config=config, cwd=tmp_path)
+    assert listed.returncode == 1
+    rows = {row["name"]: row for row in json.loads(listed.stdout)}
+    assert rows["hung"]["status"] == "failed"
+    assert rows["hung"]["reason"] == "handshake timed out (no answer within 1s)"
+    assert rows["off"]["status"] == "disabled"
+    assert "hung: failed: handshake timed out" in listed.stderr and "off:" not in listed.stderr
+
+
+def test_tools_on_a_hung_server_says_it_timed_out(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    tools = whimbrel("--timeout", "1", "tools", f"stdio:{HUNG}", config=config, cwd=tmp_path)
+    assert tools.returncode == 1 and tools.stdout == ""
+    assert "handshake timed out (no answer within 1s)" in tools.stderr
+    assert "still connecting" not in tools.stderr
+
+
+def test_the_cli_handshake_default_is_short_and_documented(tmp_path):
+    from app.config import load_config
+    from app.mcp.cli import build_parser
+
+    config = tmp_path / "config.toml"
+    config.write_text("[mcp]\nrefresh_interval = 60\n")
+    loaded = load_config(config)
+    assert loaded.mcp_cli_connect_timeout == 10.0 < loaded.mcp_connect_timeout
+    assert "handshake default: 10" in " ".join(build_parser().format_help().split())
+
+
+def test_a_named_config_file_that_is_missing_exits_2(tmp_path):
+    missing = tmp_path / "missing.toml"
+    listed = whimbrel("list", config=missing, cwd=tmp_path)  # through WHIMBREL_CONFIG
+    assert listed.returncode == 2 and listed.stdout == ""
+    assert f"{missing}: no such config file (named by $WHIMBREL_CONFIG)" in listed.stderr
+    flagged = whimbrel("--config", str(missing), "list", config=missing, cwd=tmp_path)
+    assert flagged.returncode == 2 and "(named by --config)" in flagged.stderr
