@@ -1,0 +1,79 @@
+"""Saving a reply while it streams, so a crash keeps its text and marks the turn as interrupted.
+
+The first save stores the reply as an assistant message with `interrupted` set; later saves
+replace its text. Saves happen at most every SAVE_EVERY seconds (never one per token), in a
+background task, through the store's own thread (AsyncStore), so the event loop never waits on
+SQLite. `finish` writes the final message into the same row (or adds it when nothing was saved).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from app.vocabulary.messages import Message
+
+SAVE_EVERY = 0.5  # seconds: what a SIGKILL loses of a streaming reply is at most about this much
+
+
+class ReplyDraft:
+    """The stored copy of one streaming reply; `content` and `reasoning` are the session's lists."""
+
+    def __init__(self, store: Any, workstream_id: str, content: list[str], reasoning: list[str],
+                 *, every: float = SAVE_EVERY) -> None:
+        self.store = store
+        self.workstream_id = workstream_id
+        self.content = content
+        self.reasoning = reasoning
+        self.every = every
+        self.message_id: int | None = None
+        self._saved = (0, 0)  # how many parts of content and reasoning the stored row holds
+        self._lock = asyncio.Lock()
+        self._task: asyncio.Task | None = None
+
+    @staticmethod
+    def supported(store: Any) -> bool:
+        """Only stores with draft rows (AsyncStore) save replies as they stream."""
+        return store is not None and hasattr(store, "complete_draft")
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._save_periodically(), name="reply-draft")
+
+    async def _save_periodically(self) -> None:
+        while True:
+            await asyncio.sleep(self.every)
+            await asyncio.shield(self._save())  # a stop between saves, never in the middle of one
+
+    async def _save(self) -> None:
+        async with self._lock:
+            parts = (len(self.content), len(self.reasoning))
+            content, reasoning = "".join(self.content), "".join(self.reasoning)
+            if parts == self._saved or not (content or reasoning):
+                return
+            if self.message_id is None:
+                draft = Message(role="assistant", content=content, reasoning=reasoning, interrupted=True)
+                self.message_id = await self.store.add_message(self.workstream_id, draft)
+            else:
+                await self.store.update_draft(self.message_id, content, reasoning)
+            self._saved = parts
+
+    async def _stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def finish(self, message: Message) -> None:
+        """Stop saving and store the final `message` (in the draft's row when there is one)."""
+        await self._stop()
+        async with self._lock:  # a save that was under way has completed
+            if self.message_id is None:
+                await self.store.add_message(self.workstream_id, message)
+            else:
+                await self.store.complete_draft(self.workstream_id, self.message_id, message)
+
+    async def discard(self) -> None:
+        """Stop saving; the stored draft (if any) stays as it is: interrupted."""
+        await self._stop()
