@@ -18,6 +18,7 @@ from textual import on
 from textual.app import App
 from textual.worker import Worker, WorkerState
 
+from app import quit_signals
 from app.attention import Attention
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
 from app.mcp_wiring import McpWiring
@@ -108,8 +109,6 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         return self.manager.get(self.focused_id) if self.manager is not None else None
 
     def on_load(self) -> None:
-        from app import quit_signals
-
         quit_signals.install(self)  # before the terminal is taken over, so a signal always restores it
 
     def on_mount(self) -> None:
@@ -447,9 +446,12 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         yield from whimbrel_commands(self)
 
     async def on_unmount(self) -> None:
-        await self._end_turns()
-        await self.stop_mcp()
-        if self.models is not None:
-            await self.models.aclose()
-        if self.store is not None:
-            await self.store.aclose()
+        try:
+            await self._end_turns()
+            await self.stop_mcp()
+            if self.models is not None:
+                await self.models.aclose()
+            if self.store is not None:
+                await self.store.aclose()
+        finally:
+            quit_signals.uninstall()

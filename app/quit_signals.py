@@ -36,6 +36,19 @@ def install(app: Any) -> None:
             return
 
 
+def uninstall() -> None:
+    """Give the signals their default action back (the app has shut down; a test loop may go on)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    for signum in QUIT_SIGNALS:
+        try:
+            loop.remove_signal_handler(signum)
+        except (RuntimeError, ValueError, NotImplementedError):
+            return
+
+
 def _quit(app: Any, signum: int) -> None:
     if getattr(app, "quit_signal", None) is None:
         app.quit_signal = signum

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.storage.store import Store
 from tests.e2e.pty_app import PtyApp
+from tests.e2e.stored import only_conversation
 from tests.e2e.test_acceptance import SLOW_REPLY, WHIMBREL, wait_until_ready, whimbrel_argv
 from tests.fake_llm.script import TextReply, ToolCallReply
 
@@ -36,15 +36,6 @@ def stored_replies(db: Path) -> list[tuple[str, bool]]:
     finally:
         connection.close()
     return [(content, bool(interrupted)) for content, interrupted in rows]
-
-
-def only_workstream(db: Path) -> str:
-    store = Store(db)
-    try:
-        (info,) = store.list_workstreams()
-        return info.id
-    finally:
-        store.close()
 
 
 def start_turn(app: PtyApp, prompt: str) -> None:
@@ -73,7 +64,7 @@ def test_sigkill_mid_stream_keeps_the_partial_reply_marked_interrupted(fake_open
     assert interrupted, "a reply cut by a crash must be stored as interrupted"
     assert len(text) >= PARTIAL and SLOW_REPLY.startswith(text)
 
-    with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir, "--resume", only_workstream(db)[:8])) as app:
+    with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir, "--resume", only_conversation(db)[0][:8])) as app:
         app.wait_for("This response was interrupted.", timeout=60)
         app.wait_for("Streaming-summary", timeout=10)  # the partial text itself, above the mark
         app.send("\x11")  # Ctrl+Q
@@ -91,7 +82,7 @@ def test_call_waiting_for_approval_at_a_crash_shows_as_not_run(fake_openai, tmp_
         app.wait_for("Approve tool call", timeout=60)
         app.kill()
 
-    workstream = only_workstream(data_dir / "whimbrel.db")
+    workstream, _ = only_conversation(data_dir / "whimbrel.db")
     with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir, "--resume", workstream[:8])) as app:
         app.wait_for("write_file", timeout=60)
         app.wait_for("[not run]", timeout=10)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from app.storage.store import Store
 from tests.e2e.processes import alive, descendants, kill_survivors
 from tests.e2e.pty_app import PtyApp, strip_ansi
+from tests.e2e.stored import only_conversation
 from tests.e2e.test_acceptance import WHIMBREL, wait_until_ready, whimbrel_argv
 from tests.fake_llm.script import ToolCallReply
 
@@ -100,12 +100,7 @@ def test_quit_signal_restores_the_terminal_and_ends_every_child(fake_openai, tmp
                        what="the MCP server and the bash command ended with the app")
         assert "Traceback" not in app.output[since:]
 
-    store = Store(data_dir / "whimbrel.db")
-    try:
-        (info,) = store.list_workstreams()
-        messages = store.load_messages(info.id)
-    finally:
-        store.close()
+    _, messages = only_conversation(data_dir / "whimbrel.db")
     (call,) = [c for m in messages for c in m.tool_calls]
     results = [m for m in messages if m.role == "tool" and m.tool_call_id == call.id]
     assert len(results) == 1 and results[0].is_error, "the killed command's result was not saved"
