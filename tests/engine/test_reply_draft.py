@@ -13,7 +13,7 @@ import json
 import pytest
 
 from tests.engine.harness import Recorder, make_session, shutdown
-from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
+from tests.fake_llm.script import TextReply, ToolCallReply
 
 TEXT = "Let me look at the files first, one by one, before I change anything at all. " * 3
 
@@ -59,7 +59,8 @@ async def test_streaming_reply_is_stored_as_it_arrives_and_completed_in_place(fa
 
 
 async def test_cancel_leaves_one_row_with_the_partial_text_marked_interrupted(fake_openai, workspace, tmp_path):
-    fake_openai.queue(SlowReply(TEXT * 4, delay=0.03))
+    thoughts = "First I think about it, slowly. " * 4
+    fake_openai.queue(TextReply(TEXT * 4, reasoning=thoughts, chunk_size=2, delay=0.03))
     recorder = Recorder()
     session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
     turn = asyncio.create_task(session.run_turn("talk"))
@@ -70,5 +71,5 @@ async def test_cancel_leaves_one_row_with_the_partial_text_marked_interrupted(fa
     shown = recorder.text()
     stored = await store.load_messages(session.workstream_id)
     assert [m.role for m in stored] == ["user", "assistant"]
-    assert (stored[1].content, stored[1].interrupted) == (shown, True)
+    assert (stored[1].content, stored[1].reasoning, stored[1].interrupted) == (shown, thoughts, True)
     await shutdown(session, store)
