@@ -45,9 +45,11 @@ class AsyncStore:
 
     @property
     def path(self) -> Path:
+        """The database file."""
         return self.store.path
 
     def lost_explanation(self) -> str:
+        """What to tell the user once the file is gone."""
         return (f"The conversation store {self.store.path} was deleted while Whimbrel was running: "
                 "nothing from now on is saved, and these conversations cannot be resumed. "
                 "Restart Whimbrel to start a new store.")
