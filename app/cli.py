@@ -77,10 +77,27 @@ def main(argv: list[str] | None = None) -> int:
     )
     app = WhimbrelApp(options)
     app.run()
-    if app.workstream is not None and app.workstream.id:
-        print(f"Resume this conversation with: whimbrel --resume {app.workstream.id[:8]}"
-              + (f" --data-dir {args.data_dir}" if args.data_dir else ""))
-    return 0
+    hint = exit_hint(app, args.data_dir)
+    if hint:
+        try:
+            print(hint, flush=True)
+        except OSError:  # the terminal is gone (SIGHUP): nobody is there to read it
+            pass
+    return app.return_code or 0
+
+
+def exit_hint(app, data_dir_arg: Path | None) -> str:
+    """The line printed after the app: how to resume, or why there is nothing to resume."""
+    workstream = app.workstream
+    if workstream is None or not workstream.id:
+        return ""
+    if app.temporary_store:
+        return (f"Nothing was saved: {app.options.data_dir / 'whimbrel.db'} could not be opened, so this "
+                "session used a temporary store, deleted now.")
+    if app.store is not None and app.store.lost:
+        return f"Nothing more was saved: {app.store.path} was deleted while Whimbrel was running."
+    return (f"Resume this conversation with: whimbrel --resume {workstream.id[:8]}"
+            + (f" --data-dir {data_dir_arg}" if data_dir_arg else ""))
 
 
 if __name__ == "__main__":

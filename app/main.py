@@ -18,6 +18,7 @@ from textual import on
 from textual.app import App
 from textual.worker import Worker, WorkerState
 
+from app import quit_signals
 from app.attention import Attention
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
 from app.mcp_wiring import McpWiring
@@ -131,6 +132,8 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
+        self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/quit_signals.py)
+        self.temporary_store = False  # the data dir's store could not be opened: nothing is kept
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = False) -> None:
@@ -151,6 +154,9 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
     def workstream(self):
         """The focused workstream (None before boot)."""
         return self.manager.get(self.focused_id) if self.manager is not None else None
+
+    def on_load(self) -> None:
+        quit_signals.install(self)  # before the terminal is taken over, so a signal always restores it
 
     def on_mount(self) -> None:
         # Boot once the first frame is complete (the footer's keys painted): its imports, on a thread,
@@ -211,7 +217,9 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         path = self.options.data_dir / "whimbrel.db"
         while True:
             try:
-                return await store_class.open(path)
+                store = await store_class.open(path)
+                store.on_lost = self._store_lost
+                return store
             except Exception as error:  # noqa: BLE001 - any cause (permissions, disk, corruption) gets a way out
                 from app.screens.storage_error import StorageErrorScreen
 
@@ -224,6 +232,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
                 import tempfile
 
                 self._temporary_data = tempfile.TemporaryDirectory(prefix="whimbrel-temporary-")
+                self.temporary_store = True
                 path = Path(self._temporary_data.name) / "whimbrel.db"
                 self.notify("Using a temporary store: nothing from this session is kept after you quit.",
                             severity="warning", timeout=10)
@@ -236,6 +245,13 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         keys = [s.api_key for s in models.models.values()] if models is not None else []
         keys += [settings.api_key] if settings is not None else []
         install(self.options.data_dir, secrets=[k for k in keys if k])
+
+    def _store_lost(self, explanation: str) -> None:
+        """The store file was deleted while running: say so where the user is looking, and keep it shown."""
+        self.notify(explanation, title="Not saved", severity="error", timeout=30)
+        view = self.main_screen.view_for(self.focused_id) if self.manager is not None else None
+        if view is not None:
+            self.run_worker(view.transcript.add_notice(explanation, "error"), group="notices", exit_on_error=False)
 
     @staticmethod
     def _registry_for(settings: ModelSettings | None):
@@ -345,6 +361,20 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         if worker is not None and worker.is_running:
             self._queued.pop(workstream.id, None)
             worker.cancel()
+
+    async def _end_turns(self, timeout: float = 10.0) -> None:
+        """At exit: cancel the running turns and let them record what they had before the store
+        closes (the partial reply, cancelled calls, a killed command's result)."""
+        running = [worker for worker in self._turns.values() if not worker.is_finished]
+        self._queued.clear()
+        for worker in running:
+            worker.cancel()
+        if running:
+            waits = asyncio.gather(*(worker.wait() for worker in running), return_exceptions=True)
+            try:
+                await asyncio.wait_for(waits, timeout)
+            except asyncio.TimeoutError:
+                pass
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """One place for worker outcomes: errors become a message, finished turns start queued ones."""
@@ -473,8 +503,12 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
         yield from whimbrel_commands(self)
 
     async def on_unmount(self) -> None:
-        await self.stop_mcp()
-        if self.models is not None:
-            await self.models.aclose()
-        if self.store is not None:
-            await self.store.aclose()
+        try:
+            await self._end_turns()
+            await self.stop_mcp()
+            if self.models is not None:
+                await self.models.aclose()
+            if self.store is not None:
+                await self.store.aclose()
+        finally:
+            quit_signals.uninstall()

@@ -10,8 +10,9 @@ from textual.widgets import Collapsible, ProgressBar, Static
 from app.vocabulary.inert import inert
 
 STATUS_ICONS = {
-    "pending": "○", "approved": "✔", "denied": "✖", "running": "◐", "done": "●", "error": "✖",
+    "pending": "○", "approved": "✔", "denied": "✖", "running": "◐", "done": "●", "error": "✖", "not_run": "–",
 }
+STATUS_LABELS = {"not_run": "not run"}  # statuses whose name is not the word shown
 MAX_SHOWN_LINES = 200
 
 
@@ -60,7 +61,7 @@ class ToolCard(Collapsible):
         detail = f" — {self._detail}" if self._detail else ""
         if status == "running" and self._percent:
             detail = f" {self._percent}{detail}"
-        return escape(f"{STATUS_ICONS.get(status, '?')} {self.tool_name}  {preview}  [{status}{detail}]")
+        return escape(f"{STATUS_ICONS.get(status, '?')} {self.tool_name}  {preview}  [{STATUS_LABELS.get(status, status)}{detail}]")
 
     def _visible_output(self) -> str:
         lines = self._output.splitlines()

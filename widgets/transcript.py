@@ -19,7 +19,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from app.vocabulary.messages import Message
+from app.vocabulary.messages import Message, ToolCall
 from widgets.dormant import DormantParts, PartSource, wake
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.no_relayout import virtual_size_without_relayout
@@ -39,8 +39,18 @@ class PageMarker(Static):
         super().__init__(text, classes="page-marker")
 
 
-def render_messages(messages: list[Message], start: int, all_messages: list[Message]) -> list[Widget]:
-    """Widgets for messages[start:start+len(messages)], tool results shown inside their cards."""
+NO_RESULT = "No result: Whimbrel stopped before this call was run or finished."
+UNANSWERED = "This turn was interrupted before the model answered."
+
+
+def render_messages(messages: list[Message], start: int, all_messages: list[Message], *,
+                    live: bool = False) -> list[Widget]:
+    """Widgets for messages[start:start+len(messages)], tool results shown inside their cards.
+
+    `live`: a turn of this conversation is running, so a call without a result may still get one.
+    Otherwise such a call was never run (the app stopped first) and a conversation that ends
+    without an answer ends with an interrupted turn: both are shown as such.
+    """
     results = {m.tool_call_id: m for m in all_messages if m.role == "tool"}
     widgets: list[Widget] = []
     for offset, message in enumerate(messages):
@@ -52,17 +62,25 @@ def render_messages(messages: list[Message], start: int, all_messages: list[Mess
             if message.content or message.reasoning:
                 made.append(AssistantMessage(message.content, message.reasoning))
             for call in message.tool_calls:
-                result = results.get(call.id)
-                status = "pending" if result is None else ("error" if result.is_error else "done")
-                made.append(ToolCard(call.id, call.name, _preview(call.name, call.arguments), status=status,
-                                     output=result.content if result else "(interrupted: no result)",
-                                     collapsed=True))
+                made.append(_card(call, results.get(call.id), live))
             if message.interrupted:
                 made.append(Notice("This response was interrupted.", "warning"))
+        if not live and index == len(all_messages) - 1 and message.role in ("user", "tool"):
+            made.append(Notice(UNANSWERED, "warning"))
         for widget in made:
             widget.message_index = index  # type: ignore[attr-defined]
         widgets.extend(made)
     return widgets
+
+
+def _card(call: ToolCall, result: Message | None, live: bool) -> ToolCard:
+    """A collapsed card for a stored call: its result's status, or pending / not run without one."""
+    if result is None:
+        status, output = ("pending", "") if live else ("not_run", NO_RESULT)
+    else:
+        status, output = ("error" if result.is_error else "done"), result.content
+    return ToolCard(call.id, call.name, _preview(call.name, call.arguments), status=status, output=output,
+                    collapsed=True)
 
 
 def _preview(name: str, arguments: str) -> str:
@@ -91,6 +109,7 @@ class Transcript(VerticalScroll):
         super().__init__(**kwargs)
         self.cards: dict[str, ToolCard] = {}
         self.source: Callable[[], list[Message]] = list
+        self.live: Callable[[], bool] = lambda: False  # a turn is running (see render_messages)
         self.first = 0  # index of the first rendered message
         self.last = 0  # one past the last rendered message
         self.at_end = True  # False after paging far back trimmed the newest messages away
@@ -270,7 +289,7 @@ class Transcript(VerticalScroll):
         self.first = max(0, end - PAGE)
         self.last = end
         self.at_end = True
-        widgets = render_messages(messages[self.first:end], self.first, messages)
+        widgets = render_messages(messages[self.first:end], self.first, messages, live=self.live())
         self._register(widgets)
         if widgets:
             await self.mount_all(widgets)
@@ -321,7 +340,7 @@ class Transcript(VerticalScroll):
         try:
             messages = self.source()
             start = max(0, self.first - PAGE)
-            widgets = render_messages(messages[start:self.first], start, messages)
+            widgets = render_messages(messages[start:self.first], start, messages, live=self.live())
             self._register(widgets)
             anchor = self._content()[0] if self._content() else None
             before_height = self.virtual_size.height
@@ -359,7 +378,7 @@ class Transcript(VerticalScroll):
         self._loading = True
         try:
             end = min(len(messages), self.last + PAGE)
-            widgets = render_messages(messages[self.last:end], self.last, messages)
+            widgets = render_messages(messages[self.last:end], self.last, messages, live=self.live())
             self._register(widgets)
             self.last = end
             self.at_end = end >= len(messages)

@@ -84,6 +84,7 @@ class WorkstreamView(Vertical):
 
     def on_mount(self) -> None:
         self.transcript.source = lambda: self.workstream.session.messages
+        self.transcript.live = lambda: self.workstream.busy
 
     @property
     def transcript(self) -> Transcript:

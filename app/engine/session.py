@@ -18,6 +18,7 @@ from app.engine.assembler import ToolCallAssembler
 from app.engine.loop_share import StreamSlice
 from app.vocabulary.messages import Message, ToolCall, messages_for_model
 from app.engine.prompts import system_prompt
+from app.engine.reply_draft import ReplyDraft
 from app.engine.usage import UsageTracker
 from app.providers.base import (
     ContentChunk,
@@ -111,9 +112,12 @@ class Session:
         event.workstream_id = self.workstream_id
         self._emit(event)
 
-    async def _persist(self, message: Message) -> None:
+    async def _persist(self, message: Message, draft: ReplyDraft | None = None) -> None:
+        """Keep `message` in the conversation and store it (in its draft's row when it streamed)."""
         self.messages.append(message)
-        if self.store is not None:
+        if draft is not None:
+            await draft.finish(message)
+        elif self.store is not None:
             await self.store.add_message(self.workstream_id, message)
 
     def model_messages(self) -> list[Message]:
@@ -208,6 +212,8 @@ class Session:
         finish_reason: str | None = None
         messages = self.model_messages()
         tools = self.registry.schemas()
+        draft = ReplyDraft(self.store, self.workstream_id, content, reasoning) \
+            if ReplyDraft.supported(self.store) else None
 
         async def finish(interrupted: bool) -> Message:
             message = Message(role="assistant", content="".join(content), reasoning="".join(reasoning),
@@ -215,9 +221,13 @@ class Session:
                               raw=raw or None)
             self.emit(ev.AssistantFinished(message.content, message.reasoning, finish_reason, interrupted))
             if message.content or message.reasoning or message.tool_calls:
-                await self._persist(message)
+                await self._persist(message, draft)
+            elif draft is not None:
+                await draft.discard()
             return message
 
+        if draft is not None:
+            draft.start()
         try:
             async with aclosing(self._chunks_with_fallback(messages, tools)) as chunks:
                 async for provider, chunk in chunks:
@@ -245,6 +255,10 @@ class Session:
                     if partial.content or partial.reasoning else "")
             self.emit(ev.Notice(f"The model request failed: {error.message.rstrip('.')}.{kept}", level="error"))
             return None
+        except BaseException:
+            if draft is not None:  # an unexpected error: what was saved stays, marked interrupted
+                await asyncio.shield(draft.discard())
+            raise
         message = await finish(interrupted=False)
         if finish_reason in FINISH_WARNINGS:
             self.emit(ev.Notice(FINISH_WARNINGS[finish_reason], level="warning"))

@@ -60,6 +60,11 @@ async def _sdk_imported() -> None:
     await asyncio.shield(_SDK_IMPORT)
 
 
+# Seconds a disconnect may take: the SDK closes a stdio server's stdin, waits 2 s, sends SIGTERM,
+# waits 2 s, sends SIGKILL and waits up to 2 s more (about 6.5 s with its flush) for a stubborn one.
+STOP_GRACE = 10.0
+
+
 class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
     """Connections to MCP servers, their catalogs, and requests to them.
 
@@ -190,8 +195,13 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
             state._closed.set()
             state._wake.set()
             self._cancel_sign_in(state, "Whimbrel is stopping")
+            if state._handshaking and state.task is not None:
+                state.task.cancel()  # a handshake does not look at _closed; cancelled, the SDK cleans up
         if tasks:
-            done, pending = await asyncio.wait(tasks, timeout=5)
+            # Cancelling a connection while the SDK shuts its server down wedges that shutdown and leaves
+            # the server running: connections get the SDK's own bound, and only a task still running
+            # after it is cancelled.
+            done, pending = await asyncio.wait(tasks, timeout=STOP_GRACE)
             for task in pending:
                 task.cancel()
             if pending:
@@ -355,11 +365,14 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
             # entered and exited in this task (anyio scopes), so the deadline cancels this task's wait
             # rather than wrapping the enter in another task or scope.
             timed_out = f"handshake timed out (no answer within {self.connect_timeout:g}s)"
+            state._handshaking = True
             try:  # the status says so at the deadline, not after the transport's cleanup (seconds for stdio)
                 await self._within(state, client.__aenter__(), self.connect_timeout, here=True,
                                    on_expire=lambda: self._set_status(state, FAILED, timed_out))
             except DeadlinePassed:
                 return timed_out
+            finally:
+                state._handshaking = False
             try:
                 state.client = client
                 self._record_identity(state, client)

@@ -65,6 +65,7 @@ class ServerState:
     _tool_names: dict[str, str] = field(default_factory=dict)  # model-facing name -> MCP tool name
     _tripped: bool = False
     _deadlines: set[Any] = field(default_factory=set)  # running deadlines, paused while signing in
+    _handshaking: bool = False  # in the SDK Client's enter: stopping cancels it (it would wait out its deadline)
     _status_before_auth: str = CONNECTING
 
     @property

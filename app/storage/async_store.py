@@ -29,12 +29,30 @@ def _open_store(path: Path) -> Store:
 
 
 class AsyncStore:
-    """Awaitable wrappers around every `Store` method, executed on a single thread."""
+    """Awaitable wrappers around every `Store` method, executed on a single thread.
+
+    After every call the database file is checked: once it has been deleted, `lost` is set and
+    `on_lost(explanation)` is called (once, on the caller's loop), so the user hears of it at the
+    next write instead of believing the conversation is still saved.
+    """
 
     def __init__(self, store: Store, executor: ThreadPoolExecutor | None = None) -> None:
         self.store = store
         self._executor = executor or ThreadPoolExecutor(max_workers=1,
                                                         thread_name_prefix="whimbrel-db")
+        self.lost = False
+        self.on_lost: Callable[[str], None] | None = None
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self.store.path
+
+    def lost_explanation(self) -> str:
+        """What to tell the user once the file is gone."""
+        return (f"The conversation store {self.store.path} was deleted while Whimbrel was running: "
+                "nothing from now on is saved, and these conversations cannot be resumed. "
+                "Restart Whimbrel to start a new store.")
 
     @classmethod
     async def open(cls, path: Path) -> AsyncStore:
@@ -51,7 +69,17 @@ class AsyncStore:
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `fn(*args, **kwargs)` on the database thread and return its result."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, partial(fn, *args, **kwargs))
+        result, missing = await loop.run_in_executor(self._executor, self._checked, partial(fn, *args, **kwargs))
+        if missing and not self.lost:
+            self.lost = True
+            if self.on_lost is not None:
+                self.on_lost(self.lost_explanation())
+        return result
+
+    def _checked(self, call: Callable[[], T]) -> tuple[T, bool]:
+        """On the database thread: the call's result, and whether the file is gone by now."""
+        result = call()
+        return result, not self.lost and self.store.file_missing()
 
     async def create_workstream(self, *, title: str | None = None, model: str | None = None,
                                 workdir: str = "") -> str:
@@ -75,6 +103,12 @@ class AsyncStore:
 
     async def add_message(self, workstream_id: str, msg: Message) -> int:
         return await self.run(self.store.add_message, workstream_id, msg)
+
+    async def update_draft(self, message_id: int, content: str, reasoning: str) -> None:
+        await self.run(self.store.update_draft, message_id, content, reasoning)
+
+    async def complete_draft(self, workstream_id: str, message_id: int, msg: Message) -> int:
+        return await self.run(self.store.complete_draft, workstream_id, message_id, msg)
 
     async def load_messages(self, workstream_id: str) -> list[Message]:
         return await self.run(self.store.load_messages, workstream_id)
@@ -136,6 +170,6 @@ class AsyncStore:
     async def aclose(self) -> None:
         """Finish queued work, close the database, and stop the worker thread."""
         try:
-            await self.run(self.store.close)
+            await asyncio.get_running_loop().run_in_executor(self._executor, self.store.close)
         finally:
             self._executor.shutdown(wait=False)

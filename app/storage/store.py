@@ -63,6 +63,15 @@ def _info(row: Row[Any]) -> WorkstreamInfo:
     )
 
 
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`, None when there is none."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
 class Store(HistoryMixin, UsageMixin):
     """Synchronous access to Whimbrel's SQLite database (migrated on open).
 
@@ -77,6 +86,7 @@ class Store(HistoryMixin, UsageMixin):
         self._engine = make_engine(self.path)
         migrate(self._engine)
         self.fts_enabled = ensure_fts(self._engine, fts)
+        self._identity = _file_identity(self.path)
 
     @property
     def engine(self) -> Engine:
@@ -177,22 +187,42 @@ class Store(HistoryMixin, UsageMixin):
 
     def add_message(self, workstream_id: str, msg: Message) -> int:
         """Persist `msg` (all its rows in one transaction); set and return `msg.db_id`."""
-        rows = message_rows(msg)
-        now = self._clock()
         with self._engine.begin() as conn:
             self._touch(conn, workstream_id)
-            seq = conn.execute(
-                select(func.coalesce(func.max(messages.c.seq), 0))
-                .where(messages.c.workstream_id == workstream_id)
-            ).scalar_one()
-            ids = []
-            for offset, row in enumerate(rows, start=1):
-                result = conn.execute(insert(messages).values(
-                    workstream_id=workstream_id, seq=seq + offset, created_at=now, **row,
-                ))
-                ids.append(result.inserted_primary_key[0])
-        msg.db_id = ids[0]
-        return ids[0]
+            msg.db_id = self._append_rows(conn, workstream_id, message_rows(msg))[0]
+        return msg.db_id
+
+    def _append_rows(self, conn: Connection, workstream_id: str, rows: list[dict[str, Any]]) -> list[int]:
+        """Insert `rows` after the workstream's last row (consecutive seq numbers); their ids."""
+        now = self._clock()
+        seq = conn.execute(
+            select(func.coalesce(func.max(messages.c.seq), 0))
+            .where(messages.c.workstream_id == workstream_id)
+        ).scalar_one()
+        return [conn.execute(insert(messages).values(workstream_id=workstream_id, seq=seq + offset,
+                                                     created_at=now, **row)).inserted_primary_key[0]
+                for offset, row in enumerate(rows, start=1)]
+
+    # -- a reply while it streams ------------------------------------------------------
+    # A streaming reply is stored as it arrives: its row is written with `interrupted` set and its
+    # text updated every so often, so a crash keeps the text and marks the turn as interrupted.
+    # When the reply completes, the same row gets its final text (and its tool calls rows).
+
+    def update_draft(self, message_id: int, content: str, reasoning: str) -> None:
+        """Replace the text of the streaming reply stored as row `message_id`."""
+        with self._engine.begin() as conn:
+            conn.execute(update(messages).where(messages.c.id == message_id)
+                         .values(content=content, reasoning=reasoning))
+
+    def complete_draft(self, workstream_id: str, message_id: int, msg: Message) -> int:
+        """Store the finished reply `msg` in the draft row `message_id` and add its tool calls."""
+        head, *calls = message_rows(msg)
+        with self._engine.begin() as conn:
+            self._touch(conn, workstream_id)
+            conn.execute(update(messages).where(messages.c.id == message_id).values(**head))
+            self._append_rows(conn, workstream_id, calls)
+        msg.db_id = message_id
+        return message_id
 
     def load_messages(self, workstream_id: str) -> list[Message]:
         """The workstream's conversation, in order, as engine Messages."""
@@ -224,6 +254,14 @@ class Store(HistoryMixin, UsageMixin):
             workstream_config.c.workstream_id == workstream_id)
         with self._engine.connect() as conn:
             return {key: json.loads(value) for key, value in conn.execute(query)}
+
+    def file_missing(self) -> bool:
+        """True once the database file was deleted (or replaced) after it was opened.
+
+        SQLite keeps writing into a deleted file without an error, so nothing written after that
+        is ever seen again: the caller tells the user instead of pretending to save.
+        """
+        return _file_identity(self.path) != self._identity
 
     def close(self) -> None:
         """Release every connection (the WAL is checkpointed by SQLite on last close)."""

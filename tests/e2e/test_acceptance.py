@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.storage.store import Store
 from tests.e2e.pty_app import PtyApp
+from tests.e2e.stored import only_conversation
 from tests.fake_llm.script import TextReply, ToolCallReply
 
 WHIMBREL = str(Path(sys.executable).parent / "whimbrel")
@@ -71,12 +71,7 @@ def test_approve_write_crash_and_resume(fake_openai, tmp_path: Path) -> None:
         assert fake_openai.completed == 1, "the slow reply must still be streaming when we crash"
         app.kill()
 
-    store = Store(data_dir / "whimbrel.db")
-    try:
-        (info,) = store.list_workstreams()
-        messages = store.load_messages(info.id)
-    finally:
-        store.close()
+    workstream_id, messages = only_conversation(data_dir / "whimbrel.db")
     users = [m for m in messages if m.role == "user"]
     calls = [m for m in messages if m.role == "assistant" and m.tool_calls]
     results = [m for m in messages if m.role == "tool"]
@@ -88,7 +83,7 @@ def test_approve_write_crash_and_resume(fake_openai, tmp_path: Path) -> None:
     order = [messages.index(m) for m in (users[0], calls[0], results[0])]
     assert order == sorted(order)
 
-    with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir, "--resume", info.id[:8])) as app:
+    with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir, "--resume", workstream_id[:8])) as app:
         app.wait_for(PROMPT, timeout=60)
         app.wait_for("write_file", timeout=10)
         app.send("\x11")  # Ctrl+Q

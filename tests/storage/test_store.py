@@ -169,3 +169,19 @@ def test_engine_is_exposed_for_maintenance(store: Store) -> None:
 
     with store.engine.connect() as conn:
         assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+
+
+def test_a_draft_row_is_updated_then_completed_in_place_with_its_tool_calls(store) -> None:
+    ws = store.create_workstream()
+    store.add_message(ws, Message(role="user", content="go"))
+    draft = store.add_message(ws, Message(role="assistant", content="Let me", interrupted=True))
+    store.update_draft(draft, "Let me look", "thinking")
+    (_, shown) = store.load_messages(ws)
+    assert (shown.content, shown.reasoning, shown.interrupted) == ("Let me look", "thinking", True)
+    final = Message(role="assistant", content="Let me look.", tool_calls=[ToolCall("c1", "bash", "{}")])
+    assert store.complete_draft(ws, draft, final) == draft == final.db_id
+    store.add_message(ws, Message(role="tool", content="ok", tool_call_id="c1", name="bash"))
+    user, reply, result = store.load_messages(ws)
+    assert (reply.db_id, reply.content, reply.interrupted) == (draft, "Let me look.", False)
+    assert [(c.id, c.name) for c in reply.tool_calls] == [("c1", "bash")]
+    assert result.tool_call_id == "c1"

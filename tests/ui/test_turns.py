@@ -153,3 +153,19 @@ async def test_unknown_resume_id_is_reported(fake_openai, tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set())
         assert "doesnotexist" in screen_text(app)
+
+
+async def test_a_call_waiting_for_approval_stays_pending_when_its_history_is_drawn_again(fake_openai, tmp_path):
+    """Only a call of a conversation that is not running shows as not run (see the crash recovery tests)."""
+    fake_openai.queue(write_call("later.txt", "x\n"), TextReply("Wrote it."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await submit(pilot, "write later.txt")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+        transcript = app.main_screen.view_for(app.focused_id).transcript
+        await transcript.show_history(app.workstream.session.messages)
+        assert transcript.cards["w1"].status == "pending"
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "Wrote it." in screen_text(app), message="answer")
+        await transcript.show_history(app.workstream.session.messages)
+        assert transcript.cards["w1"].status == "done"
