@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from widgets.textual_internals import write_to_terminal
+
 
 def osc_notification(title: str, body: str) -> str:
     """Both notification sequences; terminals ignore the one they do not know."""
@@ -30,7 +32,4 @@ class Attention:
         if self.notifications:
             sequence = osc_notification(title, body)
             self.sent.append(sequence)
-            driver = getattr(self.app, "_driver", None)
-            if driver is not None and not self.app.is_headless:
-                driver.write(sequence)
-                driver.flush()
+            write_to_terminal(self.app, sequence)

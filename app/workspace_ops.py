@@ -22,11 +22,11 @@ def _limit_error():
 
 class WorkspaceOps:
     # -- opening and closing -------------------------------------------------------------
-    async def _attach(self, workstream, evicted) -> WorkstreamView:
+    async def _mount_view(self, workstream, evicted) -> WorkstreamView:
         """Mount a view for `workstream` (and drop the evicted one's view)."""
         screen = self.main_screen
         if evicted is not None:
-            await self._detach(evicted)
+            await self._drop_view(evicted)
             self.notify(f"Closed idle workstream “{evicted.name}” to stay within {self.manager.max_open} "
                         "open; it is saved (/resume).")
         view = WorkstreamView(workstream)
@@ -37,7 +37,7 @@ class WorkspaceOps:
             view.prompt.past_prompts = await self.store.prompt_history(workstream.id)
         return view
 
-    async def _detach(self, workstream) -> None:
+    async def _drop_view(self, workstream) -> None:
         self.cancel_turn(workstream)
         for waiting in list(workstream.pending):  # MCP server requests: answered "cancel"/"denied"
             if hasattr(waiting, "make_screen"):
@@ -61,7 +61,7 @@ class WorkspaceOps:
         except _limit_error() as error:
             self.notify(str(error), severity="warning", timeout=8)
             return None
-        await self._attach(workstream, evicted)
+        await self._mount_view(workstream, evicted)
         return workstream
 
     async def new_workstream(self) -> None:
@@ -78,13 +78,13 @@ class WorkspaceOps:
             self.notify(str(error), severity="warning", timeout=8)
             return
         if self.main_screen.view_for(workstream.id) is None:
-            await self._attach(workstream, evicted)
+            await self._mount_view(workstream, evicted)
         if show:
             self.show_workstream(workstream)
 
     async def close_workstream(self, workstream) -> None:
         """Close a tab (the workstream stays saved); the last tab is replaced by a fresh one."""
-        await self._detach(workstream)
+        await self._drop_view(workstream)
         self.manager.close(workstream)
         if not len(self.manager):
             await self.new_workstream()

@@ -149,3 +149,30 @@ def test_mcp_modules_import_no_circle():
                 if nxt not in seen:
                     seen.add(nxt)
                     stack.append((nxt, trail + [nxt]))
+
+
+# ---- Textual's private API lives in one module (widgets/textual_internals.py) --------------------
+def private_uses(source: str, names: dict[str, str]) -> list[tuple[int, str]]:
+    """(line number, line) of each line of `source` naming one of the private attributes in `names`."""
+    import re
+
+    attributes = sorted({name.split(".")[1] for name in names})
+    pattern = re.compile(r"(?<![\w])(" + "|".join(map(re.escape, attributes)) + r")(?![\w])")
+    return [(number, line.strip()) for number, line in enumerate(source.splitlines(), start=1)
+            if pattern.search(line)]
+
+
+def test_only_textual_internals_uses_textuals_private_api():
+    from widgets.textual_internals import PRIVATE_NAMES
+
+    home = ROOT / "widgets" / "textual_internals.py"
+    found = [f"{path.relative_to(ROOT)}:{number}: {line}" for path in _source_files() if path != home
+             for number, line in private_uses(path.read_text(), PRIVATE_NAMES)]
+    assert not found, ("Textual's private API outside widgets/textual_internals.py (wrap it there, list it in "
+                       "PRIVATE_NAMES and pin it in tests/ui/test_textual_internals.py):\n" + "\n".join(found))
+
+
+def test_the_private_api_check_catches_a_use():
+    source = "def paint(screen):\n    screen._layout_required = True\n    return screen._layout_required_soon\n"
+    assert private_uses(source, {"Screen._layout_required": "the paint"}) == [
+        (2, "screen._layout_required = True")]

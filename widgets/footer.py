@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer
+
+from widgets.textual_internals import BindingsFooter
 
 
-class KeysFooter(Footer):
+class KeysFooter(BindingsFooter):
     """A Footer that rebuilds at most once per refresh, however many binding changes arrive."""
 
     _rebuild_pending = False
@@ -24,8 +25,7 @@ class KeysFooter(Footer):
     class KeysShown(Message):
         """The footer's keys have been painted for the first time."""
 
-    def bindings_changed(self, screen: Screen) -> None:
-        self._bindings_ready = True
+    def active_bindings_changed(self, screen: Screen) -> None:
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen and not self._rebuild_pending:

@@ -45,7 +45,7 @@ class CatalogPane(Horizontal):
         self.results: dict[tuple[str, str], RenderableType] = {}
         self.worker: Worker | None = None
         self._form_key: tuple[str, str] | None = None
-        self._running = ""
+        self._running_text = ""
 
     # -- what subclasses provide ---------------------------------------------------------------
     def items(self, state: Any) -> list[tuple[str, Any]]:
@@ -184,8 +184,8 @@ class CatalogPane(Horizontal):
             self._status(Text(f"Fix the marked fields first. {general}".strip(), style="red"))
             return
         key = (self.server or "", self.current or "")
-        self._running = self.running_text(item)
-        self._status(self._running)
+        self._running_text = self.running_text(item)
+        self._status(self._running_text)
         self.query_one(f"#{self.KIND}-run", Button).label = "Cancel"
         self.worker = self.run_worker(self._run(key, item, arguments), group=f"mcp-{self.KIND}", exit_on_error=False)
 
@@ -210,7 +210,7 @@ class CatalogPane(Horizontal):
     def progress(self, value: float, total: float | None, message: str | None) -> None:
         """A progress notification for the running request."""
         of = f"/{total:g}" if total else ""
-        self._status(Text(f"{self._running} progress {value:g}{of}" + (f": {message}" if message else "")))
+        self._status(Text(f"{self._running_text} progress {value:g}{of}" + (f": {message}" if message else "")))
 
     def _status(self, text: RenderableType) -> None:
         self.query_one(f"#{self.KIND}-status", Static).update(text)

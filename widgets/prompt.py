@@ -8,9 +8,9 @@ from typing import Callable
 
 from textual import events
 from textual.message import Message
-from textual.widgets import TextArea
 
 from app.engine.loop_share import SHARE
+from widgets.textual_internals import KeyFirstTextArea
 
 TYPING_QUIET = 0.3  # a pause this long ends a burst of typing: held output and full-speed streams resume
 NEWLINE_KEYS = {"ctrl+j", "shift+enter"}
@@ -19,7 +19,7 @@ NEWLINE_KEYS = {"ctrl+j", "shift+enter"}
 ALT_DIGIT_CHARACTERS = frozenset("¡™£¢∞§¶•ª")
 
 
-class PromptInput(TextArea):
+class PromptInput(KeyFirstTextArea):
     """A TextArea that submits on Enter, completes slash commands on Tab and recalls earlier prompts."""
 
     last_typed = 0.0  # monotonic time of the last key any prompt got: streamed output yields to typing
@@ -49,7 +49,8 @@ class PromptInput(TextArea):
             return False
         return super().check_consume_key(key, character)
 
-    async def _on_key(self, event: events.Key) -> None:
+    def take_key(self, event: events.Key) -> bool:
+        """Enter sends, Ctrl+J a newline, Tab completes, Up/Down recall; other keys are typed."""
         if event.key != "enter":  # sending is not typing: the reply should show at once
             PromptInput.last_typed = time.monotonic()
             SHARE.defer_to_typing(TYPING_QUIET)  # streams give the keyboard the loop for a moment
@@ -77,11 +78,7 @@ class PromptInput(TextArea):
             self._recall(+1)
         else:
             handled = False
-        if handled:
-            event.stop()
-            event.prevent_default()
-            return
-        await super()._on_key(event)
+        return handled
 
     def _echoed(self) -> None:
         """The key is on screen: streams may take their turn, and held output its piece."""

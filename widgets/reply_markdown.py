@@ -14,12 +14,11 @@ Textual's own Markdown, with blocks that
 
 from __future__ import annotations
 
-from textual.css.styles import RenderStyles
-from textual.dom import DOMNode
 from textual.widget import Widget
 from textual.widgets import Markdown
 
 from widgets.no_relayout import virtual_size_without_relayout
+from widgets.textual_internals import component_styles_on_first_use
 
 
 def settled(widget_class: type[Widget]) -> type[Widget]:
@@ -31,30 +30,9 @@ def settled(widget_class: type[Widget]) -> type[Widget]:
         return widget_class.refresh(self, *regions, repaint=repaint, layout=layout and self.is_mounted,
                                     recompose=recompose)
 
-    components = widget_class._get_component_classes()
-
-    def get_component_styles(self: Widget, *names: str) -> RenderStyles:
-        """Textual's, with each component's styles worked out on first use (as the stylesheet would)."""
-        for name in names:
-            if name in components and name not in self._component_styles:
-                virtual_node = DOMNode(classes=name)
-                virtual_node._attach(self)
-                self.app.stylesheet.apply(virtual_node, animate=False)
-                self._component_styles[name] = virtual_node.styles
-        return widget_class.get_component_styles(self, *names)
-
-    def notify_style_update(self: Widget) -> None:
-        """The stylesheet changed (a theme, a pseudo-class): component styles are worked out again."""
-        had_components = bool(self._component_styles)
-        self._component_styles.clear()
-        widget_class.notify_style_update(self)
-        if had_components:
-            self.refresh()
-
     return type(widget_class.__name__, (widget_class,),
                 {"virtual_size": virtual_size_without_relayout(), "refresh": refresh,
-                 "_get_component_classes": classmethod(lambda cls: frozenset()),  # not on mount: see above
-                 "get_component_styles": get_component_styles, "notify_style_update": notify_style_update,
+                 **component_styles_on_first_use(widget_class),  # not on mount: see above
                  "__module__": __name__, "__doc__": widget_class.__doc__})
 
 

@@ -8,22 +8,19 @@ inert replacements to those two tables, so no widget, ours or Textual's, can emi
 and the user sees `␛[2J` instead (BEL, BS, VT and FF are shown as ␇ ␈ ␋ ␌ now, no longer dropped;
 CR stays dropped, as before).
 
-These tables are private to Rich and Textual; tests/ui/test_inert_text.py pins both against the
+These tables are private to Rich and Textual (widgets/textual_internals.py reaches them); tests/ui/test_inert_text.py pins both against the
 installed versions, so an upgrade that renames one fails there by name.
 """
 
 from __future__ import annotations
 
-import rich.control
-import textual.content
-
 from app.vocabulary.inert import MULTILINE_TABLE
+from widgets.textual_internals import control_code_tables
 
 CARRIAGE_RETURN = 0x0D  # still dropped: a CRLF line end would otherwise end every line with ␍
-_TABLES = (rich.control._CONTROL_STRIP_TRANSLATE, textual.content._CONTROL_STRIP_TRANSLATE)
 
 
 def install() -> None:
     """Make every Text and Content built from now on inert (idempotent)."""
-    for table in _TABLES:
+    for table in control_code_tables():
         table.update({code: shown for code, shown in MULTILINE_TABLE.items() if code != CARRIAGE_RETURN})

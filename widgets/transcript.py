@@ -23,6 +23,7 @@ from app.vocabulary.messages import Message, ToolCall
 from widgets.dormant import DormantParts, PartSource, wake
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.no_relayout import virtual_size_without_relayout
+from widgets.textual_internals import anchor_released
 from widgets.tool_card import ToolCard
 
 PAGE = 60  # messages rendered per page
@@ -122,7 +123,7 @@ class Transcript(VerticalScroll):
     @property
     def _following(self) -> bool:
         """Anchored to the bottom and not released by the user scrolling up."""
-        return self.is_anchored and not self._anchor_released
+        return self.is_anchored and not anchor_released(self)
 
     # -- live additions ------------------------------------------------------------------
     async def add(self, widget: Widget, index: int | None = None) -> Widget:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.markup import escape
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import UPDATE_PERIOD, Screen
+from textual.screen import UPDATE_PERIOD
 from textual.widget import Widget
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
@@ -19,6 +21,8 @@ from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
 from widgets.status_bar import StatusBar
 from widgets.tab_bar import TabBar, TabInfo
+from widgets.textual_internals import (PaintTimerScreen, arrange_again, is_being_removed, placed_widgets,
+                                       report_exception, require_layout, waits_for_paint)
 from widgets.workstream_view import WorkstreamView
 
 SETUP_MESSAGE = """\
@@ -53,7 +57,7 @@ def _switch_bindings() -> list[Binding]:
     return bindings
 
 
-class MainScreen(Screen):
+class MainScreen(PaintTimerScreen):
     """Routes prompts to their workstream and keeps tabs, titles and the status bar current.
 
     Until the app has booted (storage open, tabs restored) a stand-in prompt takes the user's typing,
@@ -77,23 +81,20 @@ class MainScreen(Screen):
         *_switch_bindings(),
     ]
 
-    _frame_timer: FrameTimer | None = None
+    paint_timer: FrameTimer | None = None
     _echo_due: PromptInput | None = None  # a prompt whose typed key is not painted yet
 
-    @property
-    def _update_timer(self) -> FrameTimer:
+    def new_paint_timer(self) -> FrameTimer:
         """Textual's paint timer, replaced by one that paints at the next frame (see FrameTimer)."""
-        if self._frame_timer is None:
-            self._frame_timer = FrameTimer(self._paint, UPDATE_PERIOD, on_error=self.app._handle_exception,
-                                           urgent=self._echo_ready)
-        return self._frame_timer
+        return FrameTimer(self._paint, UPDATE_PERIOD, on_error=partial(report_exception, self.app),
+                          urgent=self._echo_ready)
 
     def echo_at_once(self, prompt: PromptInput) -> None:
         """A key was typed into `prompt`: paint it as soon as it is ready, not at the next frame."""
         self._echo_due = prompt
 
     def _echo_ready(self) -> bool:
-        return self._echo_due is not None and self._echo_due in self._dirty_widgets
+        return self._echo_due is not None and waits_for_paint(self, self._echo_due)
 
     def _paint(self) -> None:
         """Textual's paint, after a layout if a widget being removed is still placed.
@@ -105,15 +106,15 @@ class MainScreen(Screen):
         """
         if self._echo_ready():
             self._echo_due = None
-        for widget in [widget for widget in self._compositor.widgets if widget._pruning]:
+        for widget in [widget for widget in placed_widgets(self) if is_being_removed(widget)]:
             if isinstance(widget.parent, Widget):
-                widget.parent._clear_arrangement_cache()
-            self._layout_required = True
-        self._on_timer_update()
+                arrange_again(widget.parent)
+            require_layout(self)
+        self.paint_changes()
 
     def on_unmount(self) -> None:
-        if self._frame_timer is not None:
-            self._frame_timer.stop()
+        if self.paint_timer is not None:
+            self.paint_timer.stop()
 
     def compose(self) -> ComposeResult:
         yield TabBar(id="tab-bar")

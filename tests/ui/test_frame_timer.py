@@ -127,19 +127,23 @@ async def test_the_main_screen_never_paints_a_prompt_that_is_being_removed(tmp_p
     """A removed widget keeps its place on the screen until the layout its removal asks for at the
     end, but loses its styles before that; a paint in between (which the main screen can now make
     at once) lays out first instead of rendering it."""
-    from tests.ui.helpers import booted, make_app
+    from tests.ui.helpers import booted, make_app, wait_for
+    from widgets.textual_internals import placed_widgets, updates_held
     from widgets.workstream_view import WorkstreamView
 
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await booted(pilot)
+        # Textual paints nothing inside batch_update (the footer rebuilds its keys in one after boot
+        # moves the focus): the paint below must come when Textual would make it.
+        await wait_for(pilot, lambda: not updates_held(app), message="no batch update in progress")
         screen = app.screen
         view = screen.query_one(WorkstreamView)
         prompt = view.prompt
-        assert prompt in screen._compositor.widgets
-        view._pruning = prompt._pruning = True  # the state Textual leaves them in, mid-removal:
-        prompt._component_styles.clear()  # ... the prompt has exited, the layout has not come yet
+        assert prompt in placed_widgets(screen)
+        removed = view.remove()  # the view and its prompt are being removed, and still placed
+        prompt._component_styles.clear()  # ... and the prompt has exited: it lost its styles
         screen.refresh()
         screen._paint()  # as the frame timer would, right now
-        assert prompt not in screen._compositor.widgets
-        await view.remove()
+        assert prompt not in placed_widgets(screen)
+        await removed

@@ -1,0 +1,339 @@
+"""Each piece of Textual's private API that widgets/textual_internals.py uses, pinned against the
+installed Textual: it is there, has the expected kind and signature, and does what Whimbrel relies
+on. After a Textual upgrade, a failure here names what changed and which feature depends on it."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+
+import pytest
+import textual
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.dom import DOMNode
+from textual.driver import Driver
+from textual.message_pump import MessagePump
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Label, TextArea
+
+from tests.ui.helpers import wait_for
+from widgets.textual_internals import (PRIVATE_NAMES, BindingsFooter, KeyFirstTextArea, PaintTimerScreen,
+                                       anchor_released, arrange_again, component_styles_on_first_use,
+                                       is_being_removed, placed_widgets, report_exception, require_layout,
+                                       updates_held, waits_for_paint, write_to_terminal)
+
+OWNERS = {cls.__name__: cls for cls in (App, Screen, Widget, DOMNode, MessagePump, Footer, TextArea)}
+
+
+def changed(name: str, what: str) -> str:
+    """The failure message: what changed in which Textual, and what of ours depends on it."""
+    return (f"Textual {textual.__version__}: {name} {what}. {PRIVATE_NAMES[name]} depends on it; "
+            "adapt widgets/textual_internals.py")
+
+
+@pytest.mark.parametrize("name", sorted(PRIVATE_NAMES))
+def test_each_private_name_is_there(name: str) -> None:
+    owner_name, attribute = name.split(".")
+    owner = OWNERS[owner_name]
+    assert hasattr(owner, attribute) or hasattr(owner(), attribute), changed(name, "is gone")
+
+
+def test_the_private_methods_keep_their_kind_and_signature() -> None:
+    def parameters(function) -> list[str]:
+        return list(inspect.signature(function).parameters)
+
+    assert isinstance(inspect.getattr_static(Screen, "_update_timer"), property), \
+        changed("Screen._update_timer", "is no longer a property")
+    assert parameters(Screen._on_timer_update) == ["self"], changed("Screen._on_timer_update", "takes arguments")
+    assert parameters(App._handle_exception) == ["self", "error"], \
+        changed("App._handle_exception", "no longer takes (error)")
+    assert parameters(Widget._clear_arrangement_cache) == ["self"], \
+        changed("Widget._clear_arrangement_cache", "takes arguments")
+    assert isinstance(inspect.getattr_static(DOMNode, "_get_component_classes"), classmethod), \
+        changed("DOMNode._get_component_classes", "is no longer a classmethod")
+    assert parameters(MessagePump._attach) == ["self", "parent"], changed("MessagePump._attach", "is not (parent)")
+    assert parameters(Footer.bindings_changed) == ["self", "screen"], \
+        changed("Footer.bindings_changed", "is not (screen)")
+    assert inspect.iscoroutinefunction(TextArea._on_key), changed("TextArea._on_key", "is not a coroutine")
+    assert parameters(TextArea._on_key) == ["self", "event"], changed("TextArea._on_key", "is not (event)")
+
+
+# -- the screen's paint ------------------------------------------------------------------------
+async def unpainted_until(predicate, message: str, timeout: float = 15.0) -> None:
+    """Wait for `predicate()` without a Pilot pause (each of which paints the screen)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, f"timed out waiting for: {message}"
+        await asyncio.sleep(0.01)
+
+
+class ManualTimer:
+    """A paint timer that records what the screen asks of it and paints only when told to."""
+
+    def __init__(self) -> None:
+        self.resumed = self.paused = 0
+
+    def resume(self) -> None:
+        self.resumed += 1
+
+    def pause(self) -> None:
+        self.paused += 1
+
+
+class ManualScreen(PaintTimerScreen):
+    def new_paint_timer(self) -> ManualTimer:
+        return ManualTimer()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="box"):
+            yield Label("before", id="label")
+
+
+class Painted(App):
+    def get_default_screen(self) -> Screen:
+        return ManualScreen()
+
+
+async def test_the_screen_paints_through_the_timer_read_from_update_timer() -> None:
+    app = Painted()
+    async with app.run_test(size=(40, 5)):
+        screen, label = app.screen, app.query_one("#label", Label)
+        timer = screen.paint_timer
+        assert isinstance(timer, ManualTimer), changed("Screen._update_timer", "is not what the screen paints from")
+        resumed = timer.resumed
+        label.update("after")
+        await unpainted_until(lambda: waits_for_paint(screen, label) and timer.resumed > resumed,
+                              changed("Screen._dirty_widgets", "does not hold a changed widget, or the "
+                                      "timer is not resumed for it"))
+        paused = timer.paused
+        screen.paint_changes()
+        assert timer.paused > paused, changed("Screen._on_timer_update", "does not pause the paint timer")
+        assert not waits_for_paint(screen, label), \
+            changed("Screen._on_timer_update", "does not paint the widgets in Screen._dirty_widgets")
+
+
+async def test_a_widget_being_removed_is_left_out_of_the_layout_its_paint_is_asked_to_make() -> None:
+    app = Painted()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await wait_for(pilot, lambda: not updates_held(app), message="no batch update in progress")
+        screen, label = app.screen, app.query_one("#label", Label)
+        assert label in placed_widgets(screen), changed("Screen._compositor", "does not list the placed widgets")
+        assert not is_being_removed(label)
+        removed = label.remove()
+        assert is_being_removed(label), changed("DOMNode._pruning", "is not set by remove()")
+        assert label in placed_widgets(screen)  # until a layout: the state the main screen guards against
+        arrange_again(label.parent)
+        require_layout(screen)
+        screen.paint_changes()
+        assert label not in placed_widgets(screen), changed(
+            "Screen._layout_required", "does not make the paint lay out (or Widget._clear_arrangement_cache "
+            "does not make the parent arrange its children afresh)")
+        await removed
+
+
+async def test_nothing_is_painted_while_updates_are_held() -> None:
+    app = Painted()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await wait_for(pilot, lambda: not updates_held(app), message="no batch update in progress")
+        screen, label = app.screen, app.query_one("#label", Label)
+        with app.batch_update():
+            assert updates_held(app), changed("App._batch_count", "does not count batch_update()")
+            removed = label.remove()
+            require_layout(screen)
+            screen.paint_changes()
+            assert label in placed_widgets(screen), changed("App._batch_count", "no longer holds the paint")
+        assert not updates_held(app), changed("App._batch_count", "is not back to 0 after batch_update()")
+        await removed
+
+
+async def test_report_exception_makes_the_app_exit_with_the_error() -> None:
+    app = Painted()
+    with pytest.raises(ValueError, match="from a paint"):
+        async with app.run_test(size=(40, 5)) as pilot:
+            report_exception(app, ValueError("from a paint"))
+            await wait_for(pilot, lambda: app.return_code is not None, message="the app exits")
+    assert app.return_code == 1, changed("App._handle_exception", "does not make the app exit with code 1")
+
+
+# -- component styles --------------------------------------------------------------------------
+class Part(Widget):
+    COMPONENT_CLASSES = {"part--accent"}
+    DEFAULT_CSS = "Part { height: 1; } Part > .part--accent { color: #ff0000; }"
+
+
+LazyPart = type("Part", (Part,), {**component_styles_on_first_use(Part), "__module__": __name__})
+
+
+class Parts(App):
+    def compose(self) -> ComposeResult:
+        yield Part(id="eager")
+        yield LazyPart(id="lazy")
+
+
+async def test_component_styles_are_worked_out_on_first_use_as_the_stylesheet_would() -> None:
+    assert Part._get_component_classes() == frozenset({"part--accent"}), \
+        changed("DOMNode._get_component_classes", "no longer returns COMPONENT_CLASSES")
+    app = Parts()
+    async with app.run_test(size=(40, 4)) as pilot:
+        await pilot.pause()
+        eager, lazy = app.query_one("#eager"), app.query_one("#lazy")
+        assert set(eager._component_styles) == {"part--accent"}, \
+            changed("DOMNode._component_styles", "is not filled by the stylesheet for COMPONENT_CLASSES")
+        assert lazy._component_styles == {}, \
+            changed("DOMNode._get_component_classes", "is no longer what the stylesheet reads on mount")
+        expected = eager.get_component_styles("part--accent").color
+        assert lazy.get_component_styles("part--accent").color == expected, \
+            changed("MessagePump._attach", "does not let a virtual node take its parent's styles")
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert lazy._component_styles == {}, \
+            changed("DOMNode._component_styles", "is not what notify_style_update should clear")
+        assert lazy.get_component_styles("part--accent").color == expected
+
+
+# -- the footer, the prompt, the transcript, the terminal -----------------------------------------
+class WatchingFooter(BindingsFooter):
+    def on_mount(self) -> None:
+        self.changes: list[Screen] = []
+
+    def active_bindings_changed(self, screen: Screen) -> None:
+        self.changes.append(screen)
+        self.call_after_refresh(self.recompose)
+
+
+class Keyed(Button):
+    BINDINGS = [Binding("f5", "noop", "Only on keyed")]
+
+
+class WithFooter(App):
+    def compose(self) -> ComposeResult:
+        yield Button("plain", id="plain")
+        yield Keyed("keyed", id="keyed")
+        yield WatchingFooter()
+
+
+async def test_the_footer_hears_of_each_binding_change_through_bindings_changed() -> None:
+    app = WithFooter()
+    async with app.run_test(size=(60, 6)) as pilot:
+        footer = app.query_one(WatchingFooter)
+        app.query_one("#keyed").focus()
+        await wait_for(pilot, lambda: app.screen in footer.changes,
+                       message=changed("Footer.bindings_changed", "is not called when the bindings change"))
+        await wait_for(pilot, lambda: any(key.description == "Only on keyed" for key in footer.children),
+                       message=changed("Footer._bindings_ready", "no longer lets Footer.compose show the keys"))
+
+
+class TakesX(KeyFirstTextArea):
+    def take_key(self, event: events.Key) -> bool:
+        return event.key == "x"
+
+
+class Typing(App):
+    def compose(self) -> ComposeResult:
+        yield TakesX()
+
+
+async def test_a_key_taken_before_the_text_area_is_not_typed() -> None:
+    app = Typing()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.press("x", "y", "x", "z")
+        assert app.query_one(TakesX).text == "yz", \
+            changed("TextArea._on_key", "is not where the TextArea types a key")
+
+
+class Following(App):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="scroll"):
+            for n in range(20):
+                yield Label(f"line {n}")
+
+
+async def test_anchor_released_follows_release_anchor() -> None:
+    app = Following()
+    async with app.run_test(size=(40, 5)):
+        scroll = app.query_one("#scroll", VerticalScroll)
+        scroll.anchor()
+        assert not anchor_released(scroll), changed("Widget._anchor_released", "is set by anchor()")
+        scroll.release_anchor()
+        assert anchor_released(scroll), changed("Widget._anchor_released", "is not set by release_anchor()")
+
+
+async def test_the_driver_is_there_while_the_app_runs() -> None:
+    app = Typing()
+    assert app._driver is None, changed("App._driver", "is set before the app runs")
+    async with app.run_test(size=(40, 5)):
+        driver = app._driver
+        assert isinstance(driver, Driver), changed("App._driver", "is not the app's Driver while it runs")
+        assert callable(driver.write) and callable(driver.flush), changed("App._driver", "lost write/flush")
+        assert write_to_terminal(app, "\x1b]9;hello\x07") is False  # a headless app has no terminal
+
+
+# -- no accidental use ---------------------------------------------------------------------------
+@functools.cache
+def underscore_names_defined_in(cls: type) -> frozenset[str]:
+    """The single-underscore names a class body defines: methods, class attributes, `self._x = …`."""
+    import ast
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    names: set[str] = set()
+    for node in ast.walk(tree.body[0]):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
+                isinstance(node.value, ast.Name) and node.value.id == "self":
+            names.add(node.attr)
+    return frozenset(name for name in names if name.startswith("_") and not name.startswith("__"))
+
+
+@functools.cache
+def textual_names(base: type) -> frozenset[str]:
+    """What a Textual class defines or sets on its instances."""
+    import re
+
+    assigned = re.findall(r"self\.(_[A-Za-z]\w*)\s*[:=]", inspect.getsource(base))
+    return frozenset(vars(base)) | frozenset(assigned)
+
+
+def ui_modules() -> list[str]:
+    """The modules that may subclass Textual's classes: widgets/, app/screens/ and app/*.py."""
+    import pkgutil
+
+    import app
+    import app.screens
+    import widgets
+
+    names = [info.name for info in pkgutil.iter_modules(app.__path__, "app.") if not info.ispkg]
+    for package in (app.screens, widgets):
+        names += [info.name for info in pkgutil.iter_modules(package.__path__, package.__name__ + ".")]
+    return [name for name in names if name != "widgets.textual_internals"]
+
+
+def test_no_class_of_ours_overrides_a_textual_private_name_by_accident() -> None:
+    """A Whimbrel widget, screen or app (or a mixin of one) that names an attribute or method as
+    Textual does replaces Textual's (an app's `_attach`, a pane's `_running`): only
+    widgets/textual_internals.py may do that, on purpose."""
+    import importlib
+
+    clashes: set[str] = set()
+    for module_name in ui_modules():
+        module = importlib.import_module(module_name)
+        for cls in vars(module).values():
+            if not (inspect.isclass(cls) and cls.__module__ == module_name and issubclass(cls, DOMNode)):
+                continue
+            theirs = set().union(*(textual_names(base) for base in cls.__mro__
+                                   if base.__module__.split(".")[0] == "textual"))
+            for own in cls.__mro__:
+                if own.__module__.split(".")[0] in ("app", "widgets") and \
+                        own.__module__ != "widgets.textual_internals":
+                    same = underscore_names_defined_in(own) & theirs
+                    clashes |= {f"{own.__module__}.{own.__qualname__}.{name}" for name in same}
+    assert not clashes, f"these replace Textual's own attributes: {sorted(clashes)}"

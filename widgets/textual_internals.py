@@ -1,0 +1,205 @@
+"""The one place that knows Textual's private API.
+
+A few of Whimbrel's behaviours need something Textual does not offer publicly: its paint timer,
+which widgets wait to be painted, widgets being removed, component styles, the footer's reaction to
+binding changes, the prompt's key handling, the terminal driver. Each is wrapped here in a small
+named function or class, and nothing else in app/ or widgets/ uses those names
+(tests/test_architecture.py checks). tests/ui/test_textual_internals.py pins each one against the
+installed Textual, so an upgrade that changes one fails there with a message naming it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from textual import events
+from textual.app import App
+from textual.css.styles import RenderStyles
+from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, TextArea
+
+# Each private name used below, and what of Whimbrel depends on it (the pins and the architecture
+# test read this; a new use gets its line here first).
+PAINT = "the main screen's paint at the next frame (app/screens/main.py, app/screens/frame_timer.py)"
+ECHO = "a typed key's echo painted at once (app/screens/main.py)"
+REMOVAL = "the main screen's layout before painting a widget being removed (app/screens/main.py)"
+COMPONENTS = "reply blocks' component styles worked out on first use (widgets/reply_markdown.py)"
+FOOTER = "the footer's one rebuild per burst of binding changes (widgets/footer.py)"
+INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
+PRIVATE_NAMES: dict[str, str] = {
+    "Screen._update_timer": PAINT,
+    "Screen._on_timer_update": PAINT,
+    "App._handle_exception": PAINT,
+    "Screen._dirty_widgets": ECHO,
+    "Screen._compositor": REMOVAL,
+    "Screen._layout_required": REMOVAL,
+    "DOMNode._pruning": REMOVAL,
+    "Widget._clear_arrangement_cache": REMOVAL,
+    "DOMNode._get_component_classes": COMPONENTS,
+    "DOMNode._component_styles": COMPONENTS,
+    "MessagePump._attach": COMPONENTS,
+    "Footer.bindings_changed": FOOTER,
+    "Footer._bindings_ready": FOOTER,
+    "Widget._anchor_released": "the transcript following new output (widgets/transcript.py)",
+    "TextArea._on_key": "the prompt's own keys: Enter sends, history, completion (widgets/prompt.py)",
+    "App._driver": "desktop notifications written to the terminal (app/attention.py)",
+    "App._batch_count": "tests that paint when Textual would (tests/ui/test_frame_timer.py)",
+    # Rich's Text and Textual's Content pass every string through one translate table each
+    "Text._CONTROL_STRIP_TRANSLATE": INERT,
+    "Content._CONTROL_STRIP_TRANSLATE": INERT,
+}
+
+
+# -- the control-code tables ------------------------------------------------------------------
+def control_code_tables() -> tuple[dict[int, str | None], ...]:
+    """The translate tables that Rich's `Text` and Textual's `Content` run every string through.
+
+    Both drop a few control codes and let the rest through; terminal_guard extends them so none is
+    ever emitted (pinned in tests/ui/test_inert_text.py).
+    """
+    import rich.control
+    import textual.content
+
+    return rich.control._CONTROL_STRIP_TRANSLATE, textual.content._CONTROL_STRIP_TRANSLATE
+
+
+# -- the screen's paint ------------------------------------------------------------------------
+class PaintTimer(Protocol):
+    """What Textual's screen asks of its paint timer: resumed by each change, paused by the paint."""
+
+    def resume(self) -> None: ...
+
+    def pause(self) -> None: ...
+
+
+class PaintTimerScreen(Screen):
+    """A Screen that paints from the timer `new_paint_timer()` makes instead of Textual's interval.
+
+    Textual's screen reads its timer from `Screen._update_timer`; the timer's callback should call
+    `paint_changes()`, which pauses the timer as Textual's own callback does.
+    """
+
+    paint_timer: PaintTimer | None = None  # made on first use
+
+    def new_paint_timer(self) -> PaintTimer:
+        raise NotImplementedError(f"{type(self).__name__} must make its paint timer")
+
+    @property
+    def _update_timer(self) -> PaintTimer:
+        if self.paint_timer is None:
+            self.paint_timer = self.new_paint_timer()
+        return self.paint_timer
+
+    def paint_changes(self) -> None:
+        """Textual's paint: a layout if one was asked for, then the widgets waiting to be painted."""
+        self._on_timer_update()
+
+
+def report_exception(app: App, error: Exception) -> None:
+    """Report `error` as Textual does for an exception in a timer callback (the app exits with it)."""
+    app._handle_exception(error)
+
+
+def waits_for_paint(screen: Screen, widget: Widget) -> bool:
+    """Whether `widget` has changed and is waiting for `screen`'s next paint."""
+    return widget in screen._dirty_widgets
+
+
+def placed_widgets(screen: Screen) -> set[Widget]:
+    """The widgets the last layout placed on `screen` (what a paint renders)."""
+    return set(screen._compositor.widgets)
+
+
+def is_being_removed(widget: DOMNode) -> bool:
+    """Whether `widget` is being removed: from `remove()` until it has left the DOM."""
+    return widget._pruning
+
+
+def arrange_again(widget: Widget) -> None:
+    """Forget how `widget`'s children were arranged, so the next layout arranges them afresh."""
+    widget._clear_arrangement_cache()
+
+
+def require_layout(screen: Screen) -> None:
+    """Make `screen`'s next paint lay it out first."""
+    screen._layout_required = True
+
+
+def updates_held(app: App) -> bool:
+    """Whether the app is inside `batch_update()`, when Textual paints nothing (tests wait it out)."""
+    return app._batch_count > 0
+
+
+# -- component styles --------------------------------------------------------------------------
+def component_styles_on_first_use(widget_class: type[Widget]) -> dict[str, Any]:
+    """Class attributes for a subclass of `widget_class` whose component styles (COMPONENT_CLASSES)
+    are worked out when a render first asks for one, instead of each time the stylesheet is
+    applied to a widget (on mount, on every style change)."""
+    components = widget_class._get_component_classes()
+
+    def get_component_styles(self: Widget, *names: str) -> RenderStyles:
+        """Textual's, with each component's styles worked out on first use (as the stylesheet would)."""
+        for name in names:
+            if name in components and name not in self._component_styles:
+                virtual_node = DOMNode(classes=name)
+                virtual_node._attach(self)
+                self.app.stylesheet.apply(virtual_node, animate=False)
+                self._component_styles[name] = virtual_node.styles
+        return widget_class.get_component_styles(self, *names)
+
+    def notify_style_update(self: Widget) -> None:
+        """The stylesheet changed (a theme, a pseudo-class): component styles are worked out again."""
+        had_components = bool(self._component_styles)
+        self._component_styles.clear()
+        widget_class.notify_style_update(self)
+        if had_components:
+            self.refresh()
+
+    return {"_get_component_classes": classmethod(lambda cls: frozenset()),  # the stylesheet skips them
+            "get_component_styles": get_component_styles, "notify_style_update": notify_style_update}
+
+
+# -- the footer, the prompt, the transcript, the terminal -----------------------------------------
+class BindingsFooter(Footer):
+    """Textual's Footer, whose reaction to a change of the active bindings (the undocumented
+    `Footer.bindings_changed`, which recomposes every time) is `active_bindings_changed`."""
+
+    def active_bindings_changed(self, screen: Screen) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must say how it follows binding changes")
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True  # Footer.compose shows no keys until this is set
+        self.active_bindings_changed(screen)
+
+
+class KeyFirstTextArea(TextArea):
+    """A TextArea that offers each key to `take_key` before its own key handling (`TextArea._on_key`,
+    which inserts the character); a key taken there goes no further."""
+
+    def take_key(self, event: events.Key) -> bool:
+        """Handle `event` and return True, or return False to let the TextArea have it."""
+        return False
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self.take_key(event):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+
+def anchor_released(widget: Widget) -> bool:
+    """Whether the user scrolled an anchored `widget` away from its end (it stops following)."""
+    return widget._anchor_released
+
+
+def write_to_terminal(app: App, text: str) -> bool:
+    """Write `text` (an escape sequence) straight to the terminal; False when there is none."""
+    driver = getattr(app, "_driver", None)
+    if driver is None or app.is_headless:
+        return False
+    driver.write(text)
+    driver.flush()
+    return True
