@@ -9,7 +9,9 @@ import functools
 import inspect
 
 import pytest
+import rich.control
 import textual
+import textual.content
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -27,7 +29,10 @@ from widgets.textual_internals import (PRIVATE_NAMES, BindingsFooter, KeyFirstTe
                                        is_being_removed, placed_widgets, report_exception, require_layout,
                                        updates_held, waits_for_paint, write_to_terminal)
 
-OWNERS = {cls.__name__: cls for cls in (App, Screen, Widget, DOMNode, MessagePump, Footer, TextArea)}
+OWNERS: dict[str, object] = {cls.__name__: cls for cls in (App, Screen, Widget, DOMNode, MessagePump, Footer,
+                                                           TextArea)}
+# module-level tables: named after the class whose constructor reads them
+OWNERS.update({"Text": rich.control, "Content": textual.content})
 
 
 def changed(name: str, what: str) -> str:
