@@ -11,9 +11,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from app.bridge import EngineEventMessage
+from widgets.held_banner import TAKE_OVER_ID, HeldBanner
 from widgets.held_output import HeldOutput
 from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import TYPING_QUIET, PromptInput  # held output waits for a pause in typing ...
@@ -59,6 +60,12 @@ class WorkstreamView(Vertical):
         view: "WorkstreamView"
 
     @dataclass
+    class TakeOver(Message):
+        """The user asked to take over this read-only workstream (its other window has gone)."""
+
+        view: "WorkstreamView"
+
+    @dataclass
     class CatchUp(Message):
         """Render held output if it may go now: the view was shown again, typing paused, or a key's
         echo was just painted (`after_echo`) while the user keeps typing."""
@@ -79,10 +86,27 @@ class WorkstreamView(Vertical):
         yield ViewTitle(classes="view-title")
         yield Transcript()
         yield SlashSuggestions()
+        yield HeldBanner(classes="held-banner")
         yield PromptInput()
 
     def on_mount(self) -> None:
         self.transcript.source = lambda: self.workstream.session.messages
+        self.show_ownership()
+
+    def show_ownership(self) -> None:
+        """Read-only while another window holds the workstream: the banner shows, the prompt is off."""
+        self.query_one(HeldBanner).show(self.workstream)
+        self.prompt.disabled = self.workstream.read_only
+
+    @property
+    def focus_target(self):
+        """What gets the keyboard when this view is focused: the prompt, or the take-over button."""
+        return self.query_one(HeldBanner).button if self.workstream.read_only else self.prompt
+
+    @on(Button.Pressed, f"#{TAKE_OVER_ID}")
+    def take_over_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(self.TakeOver(self))
 
     @property
     def transcript(self) -> Transcript:
