@@ -1,0 +1,49 @@
+"""Two processes writing one store at once: no write fails on the lock, nothing is lost."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from app.storage.store import Store
+
+CHILD = Path(__file__).with_name("writer_child.py")
+ROOT = Path(__file__).resolve().parents[2]
+ROUNDS = 150
+
+
+def test_two_processes_hammering_one_file_both_finish_with_every_row(tmp_path: Path) -> None:
+    path, go = tmp_path / "shared.db", tmp_path / "go"
+    store = Store(path)
+    shared = store.create_workstream(title="shared")
+    store.close()
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    children = [subprocess.Popen([sys.executable, str(CHILD), str(path), shared, label, str(ROUNDS), str(go)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                for label in ("A", "B")]
+    go.touch()
+    try:
+        outcomes = [child.communicate(timeout=100) for child in children]
+    finally:
+        for child in children:
+            child.kill()
+            child.wait()
+    for child, (out, err) in zip(children, outcomes):
+        assert child.returncode == 0 and out.strip() == "done", err[-3000:]
+
+    store = Store(path)
+    try:
+        contents = [m.content for m in store.load_messages(shared)]
+        history = store.prompt_history(shared, limit=10 * ROUNDS)
+        others = {info.title: store.load_messages(info.id) for info in store.list_workstreams()
+                  if info.id != shared}
+    finally:
+        store.close()
+    for label in ("A", "B"):
+        assert [c for c in contents if c.startswith(label)] == [f"{label} message {n}" for n in range(ROUNDS)]
+        assert [h for h in history if h.startswith(label)] == [f"{label} prompt {n}" for n in range(ROUNDS)]
+        assert [m.content for m in others[label]] == [f"{label} reply {n}" for n in range(ROUNDS)]
+    assert len(contents) == 2 * ROUNDS
