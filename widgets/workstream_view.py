@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from app.engine.workstream import Workstream
 
 
+READ_ONLY_PLACEHOLDER = "Read-only here: this workstream is open in another window (see above)."
 MAX_TYPING_HOLD = 2.0  # held output (see TYPING_QUIET) is still shown at least this often while the user keeps typing,
 ECHO_RELEASE_CHARS = 2048  # ... this much at a time, right after a key's echo was painted
 
@@ -96,7 +97,9 @@ class WorkstreamView(Vertical):
     def show_ownership(self) -> None:
         """Read-only while another window holds the workstream: the banner shows, the prompt is off."""
         self.query_one(HeldBanner).show(self.workstream)
-        self.prompt.disabled = self.workstream.read_only
+        if self.workstream.read_only:  # a view never becomes writable again: take-over builds a new one
+            self.prompt.disabled = True
+            self.prompt.placeholder = READ_ONLY_PLACEHOLDER
 
     @property
     def focus_target(self):
