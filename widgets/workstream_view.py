@@ -103,8 +103,12 @@ class WorkstreamView(Vertical):
 
     @property
     def focus_target(self):
-        """What gets the keyboard when this view is focused: the prompt, or the take-over button."""
-        return self.query_one(HeldBanner).button if self.workstream.read_only else self.prompt
+        """What gets the keyboard when this view is focused: the prompt; when read-only, the take-over
+        button once it is enabled, else the transcript (focus must land in this view, not stay elsewhere)."""
+        if not self.workstream.read_only:
+            return self.prompt
+        button = self.query_one(HeldBanner).button
+        return self.transcript if button.disabled else button
 
     @on(Button.Pressed, f"#{TAKE_OVER_ID}")
     def take_over_pressed(self, event: Button.Pressed) -> None:

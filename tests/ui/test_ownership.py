@@ -93,6 +93,33 @@ async def test_workstream_open_elsewhere_is_read_only_refreshed_then_taken_over(
         store.close()
 
 
+async def test_resume_browser_opens_it_read_only_and_enter_takes_over(tmp_path, other_window) -> None:
+    store = _store(tmp_path)
+    ws = _conversation(store, "from the browser")
+    store.take_lease(ws, _owner_of(other_window))
+    app = make_app(tmp_path)
+    try:
+        async with app.run_test(size=(120, 34)) as pilot:
+            await booted(pilot)
+            app.main_screen.view_for(app.focused_id).prompt.insert("/resume")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "ResumeScreen", message="resume browser")
+            await pilot.press("down", "enter")
+            await wait_for(pilot, lambda: app.workstream.id == ws, message="opened and focused")
+            view = app.main_screen.view_for(ws)
+            assert app.workstream.read_only and view.prompt.disabled
+            await wait_for(pilot, lambda: app.focused in view.query("*"), message="the keyboard is in this pane")
+            other_window.kill()
+            other_window.wait()
+            button = view.query_one(HeldBanner).button
+            await wait_for(pilot, lambda: app.focused is button, message="take-over button focused once offered")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not app.workstream.read_only, message="taken over with Enter")
+            assert app.workstream.id == ws and app.focused is app.main_screen.view_for(ws).prompt
+    finally:
+        store.close()
+
+
 async def test_take_over_is_refused_while_the_other_window_lives(tmp_path, other_window) -> None:
     store = _store(tmp_path)
     ws = _conversation(store, "busy elsewhere")
