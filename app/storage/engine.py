@@ -52,28 +52,29 @@ def _on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
         cursor.close()
 
 
-def _is_busy(error: OperationalError) -> bool:
-    text = str(error.orig).lower()
+def _is_busy(error: Exception) -> bool:
+    text = str(getattr(error, "orig", error)).lower()
     return "locked" in text or "busy" in text
 
 
-def begin_immediate(conn: Connection, *, patience: float = LOCK_PATIENCE,
+def begin_immediate(execute: Callable[[str], Any], *, patience: float = LOCK_PATIENCE,
                     sleep: Callable[[float], None] = time.sleep) -> None:
-    """BEGIN IMMEDIATE, retried with backoff while another process holds the write lock."""
+    """Run BEGIN IMMEDIATE through `execute`, retried with backoff while another process holds
+    the write lock; StoreLockedError once `patience` seconds have gone by."""
     deadline = time.monotonic() + patience
     delay = 0.02
     while True:
         try:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            execute("BEGIN IMMEDIATE")
             return
-        except OperationalError as error:
-            if not _is_busy(error) or time.monotonic() + delay > deadline:
-                if _is_busy(error):
-                    raise StoreLockedError(
-                        f"the database stayed locked by another process for {patience:.0f} s; "
-                        "close the other Whimbrel or whatever holds the file, then try again"
-                    ) from error
+        except (OperationalError, sqlite3.OperationalError) as error:
+            if not _is_busy(error):
                 raise
+            if time.monotonic() + delay > deadline:
+                raise StoreLockedError(
+                    f"the database stayed locked by another process for {patience:.0f} s; "
+                    "close the other Whimbrel or whatever holds the file, then try again"
+                ) from error
         sleep(delay)
         delay = min(delay * 2, 1.0)
 
@@ -82,7 +83,7 @@ def _on_begin(conn: Connection) -> None:
     if conn.get_execution_options().get(_READS):
         conn.exec_driver_sql("BEGIN")
     else:
-        begin_immediate(conn)
+        begin_immediate(conn.exec_driver_sql)
 
 
 def reader(engine: Engine) -> Engine:
