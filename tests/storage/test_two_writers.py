@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+from app.storage.migrations import MIGRATIONS
 from app.storage.store import Store
 
 CHILD = Path(__file__).with_name("writer_child.py")
@@ -47,3 +49,43 @@ def test_two_processes_hammering_one_file_both_finish_with_every_row(tmp_path: P
         assert [h for h in history if h.startswith(label)] == [f"{label} prompt {n}" for n in range(ROUNDS)]
         assert [m.content for m in others[label]] == [f"{label} reply {n}" for n in range(ROUNDS)]
     assert len(contents) == 2 * ROUNDS
+
+
+
+OPEN_WHEN_TOLD = """
+import sys, time
+from pathlib import Path
+from app.storage.migrations import MIGRATIONS
+from app.storage.store import Store
+print("ready", flush=True)
+go = Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.002)
+Store(Path(sys.argv[1])).close()
+print("opened", flush=True)
+"""
+
+
+def test_processes_opening_a_new_file_at_once_all_open_it(tmp_path: Path) -> None:
+    """Windows started together on a fresh data dir: each opens it, the schema is built once."""
+    path, go = tmp_path / "fresh.db", tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    children = [subprocess.Popen([sys.executable, "-c", OPEN_WHEN_TOLD, str(path), str(go)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                for _ in range(3)]
+    try:
+        for child in children:  # every child has imported the store and waits for the word
+            assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        go.touch()
+        outcomes = [child.communicate(timeout=60) for child in children]
+    finally:
+        for child in children:
+            child.kill()
+            child.wait()
+    for child, (out, err) in zip(children, outcomes):
+        assert child.returncode == 0 and out.strip() == "opened", err[-3000:]
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(MIGRATIONS[-1][0],)]
+    finally:
+        conn.close()
