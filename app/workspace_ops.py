@@ -248,7 +248,14 @@ class WorkspaceOps:
             self.show_workstream(target)
 
     async def forget_workstream(self, workstream_id: str) -> None:
-        """Delete a workstream and its history; its tab closes if it is open."""
+        """Delete a workstream and its history; its tab closes if it is open. Never one that is
+        open in another window (that window would go on writing into nothing)."""
+        lease = await self.store.lease(workstream_id)
+        if lease is not None and not self.manager.ownership.free_now(lease):
+            from app.engine.ownership import where
+
+            self.notify(f"Not deleted: it is {where(lease)}. Close it there first.", severity="warning", timeout=8)
+            return
         workstream = self.manager.get(workstream_id)
         if workstream is not None:
             await self.close_workstream(workstream)

@@ -137,6 +137,22 @@ async def test_take_over_is_refused_while_the_other_window_lives(tmp_path, other
         store.close()
 
 
+async def test_a_workstream_open_in_another_window_is_not_deleted(tmp_path, other_window) -> None:
+    store = _store(tmp_path)
+    ws = _conversation(store, "keep me")
+    store.take_lease(ws, _owner_of(other_window))
+    app = make_app(tmp_path, resume=ws)
+    try:
+        async with app.run_test(size=(120, 34)) as pilot:
+            await booted(pilot)
+            await app.forget_workstream(ws)  # what /delete and Delete in the resume browser call
+            await wait_for(pilot, lambda: any("Not deleted" in str(n.message) for n in app._notifications),
+                           message="the refusal is shown")
+            assert store.get_workstream(ws) is not None and app.manager.get(ws) is not None
+    finally:
+        store.close()
+
+
 async def test_restore_skips_tabs_open_in_another_window(tmp_path, other_window) -> None:
     store = _store(tmp_path)
     held, free = _conversation(store, "held one"), _conversation(store, "free one")
