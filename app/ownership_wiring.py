@@ -19,7 +19,11 @@ class OwnershipWiring:
 
         self._ticking = set()
         self.set_interval(self.manager.ownership.interval, lambda: self._tick("leases", self._heartbeat))
-        self.set_interval(READ_ONLY_POLL, lambda: self._tick("read-only", self._poll_read_only))
+        self.set_interval(READ_ONLY_POLL, self._read_only_tick)
+
+    def _read_only_tick(self) -> None:
+        if any(w.read_only for w in self.manager):
+            self._tick("read-only", self._poll_read_only)
 
     def _tick(self, name: str, job) -> None:
         """Run `job` on a worker unless its previous run (waiting on a busy store, say) is still going."""
@@ -42,9 +46,8 @@ class OwnershipWiring:
             await self._show_held(workstream)
 
     async def _poll_read_only(self) -> None:
-        if any(w.read_only for w in self.manager):
-            for workstream in await self.manager.poll_read_only():
-                await self._show_held(workstream)
+        for workstream in await self.manager.poll_read_only():
+            await self._show_held(workstream)
 
     async def _show_held(self, workstream) -> None:
         """Redraw a read-only pane: banner, disabled prompt, the history as stored now."""
@@ -68,6 +71,10 @@ class OwnershipWiring:
         except HeldElsewhere as error:
             message.view.show_ownership()
             self.notify(f"Cannot take over yet: {error}.", severity="warning", timeout=8)
+            return
+        except LookupError:
+            self.notify("Cannot take over: this workstream has been deleted in the other window.",
+                        severity="warning", timeout=8)
             return
         await message.view.remove()
         view = await self._attach(workstream, None)

@@ -137,12 +137,17 @@ class WorkstreamManager:
         return fresh
 
     async def heartbeat(self) -> list[Workstream]:
-        """Refresh this instance's leases; workstreams taken over elsewhere meanwhile become read-only."""
+        """Refresh this instance's leases; workstreams taken over elsewhere meanwhile become read-only.
+
+        (A lease can be lost only while this instance looked stale, say suspended with Ctrl+Z.) One
+        whose taker has since gone is simply claimed back.
+        """
         lost = []
         for workstream_id in await self.ownership.heartbeat():
             workstream = self.get(workstream_id)
-            if workstream is not None:
-                workstream.held_by = await self.store.lease(workstream_id)
+            holder = await self.ownership.claim(workstream_id) if workstream is not None else None
+            if holder is not None:
+                workstream.held_by = holder
                 lost.append(workstream)
         return lost
 

@@ -81,3 +81,15 @@ async def test_an_instance_that_went_stale_loses_the_workstream_and_turns_read_o
     assert lost == [mine] and mine.read_only and mine.held_by.owner == second.ownership.owner
     with pytest.raises(HeldElsewhere):
         await mine.submit("too late")
+
+
+async def test_a_lease_lost_while_stale_is_claimed_back_once_the_taker_has_gone(pair) -> None:
+    first, second, db = pair
+    mine, _ = await first.create()
+    stale = Store(db, clock=lambda: 0.0)
+    stale.refresh_leases(first.ownership.owner, [mine.id])
+    stale.close()
+    taken, _ = await second.open(mine.id)
+    await second.close(taken)  # the taker quits before the first instance's next heartbeat
+    assert await first.heartbeat() == []
+    assert not mine.read_only and (await first.store.lease(mine.id)).owner == first.ownership.owner
