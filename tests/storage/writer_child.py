@@ -1,7 +1,8 @@
 """Child process for the two-writer test: many small read-then-write transactions on a shared file.
 
-Usage: python writer_child.py DB_PATH WORKSTREAM_ID LABEL COUNT GO_FILE. Waits until GO_FILE exists
-(so both children start together), then writes COUNT rounds and prints "done". Any exception
+Usage: python writer_child.py DB_PATH WORKSTREAM_ID LABEL COUNT GO_FILE. Opens the store, prints
+"ready", waits until GO_FILE exists (so both children start together), then writes COUNT rounds
+and prints "done". Any exception
 (a "database is locked", say) ends it with a traceback on stderr and a non-zero exit.
 """
 
@@ -18,6 +19,7 @@ from app.vocabulary.messages import Message
 def main() -> None:
     path, ws, label, count, go = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), Path(sys.argv[5])
     store = Store(Path(path))
+    print("ready", flush=True)
     while not go.exists():
         time.sleep(0.005)
     own = store.create_workstream(title=label)

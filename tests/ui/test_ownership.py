@@ -17,8 +17,12 @@ from tests.ui.helpers import booted, make_app, screen_text, wait_for
 from widgets.held_banner import HeldBanner
 
 
-def _store(tmp_path: Path) -> Store:
-    return Store(tmp_path / "data" / "whimbrel.db")
+@pytest.fixture
+def store(tmp_path: Path):
+    """The store the app under test opens, as the other window (or the test) sees it."""
+    shared = Store(tmp_path / "data" / "whimbrel.db")
+    yield shared
+    shared.close()
 
 
 def _conversation(store: Store, title: str) -> str:
@@ -41,135 +45,118 @@ def _owner_of(process) -> Owner:
     return Owner("0" * 32, process.pid, Owner.this_process().host)
 
 
-async def test_workstream_open_elsewhere_is_read_only_refreshed_then_taken_over(fake_openai, tmp_path,
+def _held(store: Store, title: str, process) -> str:
+    """A stored conversation that `process` (another window) has open."""
+    ws = _conversation(store, title)
+    assert store.take_lease(ws, _owner_of(process)) is None
+    return ws
+
+
+async def test_workstream_open_elsewhere_is_read_only_refreshed_then_taken_over(fake_openai, tmp_path, store,
                                                                                 other_window) -> None:
-    store = _store(tmp_path)
-    ws = _conversation(store, "planning")
-    elsewhere = _owner_of(other_window)
-    assert store.take_lease(ws, elsewhere) is None
+    ws = _held(store, "planning", other_window)
     fake_openai.queue(TextReply("Taken over and answering here."))
     app = make_app(tmp_path, fake_openai.base_url, resume=ws[:8])
-    try:
-        async with app.run_test(size=(120, 34)) as pilot:
-            await booted(pilot)
-            workstream = app.workstream
-            view = app.main_screen.view_for(ws)
-            assert workstream.id == ws and workstream.read_only
-            banner = view.query_one(HeldBanner)
-            await wait_for(pilot, lambda: "First the schema" in screen_text(app), message="history shown")
-            assert banner.display and view.prompt.disabled and banner.button.disabled
-            assert f"open in another window (pid {other_window.pid})" in screen_text(app)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        workstream = app.workstream
+        view = app.main_screen.view_for(ws)
+        assert workstream.id == ws and workstream.read_only
+        banner = view.query_one(HeldBanner)
+        await wait_for(pilot, lambda: "First the schema" in screen_text(app), message="history shown")
+        assert banner.display and view.prompt.disabled and banner.button.disabled
+        assert f"open in another window (pid {other_window.pid})" in screen_text(app)
 
-            # The other window writes: the read-only pane shows it.
-            store.add_message(ws, Message(role="assistant", content="Written by the other window."))
-            await wait_for(pilot, lambda: "Written by the other window." in screen_text(app),
-                           message="the other window's new message appears")
+        # The other window writes: the read-only pane shows it.
+        store.add_message(ws, Message(role="assistant", content="Written by the other window."))
+        await wait_for(pilot, lambda: "Written by the other window." in screen_text(app),
+                       message="the other window's new message appears")
 
-            # Typing a prompt does nothing while the other window holds it.
-            app.submit_prompt(workstream, "sneaky")
-            assert fake_openai.requests == []
+        # A prompt sent anyway (typed before boot, say) runs nothing while the other window holds it.
+        app.submit_prompt(workstream, "sneaky")
+        assert fake_openai.requests == []
 
-            other_window.kill()
-            other_window.wait()
-            await wait_for(pilot, lambda: not banner.button.disabled, message="take-over offered")
-            assert "has closed or stopped responding" in screen_text(app)
-            await pilot.click(f"#{banner.button.id}")
-            await wait_for(pilot, lambda: app.workstream is not None and not app.workstream.read_only,
-                           message="taken over")
-            mine = app.workstream
-            assert mine.id == ws and store.lease(ws).owner == app.manager.ownership.owner
-            new_view = app.main_screen.view_for(ws)
-            assert not new_view.query_one(HeldBanner).display and not new_view.prompt.disabled
-            await wait_for(pilot, lambda: "Written by the other window." in screen_text(app),
-                           message="history after take-over")
-            new_view.prompt.insert("carry on")
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: "Taken over and answering here." in screen_text(app) and not mine.busy,
-                           message="a turn runs after take-over")
-        assert store.lease(ws) is None, "quitting gives the lease back"
-        contents = [m.content for m in store.load_messages(ws)]
-        assert contents[-3:] == ["Written by the other window.", "carry on", "Taken over and answering here."]
-    finally:
-        store.close()
+        other_window.kill()
+        other_window.wait()
+        await wait_for(pilot, lambda: not banner.button.disabled, message="take-over offered")
+        assert "has closed or stopped responding" in screen_text(app)
+        await pilot.click(f"#{banner.button.id}")
+        await wait_for(pilot, lambda: app.workstream is not None and not app.workstream.read_only,
+                       message="taken over")
+        mine = app.workstream
+        assert mine.id == ws and store.lease(ws).owner == app.manager.ownership.owner
+        new_view = app.main_screen.view_for(ws)
+        assert not new_view.query_one(HeldBanner).display and not new_view.prompt.disabled
+        await wait_for(pilot, lambda: "Written by the other window." in screen_text(app),
+                       message="history after take-over")
+        new_view.prompt.insert("carry on")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Taken over and answering here." in screen_text(app) and not mine.busy,
+                       message="a turn runs after take-over")
+    assert store.lease(ws) is None, "quitting gives the lease back"
+    contents = [m.content for m in store.load_messages(ws)]
+    assert contents[-3:] == ["Written by the other window.", "carry on", "Taken over and answering here."]
 
 
-async def test_resume_browser_opens_it_read_only_and_enter_takes_over(tmp_path, other_window) -> None:
-    store = _store(tmp_path)
-    ws = _conversation(store, "from the browser")
-    store.take_lease(ws, _owner_of(other_window))
+async def test_resume_browser_opens_it_read_only_and_enter_takes_over(tmp_path, store, other_window) -> None:
+    ws = _held(store, "from the browser", other_window)
     app = make_app(tmp_path)
-    try:
-        async with app.run_test(size=(120, 34)) as pilot:
-            await booted(pilot)
-            app.main_screen.view_for(app.focused_id).prompt.insert("/resume")
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "ResumeScreen", message="resume browser")
-            await pilot.press("down", "enter")
-            await wait_for(pilot, lambda: app.workstream.id == ws, message="opened and focused")
-            view = app.main_screen.view_for(ws)
-            assert app.workstream.read_only and view.prompt.disabled
-            await wait_for(pilot, lambda: app.focused in view.query("*"), message="the keyboard is in this pane")
-            other_window.kill()
-            other_window.wait()
-            button = view.query_one(HeldBanner).button
-            await wait_for(pilot, lambda: app.focused is button, message="take-over button focused once offered")
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: not app.workstream.read_only, message="taken over with Enter")
-            assert app.workstream.id == ws and app.focused is app.main_screen.view_for(ws).prompt
-    finally:
-        store.close()
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        app.main_screen.view_for(app.focused_id).prompt.insert("/resume")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ResumeScreen", message="resume browser")
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: app.workstream.id == ws, message="opened and focused")
+        view = app.main_screen.view_for(ws)
+        assert app.workstream.read_only and view.prompt.disabled
+        await wait_for(pilot, lambda: app.focused in view.query("*"), message="the keyboard is in this pane")
+        other_window.kill()
+        other_window.wait()
+        button = view.query_one(HeldBanner).button
+        await wait_for(pilot, lambda: app.focused is button, message="take-over button focused once offered")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.workstream.read_only, message="taken over with Enter")
+        assert app.workstream.id == ws and app.focused is app.main_screen.view_for(ws).prompt
 
 
-async def test_take_over_is_refused_while_the_other_window_lives(tmp_path, other_window) -> None:
-    store = _store(tmp_path)
-    ws = _conversation(store, "busy elsewhere")
-    store.take_lease(ws, _owner_of(other_window))
+def _notified(app, words: str) -> bool:
+    return any(words in str(n.message) for n in app._notifications)
+
+
+async def test_take_over_is_refused_while_the_other_window_lives(tmp_path, store, other_window) -> None:
+    ws = _held(store, "busy elsewhere", other_window)
     app = make_app(tmp_path, resume=ws)
-    try:
-        async with app.run_test(size=(120, 34)) as pilot:
-            await booted(pilot)
-            view = app.main_screen.view_for(ws)
-            view.post_message(view.TakeOver(view))  # as if the button were pressed early
-            await wait_for(pilot, lambda: "Cannot take over yet" in " ".join(
-                str(n.message) for n in app._notifications), message="refusal shown")
-            assert app.workstream.read_only and store.lease(ws).owner.pid == other_window.pid
-    finally:
-        store.close()
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        view = app.main_screen.view_for(ws)
+        view.post_message(view.TakeOver(view))  # as if the button were pressed early
+        await wait_for(pilot, lambda: _notified(app, "Cannot take over yet"), message="refusal shown")
+        assert app.workstream.read_only and store.lease(ws).owner.pid == other_window.pid
 
 
-async def test_a_workstream_open_in_another_window_is_not_deleted(tmp_path, other_window) -> None:
-    store = _store(tmp_path)
-    ws = _conversation(store, "keep me")
-    store.take_lease(ws, _owner_of(other_window))
+async def test_a_workstream_open_in_another_window_is_not_deleted(tmp_path, store, other_window) -> None:
+    ws = _held(store, "keep me", other_window)
     app = make_app(tmp_path, resume=ws)
-    try:
-        async with app.run_test(size=(120, 34)) as pilot:
-            await booted(pilot)
-            await app.forget_workstream(ws)  # what /delete and Delete in the resume browser call
-            await wait_for(pilot, lambda: any("Not deleted" in str(n.message) for n in app._notifications),
-                           message="the refusal is shown")
-            assert store.get_workstream(ws) is not None and app.manager.get(ws) is not None
-    finally:
-        store.close()
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        await app.forget_workstream(ws)  # what /delete and Delete in the resume browser call
+        await wait_for(pilot, lambda: _notified(app, "Not deleted"), message="the refusal is shown")
+        assert store.get_workstream(ws) is not None and app.manager.get(ws) is not None
 
 
-async def test_restore_skips_tabs_open_in_another_window(tmp_path, other_window) -> None:
-    store = _store(tmp_path)
-    held, free = _conversation(store, "held one"), _conversation(store, "free one")
+async def test_restore_skips_tabs_open_in_another_window(tmp_path, store, other_window) -> None:
+    held, free = _held(store, "held one", other_window), _conversation(store, "free one")
     store.set_app_state("tabs", [held, free])
-    store.take_lease(held, _owner_of(other_window))
     app = make_app(tmp_path)
-    try:
-        async with app.run_test(size=(120, 34)) as pilot:
-            await booted(pilot)
-            assert [w.id for w in app.manager] == [free]
-            assert store.lease(free).owner == app.manager.ownership.owner
-        store.set_app_state("tabs", [held])
-        app = make_app(tmp_path)
-        async with app.run_test(size=(120, 34)) as pilot:
-            await booted(pilot)
-            (only,) = list(app.manager)
-            assert only.id not in (held, free) and not only.read_only, "a fresh workstream of its own"
-        assert store.lease(held).owner.pid == other_window.pid, "the other window keeps its lease"
-    finally:
-        store.close()
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        assert [w.id for w in app.manager] == [free]
+        assert store.lease(free).owner == app.manager.ownership.owner
+    store.set_app_state("tabs", [held])
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        (only,) = list(app.manager)
+        assert only.id not in (held, free) and not only.read_only, "a fresh workstream of its own"
+    assert store.lease(held).owner.pid == other_window.pid, "the other window keeps its lease"
