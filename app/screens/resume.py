@@ -35,6 +35,13 @@ def highlight(hit) -> Text:
     return text
 
 
+def _name(name: str, open_elsewhere: bool) -> Text:
+    text = Text(name, style="bold")
+    if open_elsewhere:
+        text.append("  · open in another window", style="yellow")
+    return text
+
+
 class ResumeScreen(ModalScreen[str | None]):
     """Dismisses with the chosen workstream id (Enter), or None (Esc)."""
 
@@ -89,24 +96,31 @@ class ResumeScreen(ModalScreen[str | None]):
         now = self.now()
         table.clear(columns=True)
         self.row_ids = []
+        elsewhere = await self._open_elsewhere()
         if query.strip():
             hits = await self.store.search(query, limit=100)
             table.add_columns("workstream", "when", "who", "match")
             for hit in hits:
-                table.add_row(Text(hit.title or hit.workstream_id[:8], style="bold"), age(now - hit.created_at),
-                              hit.role, highlight(hit))
+                table.add_row(_name(hit.title or hit.workstream_id[:8], hit.workstream_id in elsewhere),
+                              age(now - hit.created_at), hit.role, highlight(hit))
                 self.row_ids.append(hit.workstream_id)
             status = f"{len(hits)} matching message(s)"
         else:
             infos = [i for i in await self.store.list_workstreams() if i.message_count]
             table.add_columns("workstream", "last activity", "messages", "model")
             for info in infos:
-                name = info.alias or info.title or "(untitled)"
-                table.add_row(Text(name, style="bold"), age(now - info.updated_at), str(info.message_count),
+                name = _name(info.alias or info.title or "(untitled)", info.id in elsewhere)
+                table.add_row(name, age(now - info.updated_at), str(info.message_count),
                               info.model or "")
                 self.row_ids.append(info.id)
             status = f"{len(infos)} saved workstream(s)"
         self.query_one("#resume-status", Static).update(status)
+
+    async def _open_elsewhere(self) -> set[str]:
+        """Ids of the workstreams another running window has open (they open read-only here)."""
+        manager = getattr(self.app, "manager", None)
+        here = manager.ownership.owner.instance_id if manager is not None else ""
+        return {lease.workstream_id for lease in await self.store.live_leases() if lease.owner.instance_id != here}
 
     def action_delete(self) -> None:
         table = self.query_one(DataTable)

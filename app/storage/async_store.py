@@ -145,6 +145,9 @@ class AsyncStore:
         ids = None if workstream_ids is None else list(workstream_ids)
         await self.run(self.store.release_leases, owner, ids)
 
+    async def live_leases(self) -> list[Lease]:
+        return await self.run(self.store.live_leases)
+
     async def lease(self, workstream_id: str) -> Lease | None:
         return await self.run(self.store.lease, workstream_id)
 

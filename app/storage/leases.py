@@ -131,6 +131,12 @@ class LeaseMixin:
         with self._engine.begin() as conn:
             conn.execute(delete(leases).where(cond))
 
+    def live_leases(self, *, stale_after: float = STALE_AFTER) -> list[Lease]:
+        """Every lease refreshed within `stale_after` seconds: the workstreams open somewhere now."""
+        query = select(leases).where(leases.c.workstream_id.in_(live_lease_ids(self._clock(), stale_after)))
+        with self._reads.connect() as conn:
+            return [_lease(row) for row in conn.execute(query)]
+
     def lease(self, workstream_id: str) -> Lease | None:
         """The workstream's lease row (held, stale or gone alike), or None when nobody took it."""
         with self._reads.connect() as conn:

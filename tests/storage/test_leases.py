@@ -123,3 +123,16 @@ def test_prune_spares_an_empty_workstream_open_in_another_instance(db_path: Path
         assert store.get_workstream(leased) is not None and store.get_workstream(idle) is None
     finally:
         store.close()
+
+
+def test_live_leases_lists_only_fresh_ones(db_path: Path, here: Owner, other: Owner) -> None:
+    clock = Clock()
+    store = Store(db_path, clock=clock)
+    try:
+        old, fresh = store.create_workstream(), store.create_workstream()
+        store.take_lease(old, other)
+        clock.now += STALE_AFTER + 1
+        store.take_lease(fresh, here)
+        assert [lease.workstream_id for lease in store.live_leases()] == [fresh]
+    finally:
+        store.close()
