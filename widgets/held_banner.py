@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from app.engine.workstream import Workstream
 
 TAKE_OVER_ID = "take-over"
+READ_ONLY_PLACEHOLDER = "Read-only here: this workstream is open in another window (see above)."  # the prompt's
 
 
 def held_text(workstream: Workstream) -> str:

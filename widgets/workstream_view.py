@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from app.bridge import EngineEventMessage
-from widgets.held_banner import TAKE_OVER_ID, HeldBanner
+from widgets.held_banner import READ_ONLY_PLACEHOLDER, TAKE_OVER_ID, HeldBanner
 from widgets.held_output import HeldOutput
 from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import TYPING_QUIET, PromptInput  # held output waits for a pause in typing ...
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from app.engine.workstream import Workstream
 
 
-READ_ONLY_PLACEHOLDER = "Read-only here: this workstream is open in another window (see above)."
 MAX_TYPING_HOLD = 2.0  # held output (see TYPING_QUIET) is still shown at least this often while the user keeps typing,
 ECHO_RELEASE_CHARS = 2048  # ... this much at a time, right after a key's echo was painted
 
