@@ -22,6 +22,7 @@ from app import quit_signals
 from app.attention import Attention
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
 from app.mcp_wiring import McpWiring
+from app.ownership_wiring import OwnershipWiring
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
 from app.screens.main import MainScreen
@@ -112,7 +113,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(WorkspaceOps, McpWiring, App):
+class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -189,6 +190,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
         await self._restore_workspace()  # the prompt is usable from here on
+        self.start_ownership()
         problems = self.start_mcp()  # connects in the background; sessions get the tools as they come
         for problem in problems:
             await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "warning")
@@ -295,12 +297,14 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
 
     async def _restore_workspace(self) -> None:
         """Reopen the tabs and panes of the last run, then the --resume target; else one new tab."""
+        from app.engine.ownership import HeldElsewhere
+
         saved_tabs = await self.store.get_app_state("tabs") or []
         for workstream_id in saved_tabs:
             try:
-                await self.open_workstream(workstream_id, show=False)
-            except LookupError:
-                continue  # deleted or pruned since
+                await self.open_workstream(workstream_id, show=False, only_if_free=True)
+            except (LookupError, HeldElsewhere):
+                continue  # deleted or pruned since, or open in another window (which keeps it)
         known = {w.id for w in self.manager}
         saved_layout = await self.store.get_app_state("layout")
         tree = LayoutTree.from_dict(saved_layout, known) if saved_layout else None
@@ -328,6 +332,9 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
     # -- turns ---------------------------------------------------------------------------
     def submit_prompt(self, workstream, text: str) -> None:
         """Run a turn now, or queue it behind the running one of the same workstream."""
+        if workstream.read_only:
+            self.notify("This workstream is open in another window: take it over first.", severity="warning")
+            return
         if self.store is not None and workstream.id:
             self.run_worker(self.store.add_prompt_history(workstream.id, text), group="history")
         worker = self._turns.get(workstream.id)
@@ -505,6 +512,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, App):
     async def on_unmount(self) -> None:
         try:
             await self._end_turns()
+            await self.release_ownership()
             await self.stop_mcp()
             if self.models is not None:
                 await self.models.aclose()

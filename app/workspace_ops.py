@@ -70,10 +70,13 @@ class WorkspaceOps:
         if workstream is not None:
             self.show_workstream(workstream)
 
-    async def open_workstream(self, ref: str, *, show: bool = True) -> None:
-        """Open a saved workstream in a tab (LookupError when none matches)."""
+    async def open_workstream(self, ref: str, *, show: bool = True, only_if_free: bool = False) -> None:
+        """Open a saved workstream in a tab (LookupError when none matches).
+
+        One open in another window is shown read-only, or with `only_if_free` not opened (HeldElsewhere).
+        """
         try:
-            workstream, evicted = await self.manager.open(ref, protect=self._protected())
+            workstream, evicted = await self.manager.open(ref, protect=self._protected(), only_if_free=only_if_free)
         except _limit_error() as error:
             self.notify(str(error), severity="warning", timeout=8)
             return
@@ -85,7 +88,7 @@ class WorkspaceOps:
     async def close_workstream(self, workstream) -> None:
         """Close a tab (the workstream stays saved); the last tab is replaced by a fresh one."""
         await self._drop_view(workstream)
-        self.manager.close(workstream)
+        await self.manager.close(workstream)
         if not len(self.manager):
             await self.new_workstream()
             return
@@ -139,7 +142,7 @@ class WorkspaceOps:
         if view is not None:
             self.workstream.unread = False
             if self.screen is screen:  # focus moves now (not a tick later), so the next key lands here
-                screen.set_focus(view.prompt)
+                screen.set_focus(view.focus_target)
         self.refresh_chrome()
         self.persist_workspace()
         self.open_waiting_approval()
@@ -245,7 +248,14 @@ class WorkspaceOps:
             self.show_workstream(target)
 
     async def forget_workstream(self, workstream_id: str) -> None:
-        """Delete a workstream and its history; its tab closes if it is open."""
+        """Delete a workstream and its history; its tab closes if it is open. Never one that is
+        open in another window (that window would go on writing into nothing)."""
+        lease = await self.store.lease(workstream_id)
+        if lease is not None and not self.manager.ownership.free_now(lease):
+            from app.engine.ownership import where
+
+            self.notify(f"Not deleted: it is {where(lease)}. Close it there first.", severity="warning", timeout=8)
+            return
         workstream = self.manager.get(workstream_id)
         if workstream is not None:
             await self.close_workstream(workstream)

@@ -11,10 +11,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from app.bridge import EngineEventMessage
 from app.vocabulary.inert import inert
+from widgets.held_banner import READ_ONLY_PLACEHOLDER, TAKE_OVER_ID, HeldBanner
 from widgets.held_output import HeldOutput
 from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import TYPING_QUIET, PromptInput  # held output waits for a pause in typing ...
@@ -60,6 +61,12 @@ class WorkstreamView(Vertical):
         view: "WorkstreamView"
 
     @dataclass
+    class TakeOver(Message):
+        """The user asked to take over this read-only workstream (its other window has gone)."""
+
+        view: "WorkstreamView"
+
+    @dataclass
     class CatchUp(Message):
         """Render held output if it may go now: the view was shown again, typing paused, or a key's
         echo was just painted (`after_echo`) while the user keeps typing."""
@@ -80,11 +87,34 @@ class WorkstreamView(Vertical):
         yield ViewTitle(classes="view-title")
         yield Transcript()
         yield SlashSuggestions()
+        yield HeldBanner(classes="held-banner")
         yield PromptInput()
 
     def on_mount(self) -> None:
         self.transcript.source = lambda: self.workstream.session.messages
         self.transcript.live = lambda: self.workstream.busy
+        self.show_ownership()
+
+    def show_ownership(self) -> None:
+        """Read-only while another window holds the workstream: the banner shows, the prompt is off."""
+        self.query_one(HeldBanner).show(self.workstream)
+        if self.workstream.read_only:  # a view never becomes writable again: take-over builds a new one
+            self.prompt.disabled = True
+            self.prompt.placeholder = READ_ONLY_PLACEHOLDER
+
+    @property
+    def focus_target(self):
+        """What gets the keyboard when this view is focused: the prompt; when read-only, the take-over
+        button once it is enabled, else the transcript (focus must land in this view, not stay elsewhere)."""
+        if not self.workstream.read_only:
+            return self.prompt
+        button = self.query_one(HeldBanner).button
+        return self.transcript if button.disabled else button
+
+    @on(Button.Pressed, f"#{TAKE_OVER_ID}")
+    def take_over_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(self.TakeOver(self))
 
     @property
     def transcript(self) -> Transcript:

@@ -8,10 +8,14 @@ forwards every event to `listener` (the UI sets it to post into the workstream's
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from app.engine import events as ev
+from app.engine.ownership import HeldElsewhere
 from app.engine.session import Session
+
+if TYPE_CHECKING:
+    from app.storage.leases import Lease
 
 Listener = Callable[[ev.EngineEvent], None]
 
@@ -41,6 +45,10 @@ class Workstream:
         self.listener: Listener | None = None
         self.turns = 0
         self.title_generated = bool(title)  # a saved title (or alias) is kept; new ones get named once
+        # Set while another live instance holds this workstream's lease: shown read-only, never run.
+        self.held_by: Lease | None = None
+        self.takeover_ready = False  # held_by's instance has gone or gone stale: it may be taken over
+        self.seen_update = 0.0  # the stored updated_at last shown (a read-only view reloads on change)
 
     @property
     def id(self) -> str:
@@ -50,6 +58,11 @@ class Workstream:
     def name(self) -> str:
         """What tabs show: the alias when set, else the title."""
         return self.alias or self.title
+
+    @property
+    def read_only(self) -> bool:
+        """Open in another window: shown, refreshed, but no turn runs here."""
+        return self.held_by is not None
 
     @property
     def busy(self) -> bool:
@@ -102,6 +115,8 @@ class Workstream:
 
     async def submit(self, text: str) -> None:
         """Run one user turn to completion (the caller runs this as a cancellable task)."""
+        if self.held_by is not None:
+            raise HeldElsewhere(self.held_by)
         if self.title == "new workstream":
             self.title = _title_from(text)
             if self.store is not None and self.id:

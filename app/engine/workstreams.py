@@ -1,4 +1,8 @@
-"""The set of open workstreams: creation, opening saved ones, lookup, aliases and eviction."""
+"""The set of open workstreams: creation, opening saved ones, lookup, aliases and eviction.
+
+Each open workstream is leased to this instance (app/engine/ownership.py); one that another live
+instance holds opens read-only and can be taken over once that instance has gone.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from app.vocabulary.messages import Message
+from app.engine.ownership import HeldElsewhere, Ownership
 from app.engine.session import Session
 from app.engine.workstream import Listener, Workstream
 
@@ -32,8 +37,9 @@ class WorkstreamManager:
     """Open workstreams in tab order. Closing or evicting keeps them saved and resumable."""
 
     def __init__(self, *, store: Any, session_factory: SessionFactory, max_open: int = 20,
-                 model: str = "", workdir: str = "") -> None:
+                 model: str = "", workdir: str = "", ownership: Ownership | None = None) -> None:
         self.store = store
+        self.ownership = ownership or Ownership(store)
         self.session_factory = session_factory
         self.max_open = max_open
         self.model = model
@@ -52,45 +58,121 @@ class WorkstreamManager:
                           store=self.store, title=title, alias=alias, model=model or self.model,
                           workdir=self.workdir)
 
+    async def _make_room(self, protect: set[str], full: str) -> Workstream | None:
+        """At the limit, close (and return) the oldest idle workstream; WorkstreamLimitError(full) if none."""
+        if len(self.workstreams) < self.max_open:
+            return None
+        evicted = self.eviction_candidate(protect)
+        if evicted is None:
+            raise WorkstreamLimitError(full)
+        await self.close(evicted)
+        return evicted
+
     async def create(self, *, protect: set[str] = frozenset()) -> tuple[Workstream, Workstream | None]:
         """Open a new, empty workstream; at the limit, first evict the oldest idle one (not in `protect`)."""
-        evicted = None
-        if len(self.workstreams) >= self.max_open:
-            evicted = self.eviction_candidate(protect)
-            if evicted is None:
-                raise WorkstreamLimitError(
-                    f"All {self.max_open} open workstreams are busy, so none can be closed to make room. "
-                    "Wait for one to finish, close one with /ws close N, or raise [workstreams] max_open.")
-            self.close(evicted)
+        evicted = await self._make_room(protect, (
+            f"All {self.max_open} open workstreams are busy, so none can be closed to make room. "
+            "Wait for one to finish, close one with /ws close N, or raise [workstreams] max_open."))
         workstream_id = await self.store.create_workstream(model=self.model or None, workdir=self.workdir)
+        await self.ownership.claim(workstream_id)  # nobody else knows it yet
         workstream = self._build(workstream_id, SavedState())
         self.workstreams.append(workstream)
         return workstream, evicted
 
-    async def open(self, ref: str, *, protect: set[str] = frozenset()) -> tuple[Workstream, Workstream | None]:
-        """Open a saved workstream (id, prefix or alias); returns the open one if it already is."""
+    async def open(self, ref: str, *, protect: set[str] = frozenset(),
+                   only_if_free: bool = False) -> tuple[Workstream, Workstream | None]:
+        """Open a saved workstream (id, prefix or alias); returns the open one if it already is.
+
+        A workstream another live instance holds opens read-only (`held_by` set), or, with
+        `only_if_free`, raises HeldElsewhere (restoring the last session's tabs uses that).
+        """
         info = await self.store.find_workstream(ref)
         existing = self.get(info.id)
         if existing is not None:
             return existing, None
-        evicted = None
-        if len(self.workstreams) >= self.max_open:
-            evicted = self.eviction_candidate(protect)
-            if evicted is None:
-                raise WorkstreamLimitError(f"All {self.max_open} open workstreams are busy; close one first.")
-            self.close(evicted)
+        holder = await self.ownership.claim(info.id)
+        if holder is not None and only_if_free:
+            raise HeldElsewhere(holder)
+        try:
+            evicted = await self._make_room(protect, f"All {self.max_open} open workstreams are busy; close one first.")
+        except WorkstreamLimitError:
+            await self.ownership.release(info.id)
+            raise
+        workstream = await self._load(info)
+        workstream.held_by = holder
+        self.workstreams.append(workstream)
+        return workstream, evicted
+
+    async def _load(self, info: Any) -> Workstream:
+        """Build a workstream and its session from what the store holds for it."""
         conversation = await self.store.load_conversation(info.id)
         settings = await self.store.get_config(info.id)
         compaction = await self.store.latest_compaction(info.id)
         saved = SavedState(conversation.messages, conversation.context_start, settings.get("model_alias"),
                            (compaction.summary, compaction.last_message_id) if compaction else None)
         workstream = self._build(info.id, saved, title=info.title or "", alias=info.alias, model=info.model or "")
-        self.workstreams.append(workstream)
-        return workstream, evicted
+        workstream.seen_update = info.updated_at
+        return workstream
 
-    def close(self, workstream: Workstream) -> None:
+    async def close(self, workstream: Workstream) -> None:
+        """Close a workstream (it stays saved) and give its lease back."""
         if workstream in self.workstreams:
             self.workstreams.remove(workstream)
+            if not workstream.read_only:
+                await self.ownership.release(workstream.id)
+
+    async def take_over(self, workstream: Workstream) -> Workstream:
+        """Reopen a read-only workstream as this instance's own, in the same tab, with its latest history.
+
+        Raises HeldElsewhere while its holder is still alive and beating.
+        """
+        holder = await self.ownership.claim(workstream.id)
+        if holder is not None:
+            workstream.held_by, workstream.takeover_ready = holder, False
+            raise HeldElsewhere(holder)
+        info = await self.store.find_workstream(workstream.id)
+        fresh = await self._load(info)
+        index = self.workstreams.index(workstream)
+        self.workstreams[index] = fresh
+        return fresh
+
+    async def heartbeat(self) -> list[Workstream]:
+        """Refresh this instance's leases; workstreams taken over elsewhere meanwhile become read-only.
+
+        (A lease can be lost only while this instance looked stale, say suspended with Ctrl+Z.) One
+        whose taker has since gone is simply claimed back.
+        """
+        lost = []
+        for workstream_id in await self.ownership.heartbeat():
+            workstream = self.get(workstream_id)
+            holder = await self.ownership.claim(workstream_id) if workstream is not None else None
+            if holder is not None:
+                workstream.held_by = holder
+                lost.append(workstream)
+        return lost
+
+    async def poll_read_only(self) -> list[Workstream]:
+        """Check read-only workstreams: reload any with new messages, note holders that left.
+
+        Returns those whose history or take-over readiness changed (their views redraw).
+        """
+        changed = []
+        for workstream in [w for w in self.workstreams if w.read_only]:
+            info = await self.store.get_workstream(workstream.id)
+            if info is None:
+                continue
+            lease = await self.store.lease(workstream.id)
+            ready = self.ownership.free_now(lease)
+            moved = info.updated_at != workstream.seen_update
+            if moved:
+                conversation = await self.store.load_conversation(workstream.id)
+                workstream.session.messages[:] = conversation.messages
+                workstream.seen_update = info.updated_at
+            if moved or ready != workstream.takeover_ready:
+                workstream.held_by = lease or workstream.held_by
+                workstream.takeover_ready = ready
+                changed.append(workstream)
+        return changed
 
     def get(self, workstream_id: str) -> Workstream | None:
         return next((w for w in self.workstreams if w.id == workstream_id), None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,6 +34,27 @@ def highlight(hit) -> Text:
     for piece, is_match in hit.spans():
         text.append(piece, style="bold reverse" if is_match else "")
     return text
+
+
+def _name(name: str, open_elsewhere: bool) -> Text:
+    text = Text(name, style="bold")
+    if open_elsewhere:
+        text.append("  · open in another window", style="yellow")
+    return text
+
+
+def _width(cell: Text | str) -> int:
+    return max((cell_len(line) for line in str(cell).splitlines()), default=0)
+
+
+def _fill(table: DataTable, headers: tuple[str, ...], rows: list[tuple]) -> None:
+    """Replace the table's columns and rows. Each column gets the width of its widest cell up front:
+    DataTable widens auto-width columns only when idle, and a frame painted before that stays cached
+    with the narrow widths."""
+    table.clear(columns=True)
+    for index, header in enumerate(headers):
+        table.add_column(header, width=max([_width(header)] + [_width(row[index]) for row in rows]))
+    table.add_rows(rows)
 
 
 class ResumeScreen(ModalScreen[str | None]):
@@ -87,26 +109,29 @@ class ResumeScreen(ModalScreen[str | None]):
         """List workstreams, or full-text hits when there is a query (off the UI thread via the store)."""
         table = self.query_one(DataTable)
         now = self.now()
-        table.clear(columns=True)
-        self.row_ids = []
+        elsewhere = await self._open_elsewhere()
         if query.strip():
             hits = await self.store.search(query, limit=100)
-            table.add_columns("workstream", "when", "who", "match")
-            for hit in hits:
-                table.add_row(Text(hit.title or hit.workstream_id[:8], style="bold"), age(now - hit.created_at),
-                              hit.role, highlight(hit))
-                self.row_ids.append(hit.workstream_id)
+            headers = ("workstream", "when", "who", "match")
+            rows = [(_name(hit.title or hit.workstream_id[:8], hit.workstream_id in elsewhere),
+                     age(now - hit.created_at), hit.role, highlight(hit)) for hit in hits]
+            self.row_ids = [hit.workstream_id for hit in hits]
             status = f"{len(hits)} matching message(s)"
         else:
             infos = [i for i in await self.store.list_workstreams() if i.message_count]
-            table.add_columns("workstream", "last activity", "messages", "model")
-            for info in infos:
-                name = info.alias or info.title or "(untitled)"
-                table.add_row(Text(name, style="bold"), age(now - info.updated_at), str(info.message_count),
-                              Text(info.model or ""))
-                self.row_ids.append(info.id)
+            headers = ("workstream", "last activity", "messages", "model")
+            rows = [(_name(info.alias or info.title or "(untitled)", info.id in elsewhere),
+                     age(now - info.updated_at), str(info.message_count), Text(info.model or "")) for info in infos]
+            self.row_ids = [info.id for info in infos]
             status = f"{len(infos)} saved workstream(s)"
+        _fill(table, headers, rows)
         self.query_one("#resume-status", Static).update(status)
+
+    async def _open_elsewhere(self) -> set[str]:
+        """Ids of the workstreams another running window has open (they open read-only here)."""
+        manager = getattr(self.app, "manager", None)
+        here = manager.ownership.owner.instance_id if manager is not None else ""
+        return {lease.workstream_id for lease in await self.store.live_leases() if lease.owner.instance_id != here}
 
     def action_delete(self) -> None:
         table = self.query_one(DataTable)

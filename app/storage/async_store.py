@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 if TYPE_CHECKING:  # importing store.py imports SQLAlchemy: keep it off the caller's thread
     from app.vocabulary.messages import Message
     from app.storage.history import Conversation
+    from app.storage.leases import Lease, Owner
     from app.storage.search import SearchHit
     from app.storage.store import Store, WorkstreamInfo
 
@@ -166,6 +167,23 @@ class AsyncStore:
 
     async def rewind(self, workstream_id: str, turns: int) -> int:
         return await self.run(self.store.rewind, workstream_id, turns)
+
+    # -- leases: which instance has a workstream open ---------------------------------
+    async def take_lease(self, workstream_id: str, owner: Owner) -> Lease | None:
+        return await self.run(self.store.take_lease, workstream_id, owner)
+
+    async def refresh_leases(self, owner: Owner, workstream_ids: Iterable[str]) -> list[str]:
+        return await self.run(self.store.refresh_leases, owner, list(workstream_ids))
+
+    async def release_leases(self, owner: Owner, workstream_ids: Iterable[str] | None = None) -> None:
+        ids = None if workstream_ids is None else list(workstream_ids)
+        await self.run(self.store.release_leases, owner, ids)
+
+    async def live_leases(self) -> list[Lease]:
+        return await self.run(self.store.live_leases)
+
+    async def lease(self, workstream_id: str) -> Lease | None:
+        return await self.run(self.store.lease, workstream_id)
 
     async def aclose(self) -> None:
         """Finish queued work, close the database, and stop the worker thread."""

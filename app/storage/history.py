@@ -1,6 +1,6 @@
 """Store methods over history: search, prompt history, app state, pruning, /clear, /rewind.
 
-`HistoryMixin` is mixed into `Store` (which supplies `_engine`, `_clock` and `_touch`).
+`HistoryMixin` is mixed into `Store` (which supplies `_engine`, `_reads`, `_clock` and `_touch`).
 
 /clear and /rewind
 ------------------
@@ -27,6 +27,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from app.storage.codec import rows_to_messages
+from app.storage.leases import live_lease_ids
 from app.storage.schema import app_state, context_resets, messages, prompt_history, workstreams
 from app.storage.search import Order, SearchHit, search
 
@@ -57,7 +58,8 @@ class Conversation:
 
 
 class HistoryMixin:
-    _engine: Engine
+    _engine: Engine  # writes (BEGIN IMMEDIATE)
+    _reads: Engine  # reads (never take the write lock)
     _clock: Callable[[], float]
     fts_enabled: bool
     if TYPE_CHECKING:
@@ -73,7 +75,7 @@ class HistoryMixin:
         `order='relevance'` ranks by bm25 with FTS5 (newest first in the LIKE fallback);
         `'recent'` is newest first. `workstream_id` limits the search to one workstream.
         """
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             return search(conn, query, limit=limit, use_fts=self.fts_enabled, order=order,
                           workstream_id=workstream_id)
 
@@ -109,7 +111,7 @@ class HistoryMixin:
         ph = prompt_history
         query = (select(ph.c.text).where(ph.c.workstream_id == workstream_id)
                  .order_by(ph.c.id.desc()).limit(max(limit, 0)))
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             texts = list(conn.execute(query).scalars())
         out: list[str] = []
         for t in reversed(texts):
@@ -136,7 +138,7 @@ class HistoryMixin:
 
     def get_app_state(self, key: str) -> Any:
         """The value stored under `key`, decoded from JSON; None when there is none."""
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             raw = conn.execute(select(app_state.c.value).where(app_state.c.key == key)).scalar()
         return None if raw is None else json.loads(raw)
 
@@ -149,7 +151,8 @@ class HistoryMixin:
         - Empty ones (no messages) not active for `empty_grace` seconds.
         - Unnamed ones (no alias) whose last activity is more than `retention_days` old;
           `retention_days <= 0` keeps them forever.
-        Ids in `keep` (e.g. the ones in the saved layout) are never deleted. Messages,
+        Ids in `keep` (e.g. the ones in the saved layout) and workstreams a running instance
+        has open (a live lease) are never deleted. Messages,
         settings, prompt history and /clear points go with them (foreign-key cascade).
         """
         now = self._clock() if now is None else now
@@ -159,7 +162,7 @@ class HistoryMixin:
         if retention_days > 0:
             unnamed = or_(w.c.alias.is_(None), w.c.alias == "")
             doomed.append(and_(unnamed, w.c.updated_at < now - retention_days * DAY))
-        cond = or_(*doomed)
+        cond = and_(or_(*doomed), w.c.id.not_in(live_lease_ids(now)))  # open in another window
         keep = list(keep)
         if keep:
             cond = and_(cond, w.c.id.not_in(keep))
@@ -189,7 +192,7 @@ class HistoryMixin:
         resets = (select(context_resets.c.seq)
                   .where(context_resets.c.workstream_id == workstream_id)
                   .order_by(context_resets.c.seq))
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             rows = [r._mapping for r in conn.execute(query)]
             cuts = list(conn.execute(resets).scalars())
         out: list[Message] = []

@@ -3,7 +3,9 @@
 `MIGRATIONS` is an ordered list of `(version, function)` pairs. `migrate(engine)` reads the
 version recorded in the `schema_version` table (0 for a new file) and runs every migration
 above it, in order, each in its own transaction together with the update of the recorded
-version — so a crash leaves the database at a whole version, never half-way.
+version — so a crash leaves the database at a whole version, never half-way. Each
+transaction re-reads the version under the write lock, so two processes opening one file
+at once never run a migration twice.
 
 Adding version 2 takes three steps:
 
@@ -29,7 +31,7 @@ from sqlalchemy import Connection, Engine, delete, insert, inspect, select
 
 from app.storage.schema import metadata, schema_version
 from app.storage.schema import (app_state, context_resets, ix_messages_workstream_seq,
-                                prompt_history)
+                                prompt_history, workstream_leases)
 
 Migration = Callable[[Connection], None]
 
@@ -58,10 +60,16 @@ def _v3_history_state_resets(conn: Connection) -> None:
     ix_messages_workstream_seq.create(conn, checkfirst=True)
 
 
+def _v4_workstream_leases(conn: Connection) -> None:
+    """Which running instance has each workstream open (two windows may share one store)."""
+    workstream_leases.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_initial),
     (2, _v2_usage_and_compactions),
     (3, _v3_history_state_resets),
+    (4, _v4_workstream_leases),
 ]
 
 
@@ -97,7 +105,9 @@ def migrate(engine: Engine, migrations: Sequence[tuple[int, Migration]] = MIGRAT
     for version, step in migrations:
         if version <= stored:
             continue
-        with engine.begin() as conn:
+        with engine.begin() as conn:  # holds the write lock: another process may migrate too
+            if current_version(conn) >= version:
+                continue  # it got there first
             step(conn)
             fresh = version == 1
             _record_version(conn, latest if fresh else version)

@@ -146,3 +146,20 @@ context_resets = Table(
     Column("created_at", Float, nullable=False),
     PrimaryKeyConstraint("workstream_id", "seq"),
 )
+
+# -- version 4: who has a workstream open ---------------------------------------------------
+
+# One row per workstream that a running Whimbrel has open (app/storage/leases.py): that
+# instance alone writes to it. `heartbeat_at` is refreshed while it runs; a row whose
+# heartbeat stopped, or whose process is gone, may be taken over.
+workstream_leases = Table(
+    "workstream_leases",
+    metadata,
+    Column("workstream_id", Text, ForeignKey("workstreams.id", ondelete="CASCADE"), primary_key=True),
+    Column("instance_id", Text, nullable=False),  # uuid4 hex of one running app
+    Column("pid", Integer, nullable=False),
+    Column("host", Text, nullable=False),
+    Column("taken_at", Float, nullable=False),
+    Column("heartbeat_at", Float, nullable=False),
+    Index("ix_workstream_leases_instance", "instance_id"),
+)

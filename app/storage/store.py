@@ -19,11 +19,12 @@ from sqlalchemy.exc import IntegrityError
 
 from app.vocabulary.messages import Message
 from app.storage.codec import message_rows, rows_to_messages
-from app.storage.engine import make_engine
+from app.storage.engine import make_engine, reader
 from app.storage.fts import ensure_fts
 from app.storage.migrations import migrate
 from app.storage.schema import messages, workstream_config, workstreams
 from app.storage.history import HistoryMixin
+from app.storage.leases import LeaseMixin
 from app.storage.usage_store import UsageMixin
 
 UPDATABLE_FIELDS = frozenset({"title", "alias", "model", "state"})
@@ -72,10 +73,11 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
-class Store(HistoryMixin, UsageMixin):
+class Store(HistoryMixin, UsageMixin, LeaseMixin):
     """Synchronous access to Whimbrel's SQLite database (migrated on open).
 
-    Search, prompt history, app state, pruning, /clear and /rewind live in `HistoryMixin`.
+    Search, prompt history, app state, pruning, /clear and /rewind live in `HistoryMixin`;
+    which instance has a workstream open lives in `LeaseMixin` (app/storage/leases.py).
     `fts=None` uses FTS5 when SQLite has it; `fts=False` forces the LIKE fallback.
     """
 
@@ -83,7 +85,8 @@ class Store(HistoryMixin, UsageMixin):
                  fts: bool | None = None) -> None:
         self.path = Path(path)
         self._clock = clock
-        self._engine = make_engine(self.path)
+        self._engine = make_engine(self.path)  # writes: each transaction takes the lock up front
+        self._reads = reader(self._engine)
         migrate(self._engine)
         self.fts_enabled = ensure_fts(self._engine, fts)
         self._identity = _file_identity(self.path)
@@ -109,7 +112,7 @@ class Store(HistoryMixin, UsageMixin):
 
     def get_workstream(self, workstream_id: str) -> WorkstreamInfo | None:
         """The workstream with exactly this id, or None."""
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             row = conn.execute(_info_query.where(workstreams.c.id == workstream_id)).first()
         return _info(row) if row else None
 
@@ -122,7 +125,7 @@ class Store(HistoryMixin, UsageMixin):
         ref = ref.strip()
         if not ref:
             raise LookupError("no workstream given: use an id, an id prefix or an alias")
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             for cond in (workstreams.c.id == ref, workstreams.c.alias == ref):
                 row = conn.execute(_info_query.where(cond)).first()
                 if row:
@@ -146,7 +149,7 @@ class Store(HistoryMixin, UsageMixin):
         """All workstreams, most recently active first."""
         query = _info_query.order_by(workstreams.c.updated_at.desc(),
                                      workstreams.c.created_at.desc())
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             return [_info(r) for r in conn.execute(query)]
 
     def update_workstream(self, workstream_id: str, **fields: Any) -> None:
@@ -228,7 +231,7 @@ class Store(HistoryMixin, UsageMixin):
         """The workstream's conversation, in order, as engine Messages."""
         query = (select(messages).where(messages.c.workstream_id == workstream_id)
                  .order_by(messages.c.seq))
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             rows = [r._mapping for r in conn.execute(query)]
         return rows_to_messages(rows)
 
@@ -252,7 +255,7 @@ class Store(HistoryMixin, UsageMixin):
         """All settings stored for a workstream, decoded from JSON."""
         query = select(workstream_config.c.key, workstream_config.c.value).where(
             workstream_config.c.workstream_id == workstream_id)
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             return {key: json.loads(value) for key, value in conn.execute(query)}
 
     def file_missing(self) -> bool:

@@ -60,9 +60,10 @@ USAGE_FIELDS = ("model", "alias", "provider", "prompt_tokens", "completion_token
 
 
 class UsageMixin:
-    """Needs `self._engine` and `self._clock` (as Store has)."""
+    """Needs `self._engine` (writes), `self._reads` (reads) and `self._clock` (as Store has)."""
 
     _engine: Any
+    _reads: Any
     _clock: Any
 
     def add_usage(self, workstream_id: str, **fields: Any) -> int:
@@ -78,7 +79,7 @@ class UsageMixin:
     def list_usage(self, workstream_id: str) -> list[UsageRow]:
         """A workstream's usage rows, oldest first."""
         query = select(usage).where(usage.c.workstream_id == workstream_id).order_by(usage.c.id)
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             return [UsageRow(**dict(r._mapping)) for r in conn.execute(query)]
 
     def usage_totals(self) -> list[UsageTotal]:
@@ -90,7 +91,7 @@ class UsageMixin:
         query = (select(usage.c.workstream_id, workstreams.c.title, *cols)
                  .join(workstreams, workstreams.c.id == usage.c.workstream_id)
                  .group_by(usage.c.workstream_id, workstreams.c.title))
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             rows = conn.execute(query).all()
         totals = [UsageTotal(r[0], r[1], r[2], r[3] or 0, r[4] or 0, r[5] or 0, r[6] or 0, r[7],
                              bool(r[8])) for r in rows]
@@ -110,6 +111,6 @@ class UsageMixin:
         """The most recent compaction (apply it on resume with engine.compaction.apply_compaction)."""
         query = (select(compactions).where(compactions.c.workstream_id == workstream_id)
                  .order_by(compactions.c.id.desc()).limit(1))
-        with self._engine.connect() as conn:
+        with self._reads.connect() as conn:
             row = conn.execute(query).first()
         return CompactionRow(**dict(row._mapping)) if row else None

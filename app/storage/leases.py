@@ -1,0 +1,144 @@
+"""Workstream leases: which running Whimbrel has a workstream open, so only that one writes to it.
+
+Two windows may share one store. Each running app is an `Owner` (a random instance id, its pid
+and host). Opening a workstream takes its lease; the owner refreshes the heartbeat of every lease
+it holds every HEARTBEAT_INTERVAL seconds and releases them on close and quit. A lease whose
+heartbeat is older than STALE_AFTER, or whose process is gone (same host, pid not running), is
+free: a SIGKILLed or frozen owner never blocks a workstream for good.
+
+`LeaseMixin` is mixed into `Store` (which supplies `_engine`, `_reads` and `_clock`). Every
+decision is made inside one write transaction, so two instances can never both take a lease.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from app.storage.schema import workstream_leases as leases
+
+HEARTBEAT_INTERVAL = 5.0  # seconds between refreshes of an owner's leases
+STALE_AFTER = 3 * HEARTBEAT_INTERVAL  # a lease not refreshed for this long may be taken over
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid runs on this host (one we may not signal counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass(frozen=True)
+class Owner:
+    """One running instance of the app: what a lease records about its holder."""
+
+    instance_id: str
+    pid: int
+    host: str
+
+    @classmethod
+    def this_process(cls) -> Owner:
+        return cls(uuid.uuid4().hex, os.getpid(), socket.gethostname())
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A workstream's lease as stored: who holds it and when it last said so."""
+
+    workstream_id: str
+    owner: Owner
+    heartbeat_at: float
+
+    def is_free_for(self, claimant: Owner, now: float, *, stale_after: float = STALE_AFTER,
+                    alive: Callable[[int], bool] = pid_alive) -> bool:
+        """True when `claimant` may take it: it is the holder, or the holder is stale or gone."""
+        if self.owner.instance_id == claimant.instance_id:
+            return True
+        if now - self.heartbeat_at > stale_after:
+            return True
+        return self.owner.host == claimant.host and not alive(self.owner.pid)
+
+
+def _lease(row) -> Lease:
+    m = row._mapping
+    return Lease(m["workstream_id"], Owner(m["instance_id"], m["pid"], m["host"]), m["heartbeat_at"])
+
+
+def live_lease_ids(now: float, stale_after: float = STALE_AFTER):
+    """A subquery of the workstreams whose lease was refreshed within `stale_after` seconds."""
+    return select(leases.c.workstream_id).where(leases.c.heartbeat_at >= now - stale_after)
+
+
+class LeaseMixin:
+    _engine: Engine
+    _reads: Engine
+    _clock: Callable[[], float]
+
+    def take_lease(self, workstream_id: str, owner: Owner, *,
+                   stale_after: float = STALE_AFTER) -> Lease | None:
+        """Take (or keep) the workstream's lease for `owner`.
+
+        Returns None when `owner` holds it now; otherwise the live lease of whoever does.
+        Raises LookupError for an unknown workstream.
+        """
+        now = self._clock()
+        with self._engine.begin() as conn:
+            row = conn.execute(select(leases).where(leases.c.workstream_id == workstream_id)).first()
+            current = _lease(row) if row else None
+            if current is not None and not current.is_free_for(owner, now, stale_after=stale_after):
+                return current
+            mine = {"instance_id": owner.instance_id, "pid": owner.pid, "host": owner.host, "heartbeat_at": now}
+            if current is None:
+                try:
+                    conn.execute(insert(leases).values(workstream_id=workstream_id, taken_at=now, **mine))
+                except IntegrityError:
+                    raise LookupError(f"no workstream with id '{workstream_id}'") from None
+            else:
+                taken = {} if current.owner.instance_id == owner.instance_id else {"taken_at": now}
+                conn.execute(update(leases).where(leases.c.workstream_id == workstream_id)
+                             .values(**mine, **taken))
+        return None
+
+    def refresh_leases(self, owner: Owner, workstream_ids: Iterable[str]) -> list[str]:
+        """Bump the heartbeat of `owner`'s leases on these workstreams; return the ids it no
+        longer holds (another instance took them over while this one was stale)."""
+        ids = list(workstream_ids)
+        if not ids:
+            return []
+        with self._engine.begin() as conn:
+            conn.execute(update(leases).where(leases.c.instance_id == owner.instance_id,
+                                              leases.c.workstream_id.in_(ids))
+                         .values(heartbeat_at=self._clock()))
+            held = set(conn.execute(select(leases.c.workstream_id).where(
+                leases.c.instance_id == owner.instance_id, leases.c.workstream_id.in_(ids))).scalars())
+        return [i for i in ids if i not in held]
+
+    def release_leases(self, owner: Owner, workstream_ids: Iterable[str] | None = None) -> None:
+        """Give up `owner`'s leases on these workstreams (all of them when None)."""
+        cond = leases.c.instance_id == owner.instance_id
+        if workstream_ids is not None:
+            cond = cond & leases.c.workstream_id.in_(list(workstream_ids))
+        with self._engine.begin() as conn:
+            conn.execute(delete(leases).where(cond))
+
+    def live_leases(self, *, stale_after: float = STALE_AFTER) -> list[Lease]:
+        """Every lease refreshed within `stale_after` seconds: the workstreams open somewhere now."""
+        query = select(leases).where(leases.c.workstream_id.in_(live_lease_ids(self._clock(), stale_after)))
+        with self._reads.connect() as conn:
+            return [_lease(row) for row in conn.execute(query)]
+
+    def lease(self, workstream_id: str) -> Lease | None:
+        """The workstream's lease row (held, stale or gone alike), or None when nobody took it."""
+        with self._reads.connect() as conn:
+            row = conn.execute(select(leases).where(leases.c.workstream_id == workstream_id)).first()
+        return _lease(row) if row else None

@@ -1,0 +1,68 @@
+"""Write transactions take the lock up front and wait for it; reads never take it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from app.storage.engine import StoreLockedError, begin_immediate, reader
+from app.storage.schema import workstreams
+from app.storage.store import Store
+
+
+def _locker(path: Path) -> sqlite3.Connection:
+    """Another process's connection, holding the write lock (BEGIN IMMEDIATE, not yet committed)."""
+    conn = sqlite3.connect(path, isolation_level=None, timeout=0)
+    conn.execute("BEGIN IMMEDIATE")
+    return conn
+
+
+def _writer(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(path, isolation_level=None, timeout=0)  # no busy wait: every retry is ours
+
+
+def test_begin_waits_for_the_lock_and_retries_until_it_is_free(store: Store, db_path: Path) -> None:
+    locker, writer = _locker(db_path), _writer(db_path)
+    waits: list[float] = []
+
+    def sleep(delay: float) -> None:
+        waits.append(delay)
+        if len(waits) == 3:
+            locker.commit()  # the other process finishes its transaction
+
+    try:
+        begin_immediate(writer.execute, sleep=sleep)
+        writer.execute("INSERT INTO app_state (key, value, updated_at) VALUES ('k', '1', 0)")
+        writer.execute("COMMIT")
+    finally:
+        locker.close()
+        writer.close()
+    assert len(waits) == 3 and waits == sorted(waits), "backed off, longer each time"
+    assert store.get_app_state("k") == 1
+
+
+def test_a_lock_held_past_patience_is_reported_in_words(store: Store, db_path: Path) -> None:
+    locker, writer = _locker(db_path), _writer(db_path)
+    try:
+        with pytest.raises(StoreLockedError, match="locked by another process"):
+            begin_immediate(writer.execute, patience=0.2)
+    finally:
+        locker.close()
+        writer.close()
+
+
+def test_an_open_read_never_blocks_another_processs_write(store: Store, db_path: Path) -> None:
+    ws = store.create_workstream(title="readable")
+    writer = _writer(db_path)  # timeout 0: it fails at once if anything holds the lock
+    try:
+        with reader(store.engine).connect() as conn:
+            assert conn.execute(select(workstreams.c.title)).scalar() == "readable"  # a read transaction is open
+            begin_immediate(writer.execute, patience=0)
+            writer.execute("UPDATE workstreams SET title = 'renamed'")
+            writer.execute("COMMIT")
+        assert store.get_workstream(ws).title == "renamed"
+    finally:
+        writer.close()

@@ -1,0 +1,166 @@
+"""Pilot tests: a workstream open in another window is read-only here, refreshed, and taken over once
+that window has gone; restoring never takes tabs another window holds."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+
+from app.storage.leases import Owner
+from app.storage.store import Store
+from app.vocabulary.messages import Message
+from tests.fake_llm.script import TextReply
+from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from widgets.held_banner import HeldBanner
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    """The store the app under test opens, as the other window (or the test) sees it."""
+    shared = Store(tmp_path / "data" / "whimbrel.db")
+    yield shared
+    shared.close()
+
+
+def _conversation(store: Store, title: str) -> str:
+    ws = store.create_workstream(title=title)
+    store.add_message(ws, Message(role="user", content="What is the plan?"))
+    store.add_message(ws, Message(role="assistant", content="First the schema, then the store."))
+    return ws
+
+
+@pytest.fixture
+def other_window():
+    """A live process standing in for another Whimbrel window; `.kill()` makes it gone."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    yield process
+    process.kill()
+    process.wait()
+
+
+def _owner_of(process) -> Owner:
+    return Owner("0" * 32, process.pid, Owner.this_process().host)
+
+
+def _held(store: Store, title: str, process) -> str:
+    """A stored conversation that `process` (another window) has open."""
+    ws = _conversation(store, title)
+    assert store.take_lease(ws, _owner_of(process)) is None
+    return ws
+
+
+async def test_workstream_open_elsewhere_is_read_only_refreshed_then_taken_over(fake_openai, tmp_path, store,
+                                                                                other_window) -> None:
+    ws = _held(store, "planning", other_window)
+    fake_openai.queue(TextReply("Taken over and answering here."))
+    app = make_app(tmp_path, fake_openai.base_url, resume=ws[:8])
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        workstream = app.workstream
+        view = app.main_screen.view_for(ws)
+        assert workstream.id == ws and workstream.read_only
+        banner = view.query_one(HeldBanner)
+        await wait_for(pilot, lambda: "First the schema" in screen_text(app), message="history shown")
+        assert banner.display and view.prompt.disabled and banner.button.disabled
+        assert f"open in another window (pid {other_window.pid})" in screen_text(app)
+
+        # The other window writes: the read-only pane shows it.
+        store.add_message(ws, Message(role="assistant", content="Written by the other window."))
+        await wait_for(pilot, lambda: "Written by the other window." in screen_text(app),
+                       message="the other window's new message appears")
+
+        # A prompt sent anyway (typed before boot, say) runs nothing while the other window holds it.
+        app.submit_prompt(workstream, "sneaky")
+        assert fake_openai.requests == []
+
+        other_window.kill()
+        other_window.wait()
+        await wait_for(pilot, lambda: not banner.button.disabled, message="take-over offered")
+        assert "has closed or stopped responding" in screen_text(app)
+        await pilot.click(f"#{banner.button.id}")
+        await wait_for(pilot, lambda: app.workstream is not None and not app.workstream.read_only,
+                       message="taken over")
+        mine = app.workstream
+        assert mine.id == ws and store.lease(ws).owner == app.manager.ownership.owner
+        new_view = app.main_screen.view_for(ws)
+        assert not new_view.query_one(HeldBanner).display and not new_view.prompt.disabled
+        await wait_for(pilot, lambda: "Written by the other window." in screen_text(app),
+                       message="history after take-over")
+        new_view.prompt.insert("carry on")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Taken over and answering here." in screen_text(app) and not mine.busy,
+                       message="a turn runs after take-over")
+    assert store.lease(ws) is None, "quitting gives the lease back"
+    contents = [m.content for m in store.load_messages(ws)]
+    assert contents[-3:] == ["Written by the other window.", "carry on", "Taken over and answering here."]
+
+
+async def test_resume_browser_opens_it_read_only_and_enter_takes_over(tmp_path, store, other_window) -> None:
+    ws = _held(store, "from the browser", other_window)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        app.main_screen.view_for(app.focused_id).prompt.insert("/resume")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ResumeScreen", message="resume browser")
+        table = app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count == 1, message="the saved workstream listed")
+        assert table.get_row_at(0)[0].plain == "from the browser  · open in another window"
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: app.workstream.id == ws, message="opened and focused")
+        view = app.main_screen.view_for(ws)
+        assert app.workstream.read_only and view.prompt.disabled
+        await wait_for(pilot, lambda: app.focused in view.query("*"), message="the keyboard is in this pane")
+        other_window.kill()
+        other_window.wait()
+        button = view.query_one(HeldBanner).button
+        await wait_for(pilot, lambda: app.focused is button, message="take-over button focused once offered")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.workstream.read_only, message="taken over with Enter")
+        assert app.workstream.id == ws and app.focused is app.main_screen.view_for(ws).prompt
+
+
+def _notified(app, words: str) -> bool:
+    return any(words in str(n.message) for n in app._notifications)
+
+
+async def test_take_over_is_refused_while_the_other_window_lives(tmp_path, store, other_window) -> None:
+    ws = _held(store, "busy elsewhere", other_window)
+    app = make_app(tmp_path, resume=ws)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        view = app.main_screen.view_for(ws)
+        view.post_message(view.TakeOver(view))  # as if the button were pressed early
+        await wait_for(pilot, lambda: _notified(app, "Cannot take over yet"), message="refusal shown")
+        assert app.workstream.read_only and store.lease(ws).owner.pid == other_window.pid
+
+
+async def test_a_workstream_open_in_another_window_is_not_deleted(tmp_path, store, other_window) -> None:
+    ws = _held(store, "keep me", other_window)
+    app = make_app(tmp_path, resume=ws)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        await app.forget_workstream(ws)  # what /delete and Delete in the resume browser call
+        await wait_for(pilot, lambda: _notified(app, "Not deleted"), message="the refusal is shown")
+        assert store.get_workstream(ws) is not None and app.manager.get(ws) is not None
+
+
+async def test_restore_skips_tabs_open_in_another_window(tmp_path, store, other_window) -> None:
+    held, free = _held(store, "held one", other_window), _conversation(store, "free one")
+    store.set_app_state("tabs", [held, free])
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        assert [w.id for w in app.manager] == [free]
+        assert store.lease(free).owner == app.manager.ownership.owner
+    store.set_app_state("tabs", [held])
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        (only,) = list(app.manager)
+        assert only.id not in (held, free) and not only.read_only, "a fresh workstream of its own"
+    assert store.lease(held).owner.pid == other_window.pid, "the other window keeps its lease"
