@@ -81,7 +81,8 @@ def leased_by(db: Path, pid: int) -> list[str]:
 
 
 def contents(store: Store, workstream_id: str, role: str) -> list[str]:
-    return [m.content for m in store.load_messages(workstream_id) if m.role == role]
+    """The texts of `role`'s messages; a reply still streaming (saved as an interrupted draft) is left out."""
+    return [m.content for m in store.load_messages(workstream_id) if m.role == role and not m.interrupted]
 
 
 def test_two_windows_stream_into_their_own_workstreams(fake_openai, tmp_path: Path) -> None:
