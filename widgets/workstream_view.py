@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from app.bridge import EngineEventMessage
-from widgets.held_output import HeldOutput
+from widgets.held_output import SLICE_CHARS, HeldOutput
 from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import TYPING_QUIET, PromptInput  # held output waits for a pause in typing ...
 from widgets.slash_suggestions import SlashSuggestions
@@ -150,6 +150,10 @@ class WorkstreamView(Vertical):
                 self._assistant = await transcript.start_assistant()
             case ev.ContentDelta(text=text) if self._assistant is not None and self._holding():
                 self._held.add(self._assistant, "content", text)
+            case ev.ContentDelta(text=text) if self._assistant is not None and len(text) > SLICE_CHARS:
+                self._held.add(self._assistant, "content", text)  # a burst: in slices, typing first
+                await self._held.release(pause=self._holding)
+                transcript.follow()
             case ev.ContentDelta(text=text) if self._assistant is not None:
                 await self._assistant.append_content(text)
                 transcript.follow()
