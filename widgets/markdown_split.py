@@ -150,8 +150,8 @@ class PartSplitter:
         take = len(text) if len(text) <= limit else _break_before(text, limit) if limit > 0 else 0
         before = self._scanner.offset
         cuts = self._scanner.feed(text[:take])
-        if self.kind == "markdown":
-            cuts = [cut for cut in cuts if cut >= PART_CHARS]
+        if self.kind == "markdown":  # long enough to close, or too long to stay Markdown: a new part
+            cuts = [cut for cut in cuts if cut >= PART_CHARS] or (cuts[-1:] if take < len(text) else [])
         if cuts:  # the live part ends here; a new Markdown part takes the rest
             self._append(text[:cuts[0] - before], steps)
             self._scanner = CutScanner()
@@ -163,6 +163,8 @@ class PartSplitter:
 
     def _open(self, rest: str, kind: Kind, steps: list[Step], noted: bool = False) -> str:
         """A new part of `kind` takes `rest` (returned, to be placed next)."""
+        if steps and steps[-1].new and not steps[-1].text:
+            steps.pop()  # the part opened last got nothing: this one replaces it
         steps.append(Step("", kind, new=True, noted=noted))
         self.kind, self.chars = kind, 0
         return rest

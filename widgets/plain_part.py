@@ -11,11 +11,18 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from widgets.markdown_split import PLAIN_CHARS
+from widgets import markdown_split
 
 PLAIN_CLASSES = "assistant-part assistant-plain"
 NOTED = "-noted"  # the class of the first plain part of a block, which carries the note
-NOTE = f"⋯ this block is longer than {PLAIN_CHARS // 1024} KB: the rest of it is shown as plain text"
+CLOSED = "-closed"  # the part ends its block with a blank line: a margin keeps the spacing
+
+
+def note() -> str:
+    """The dim line above the plain text of a block."""
+    size = markdown_split.PLAIN_CHARS
+    told = f"{size // 1024} KB" if size >= 1024 else f"{size} characters"
+    return f"⋯ this block is longer than {told}: the rest of it is shown as plain text"
 
 
 def plain_classes(noted: bool) -> str:
@@ -26,7 +33,10 @@ def plain_classes(noted: bool) -> str:
 class PlainPart(Static):
     """Plain text of a reply, appended to as it streams; `source` is the text as received."""
 
-    DEFAULT_CSS = "PlainPart { height: auto; margin: 0; padding: 0 1; }"
+    DEFAULT_CSS = """
+    PlainPart { height: auto; margin: 0; padding: 0 1; }
+    PlainPart.-closed { margin-bottom: 1; }
+    """
 
     def __init__(self, source: str = "", classes: str = PLAIN_CLASSES) -> None:
         super().__init__(markup=False, classes=classes)
@@ -42,5 +52,6 @@ class PlainPart(Static):
         self.source += text
         body = Content(self.source.rstrip("\n"))
         if self.has_class(NOTED):
-            body = Content.assemble((NOTE, "dim italic"), "\n", body)
+            body = Content.assemble((note(), "dim italic"), "\n", body)
+        self.set_class(self.source.endswith("\n\n"), CLOSED)
         self.update(body)
