@@ -27,16 +27,34 @@ class Notice(Static):
 
 
 class ReasoningBlock(Collapsible):
-    """The model's reasoning: dim, collapsed once the answer starts."""
+    """The model's reasoning: dim, collapsed once the answer starts.
+
+    Textual scrolls a Collapsible into view whenever it opens or closes. That suits a click on its
+    title, but when the answer collapses it the transcript must keep following the answer: scrolling
+    up to the block would leave the view there, no longer following (issue 12, item 5).
+    """
 
     def __init__(self, text: str = "", *, collapsed: bool = False) -> None:
         self._body = Static(text, markup=False, classes="reasoning-text")
         super().__init__(self._body, title="Reasoning", collapsed=collapsed, classes="reasoning")
         self._text = text
+        self._unseen_toggles = 0  # toggles made by the app, whose scroll into view is skipped
 
     def append(self, text: str) -> None:
         self._text += text
         self._body.update(self._text)
+
+    def collapse_quietly(self) -> None:
+        """Collapse without scrolling the transcript to the block (the answer has begun)."""
+        if not self.collapsed:
+            self._unseen_toggles += self.is_mounted  # only a mounted block asks to be scrolled to
+            self.collapsed = True
+
+    def scroll_visible(self, *args, **kwargs) -> None:
+        if self._unseen_toggles:
+            self._unseen_toggles -= 1
+            return
+        super().scroll_visible(*args, **kwargs)
 
 
 class AssistantMessage(Vertical):
@@ -96,8 +114,8 @@ class AssistantMessage(Vertical):
         return (self.shown_text or self._initial_content) + self._held
 
     async def append_content(self, text: str) -> None:
-        if self.reasoning is not None and not self.reasoning.collapsed and not self._streamed:
-            self.reasoning.collapsed = True
+        if self.reasoning is not None and not self._streamed:
+            self.reasoning.collapse_quietly()
         self._streamed = True
         text, self._held = held_back(self._held + text)
         await self._append_text(text)
