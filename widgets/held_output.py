@@ -42,13 +42,15 @@ class HeldOutput:
             self._runs.append(last)
         last.texts.append(text)
 
-    async def release(self, limit: int | None = None, pause: Callable[[], bool] = lambda: False) -> None:
+    async def release(self, limit: int | None = None, pause: Callable[[], bool] = lambda: False,
+                      after_slice: Callable[[], object] = lambda: None) -> None:
         """Render what is held, in order (messages removed meanwhile are skipped): everything, or
         the first `limit` characters (the rest stays held, still in order).
 
         Long text goes in slices with the loop yielded between them, so keys and paints are not
         stuck behind one long render (a background reply can have grown by megabytes). Once
         `pause()` says so after a slice (the user started typing), the rest stays held.
+        `after_slice` runs after each slice (the transcript follows, and puts far parts to sleep).
         """
         taken = self._take(limit)
         while taken:
@@ -64,6 +66,7 @@ class HeldOutput:
                         self._runs[:0] = [_Run(run.message, run.kind, [text[start:]]), *taken]
                         return
                 await append(text[start:start + SLICE_CHARS])
+                after_slice()
 
     def _take(self, limit: int | None) -> list[_Run]:
         """Remove and return the held runs to render now: all, or up to `limit` characters."""

@@ -126,14 +126,18 @@ class WorkstreamView(Vertical):
         if not self._held:
             return
         if not self._holding():
-            await self._held.release()
+            await self._release()
         elif message is not None and message.after_echo and self.shown \
                 and time.monotonic() - self._held_since >= MAX_TYPING_HOLD:
-            await self._held.release(limit=ECHO_RELEASE_CHARS)
+            await self._release(limit=ECHO_RELEASE_CHARS)
             self._held_since = time.monotonic()
         else:
             return
         self.transcript.follow()
+
+    async def _release(self, limit: int | None = None, pause=lambda: False) -> None:
+        """Render held text (see HeldOutput.release); the transcript follows it slice by slice."""
+        await self._held.release(limit, pause, after_slice=self.transcript.follow)
 
     @on(EngineEventMessage)
     async def handle_engine_event(self, message: EngineEventMessage) -> None:
@@ -152,8 +156,7 @@ class WorkstreamView(Vertical):
                 self._held.add(self._assistant, "content", text)
             case ev.ContentDelta(text=text) if self._assistant is not None and len(text) > SLICE_CHARS:
                 self._held.add(self._assistant, "content", text)  # a burst: in slices, typing first
-                await self._held.release(pause=self._holding)
-                transcript.follow()
+                await self._release(pause=self._holding)
             case ev.ContentDelta(text=text) if self._assistant is not None:
                 await self._assistant.append_content(text)
                 transcript.follow()
@@ -163,8 +166,9 @@ class WorkstreamView(Vertical):
                 await self._assistant.append_reasoning(text)
                 transcript.follow()
             case ev.AssistantFinished() if self._assistant is not None:
-                await self._held.release()  # a finished reply is rendered once, shown or not
+                await self._release()  # a finished reply is rendered once, shown or not
                 await self._assistant.finish()
+                transcript.follow()  # also puts the parts now far above the view to sleep
                 if not (event.content or event.reasoning):
                     await self._assistant.remove()
                 self._assistant = None
