@@ -56,7 +56,9 @@ class CoalescingEmitter:
         from app.engine.events import ContentDelta, ReasoningDelta, ToolOutput  # kept off the startup path
 
         self._mergeable = (ContentDelta, ReasoningDelta, ToolOutput)
-        self._pending: EngineEvent | None = None
+        self._pending: EngineEvent | None = None  # the first event of the text being merged
+        self._pieces: list[str] = []  # the merged texts, in order
+        self._pending_chars = 0
         self._timer: asyncio.TimerHandle | None = None
         self._painting: object | None = None  # a token while posted text waits to be painted
         self._posted_at = 0.0
@@ -66,10 +68,11 @@ class CoalescingEmitter:
     def __call__(self, event: EngineEvent) -> None:
         if isinstance(event, self._mergeable):
             if self._pending is not None and _same_stream(self._pending, event):
-                self._pending.text += event.text
+                self._pieces.append(event.text)  # joined once when posted: `+=` would copy all so far
+                self._pending_chars += len(event.text)
                 return
             self.flush()
-            self._pending = dataclasses.replace(event)  # a copy: the engine's event stays as sent
+            self._pending, self._pieces, self._pending_chars = event, [event.text], len(event.text)
             self._schedule()
             return
         self.flush()
@@ -89,8 +92,9 @@ class CoalescingEmitter:
             self._timer.cancel()
             self._timer = None
         if self._pending is not None:
-            pending, self._pending = self._pending, None
-            self.target.post_message(EngineEventMessage(pending))
+            merged = dataclasses.replace(self._pending, text="".join(self._pieces))  # the engine's event stays as sent
+            self._pending, self._pieces = None, []
+            self.target.post_message(EngineEventMessage(merged))
             self._await_paint()
 
     def _await_paint(self) -> None:
@@ -112,7 +116,7 @@ class CoalescingEmitter:
             return  # a later post superseded this one
         now = asyncio.get_running_loop().time()
         took = now - self._posted_at
-        if self._pending is not None and len(self._pending.text) >= BACKLOG_CHARS:
+        if self._pending is not None and self._pending_chars >= BACKLOG_CHARS:
             self._ready_at = now + min(FAST_MAX_WAIT, FAST_FACTOR * took)
         else:
             self._ready_at = now + min(MAX_WAIT, took)

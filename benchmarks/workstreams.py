@@ -24,13 +24,21 @@ Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo
    (VmRSS from /proc) once it has settled. Rounds alternate the two sizes after a warm-up;
    medians and the 5,000 / 50 ratios are printed.
 
-    .venv/bin/python benchmarks/workstreams.py [--echo | --open] [--samples 60] [--budget 60]
-                                               [--tokens 200000] [--runs 3]
+3. huge: keystroke echo while one 10 MB reply streams (issue 12: it froze the UI for minutes). The
+   fake server sends one endless paragraph (`--megabytes`, 100-character tokens, no line break:
+   the worst case for a Markdown renderer) into the only workstream; the same typing is measured
+   idle and while it streams, and the RSS is read before, at its peak while streaming, and once
+   the reply has ended and memory settled. Printed: the echo figures (target p95 < 100 ms) and
+   the RSS growth as a multiple of the reply's size (target < 3x).
+
+    .venv/bin/python benchmarks/workstreams.py [--echo | --open | --huge] [--samples 60] [--budget 60]
+                                               [--tokens 200000] [--runs 3] [--megabytes 10]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -43,6 +51,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -159,11 +168,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_fake_server(tokens: int) -> tuple[subprocess.Popen, str]:
+def start_fake_server(*options: str) -> tuple[subprocess.Popen, str]:
     """The fake OpenAI server in its own process (its CPU never competes with our reader's GIL)."""
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "tests.fake_llm.openai_server", "--port", str(port),
-                                "--tokens", str(tokens), "--paragraph-every", "80"],  # prose-like paragraphs
+                                *options],
                                cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()  # "fake OpenAI server on ..." once it listens
@@ -173,9 +182,11 @@ def start_fake_server(tokens: int) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{port}/v1"
 
 
-def type_samples(term: Terminal, count: int, rng: random.Random, budget: float) -> list[float]:
+def type_samples(term: Terminal, count: int, rng: random.Random, budget: float,
+                 on_sample: Callable[[], object] = lambda: None) -> list[float]:
     """Type up to `count` distinct characters into the focused prompt (stopping once `budget`
-    seconds have passed); each one's echo latency. The prompt is left empty."""
+    seconds have passed); each one's echo latency (`on_sample` runs after each). The prompt is
+    left empty."""
     samples: list[float] = []
     end = time.perf_counter() + budget
     for index in range(count):
@@ -183,6 +194,7 @@ def type_samples(term: Terminal, count: int, rng: random.Random, budget: float) 
             term.send(CTRL_U)
             term.drain(0.5)
         samples.append(term.echo_latency(ALPHABET[index % len(ALPHABET)]))
+        on_sample()
         term.drain(rng.uniform(0.04, 0.12))
         if time.perf_counter() > end:
             break
@@ -197,13 +209,13 @@ def tab_states(term: Terminal, states: dict[str, str]) -> dict[str, str]:
     return states
 
 
-def painted_tabs(term: Terminal, timeout: float = 30.0) -> dict[str, str]:
-    """Every tab's state glyph, read until the tab bar has been painted with all of them
+def painted_tabs(term: Terminal, timeout: float = 30.0, tabs: int = STREAMS) -> dict[str, str]:
+    """Every tab's state glyph, read until the tab bar has been painted with all `tabs` of them
     (under load a repaint can take seconds); what was seen if `timeout` passes first."""
     deadline = time.perf_counter() + timeout
     states: dict[str, str] = {}
     term.tail = b""
-    while len(states) < STREAMS and time.perf_counter() < deadline:
+    while len(states) < tabs and time.perf_counter() < deadline:
         term.read(0.1)
         tab_states(term, states)
     return states
@@ -229,7 +241,7 @@ def start_stream(term: Terminal, number: int, timeout: float = 120.0) -> None:
 
 def measure_echo(program: str, samples: int, tokens: int, budget: float, seed: int) -> int:
     rng = random.Random(seed)
-    server, base_url = start_fake_server(tokens)
+    server, base_url = start_fake_server("--tokens", str(tokens), "--paragraph-every", "80")  # prose-like
     try:
         with tempfile.TemporaryDirectory(prefix="whimbrel-bench-") as tmp:
             term = Terminal(whimbrel_argv(program, base_url, Path(tmp)))
@@ -364,10 +376,71 @@ def measure_open(program: str, runs: int, sizes: tuple[int, int] = (50, 5000)) -
     return 0
 
 
+# -- 3. typing while a huge reply streams -------------------------------------------------------
+HUGE_TOKEN = "word " * 20  # 100 characters a token
+HUGE_ECHO_TARGET = 0.100
+HUGE_RSS_TARGET = 3.0
+
+
+def huge_script(directory: Path, megabytes: float) -> tuple[Path, int]:
+    """A fake-server script of one reply: `megabytes` MB of a single paragraph. (path, reply size)."""
+    count = int(megabytes * 1_000_000) // len(HUGE_TOKEN)
+    path = directory / "huge.json"
+    path.write_text(json.dumps([{"type": "tokens", "count": count, "token": HUGE_TOKEN}]))
+    return path, count * len(HUGE_TOKEN)
+
+
+def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes: float) -> int:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="whimbrel-bench-") as tmp:
+        script, size = huge_script(Path(tmp), megabytes)
+        server, base_url = start_fake_server("--script", str(script))
+        try:
+            term = Terminal(whimbrel_argv(program, base_url, Path(tmp)))
+            try:
+                term.wait_text("◆ m ")
+                idle_rss = settled_rss(term)
+                idle = type_samples(term, samples, rng, budget)
+                term.send("stream 1")
+                start_stream(term, 1)
+                streamed_from = time.perf_counter()
+                peak = [rss_mb(term.pid)]
+                loaded = type_samples(term, samples, rng, budget, on_sample=lambda: peak.append(rss_mb(term.pid)))
+                still_streaming = painted_tabs(term, timeout=5.0, tabs=1).get("1", "") in BUSY_GLYPHS
+                if still_streaming:  # else its end was painted already
+                    term.wait_text("● idle", timeout=900)  # the status bar, once the reply has ended
+                took = time.perf_counter() - streamed_from
+                after_rss = settled_rss(term, timeout=20)
+            finally:
+                term.close()
+        finally:
+            server.kill()
+            server.wait()
+    peak_rss = max(peak + [after_rss])
+    print(f"keystroke echo while a {size / 1e6:.1f} MB reply streams ({COLUMNS}x{ROWS} pty; one endless paragraph)")
+    print(f"{'':<26}{'samples':>8}{'p50':>10}{'p95':>10}{'max':>10}")
+    for name, values in (("idle", idle), ("huge reply streaming", loaded)):
+        print(f"{name:<26}{len(values):>8}{percentile(values, 50) * 1000:>8.1f}ms"
+              f"{percentile(values, 95) * 1000:>8.1f}ms{max(values) * 1000:>8.1f}ms")
+    p95 = percentile(loaded, 95)
+    growth = (after_rss - idle_rss) * 1024 * 1024 / size
+    peak_growth = (peak_rss - idle_rss) * 1024 * 1024 / size
+    print(f"p95 while streaming: {p95 * 1000:.1f} ms  target < {HUGE_ECHO_TARGET * 1000:.0f} ms"
+          f"  {'OK' if p95 < HUGE_ECHO_TARGET else 'OVER TARGET'}"
+          f"  ({'measured while it streamed' if still_streaming else 'INVALID: the reply ended during the run'})")
+    print(f"RSS: idle {idle_rss:.0f} MB, peak {peak_rss:.0f} MB, after the reply {after_rss:.0f} MB; growth "
+          f"{growth:.2f}x the reply's size (peak {peak_growth:.2f}x)  target < {HUGE_RSS_TARGET:.0f}x"
+          f"  {'OK' if max(growth, peak_growth) < HUGE_RSS_TARGET else 'OVER TARGET'}")
+    print(f"the reply took {took:.1f} s from Enter to the end of the stream")
+    return 0 if still_streaming and p95 < HUGE_ECHO_TARGET and max(growth, peak_growth) < HUGE_RSS_TARGET else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--echo", action="store_true", help="only the keystroke echo measurement")
     parser.add_argument("--open", action="store_true", help="only the open-a-long-workstream measurement")
+    parser.add_argument("--huge", action="store_true", help="only the echo-while-a-huge-reply-streams measurement")
+    parser.add_argument("--megabytes", type=float, default=10.0, help="size of the huge reply (default 10)")
     parser.add_argument("--samples", type=int, default=60, help="keystrokes per echo run (default 60)")
     parser.add_argument("--tokens", type=int, default=200_000,
                         help="tokens per streamed reply: enough to outlast the run (default 200,000)")
@@ -377,14 +450,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--whimbrel", default=WHIMBREL, help="the program to run (default: this venv's whimbrel)")
     args = parser.parse_args(argv)
-    both = not (args.echo or args.open)
+    every = not (args.echo or args.open or args.huge)
+    cases = [(args.echo, lambda: measure_echo(args.whimbrel, args.samples, args.tokens, args.budget, args.seed)),
+             (args.open, lambda: measure_open(args.whimbrel, args.runs)),
+             (args.huge, lambda: measure_huge(args.whimbrel, args.samples, args.budget, args.seed, args.megabytes))]
     status = 0
-    if args.echo or both:
-        status |= measure_echo(args.whimbrel, args.samples, args.tokens, args.budget, args.seed)
-    if both:
-        print()
-    if args.open or both:
-        status |= measure_open(args.whimbrel, args.runs)
+    for index, (chosen, measure) in enumerate(case for case in cases if every or case[0]):
+        if index:
+            print()
+        status |= measure()
     return status
 
 

@@ -40,12 +40,14 @@ class DormantParts(Widget):
 
 
 def wake(parts: list[PartSource], message_index: int) -> list[Widget]:
-    """Markdown widgets for dormant parts (rendered when mounted)."""
+    """Widgets for dormant parts, Markdown or plain text as they were (rendered when mounted)."""
+    from widgets.plain_part import PlainPart
     from widgets.reply_markdown import ReplyMarkdown
 
     widgets: list[Widget] = []
     for part in parts:
-        widget = ReplyMarkdown(part.source, classes=part.classes)
+        kind = PlainPart if "assistant-plain" in part.classes.split() else ReplyMarkdown
+        widget = kind(part.source, classes=part.classes)
         widget.message_index = message_index  # type: ignore[attr-defined]
         widgets.append(widget)
     return widgets

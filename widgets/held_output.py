@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Callable, Literal
 
 from widgets.messages import AssistantMessage
 
 Kind = Literal["content", "reasoning"]
-SLICE_CHARS = 65536  # held text is rendered this much at a time, yielding the loop in between
+SLICE_CHARS = 16384  # held text is rendered this much at a time, yielding the loop in between
 
 
 @dataclass
@@ -42,15 +42,19 @@ class HeldOutput:
             self._runs.append(last)
         last.texts.append(text)
 
-    async def release(self, limit: int | None = None) -> None:
+    async def release(self, limit: int | None = None, pause: Callable[[], bool] = lambda: False,
+                      after_slice: Callable[[], object] = lambda: None) -> None:
         """Render what is held, in order (messages removed meanwhile are skipped): everything, or
         the first `limit` characters (the rest stays held, still in order).
 
         Long text goes in slices with the loop yielded between them, so keys and paints are not
-        stuck behind one long render (a background reply can have grown by megabytes).
+        stuck behind one long render (a background reply can have grown by megabytes). Once
+        `pause()` says so after a slice (the user started typing), the rest stays held.
+        `after_slice` runs after each slice (the transcript follows, and puts far parts to sleep).
         """
         taken = self._take(limit)
-        for run in taken:
+        while taken:
+            run = taken.pop(0)
             text = "".join(run.texts)
             append = run.message.append_content if run.kind == "content" else run.message.append_reasoning
             for start in range(0, len(text), SLICE_CHARS):
@@ -58,7 +62,11 @@ class HeldOutput:
                     break
                 if start:
                     await asyncio.sleep(0)
+                    if pause():
+                        self._runs[:0] = [_Run(run.message, run.kind, [text[start:]]), *taken]
+                        return
                 await append(text[start:start + SLICE_CHARS])
+                after_slice()
 
     def _take(self, limit: int | None) -> list[_Run]:
         """Remove and return the held runs to render now: all, or up to `limit` characters."""

@@ -8,10 +8,8 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from widgets.markdown_split import held_back, safe_cut
+from widgets.markdown_split import PartSplitter, Step, held_back
 from widgets.no_relayout import virtual_size_without_relayout
-
-PART_CHARS = 2000  # a streamed part is closed at the first safe cut after this many characters
 
 
 class UserMessage(Static):
@@ -30,16 +28,34 @@ class Notice(Static):
 
 
 class ReasoningBlock(Collapsible):
-    """The model's reasoning: dim, collapsed once the answer starts."""
+    """The model's reasoning: dim, collapsed once the answer starts.
+
+    Textual scrolls a Collapsible into view whenever it opens or closes. That suits a click on its
+    title, but when the answer collapses it the transcript must keep following the answer: scrolling
+    up to the block would leave the view there, no longer following (issue 12, item 5).
+    """
 
     def __init__(self, text: str = "", *, collapsed: bool = False) -> None:
         self._body = Static(text, markup=False, classes="reasoning-text")
         super().__init__(self._body, title="Reasoning", collapsed=collapsed, classes="reasoning")
         self._text = text
+        self._unseen_toggles = 0  # toggles made by the app, whose scroll into view is skipped
 
     def append(self, text: str) -> None:
         self._text += text
         self._body.update(self._text)
+
+    def collapse_quietly(self) -> None:
+        """Collapse without scrolling the transcript to the block (the answer has begun)."""
+        if not self.collapsed:
+            self._unseen_toggles += self.is_mounted  # only a mounted block asks to be scrolled to
+            self.collapsed = True
+
+    def scroll_visible(self, *args, **kwargs) -> None:
+        if self._unseen_toggles:
+            self._unseen_toggles -= 1
+            return
+        super().scroll_visible(*args, **kwargs)
 
 
 class AssistantMessage(Vertical):
@@ -49,9 +65,10 @@ class AssistantMessage(Vertical):
     the screen lays it out once; the bridge already merges tokens per frame, so Textual's
     MarkdownStream (its own merging, with a refresh per step) is not used.
 
-    A long reply is split into parts: once the Markdown being appended to holds PART_CHARS characters,
-    the next safe cut (see widgets/markdown_split.py) closes it and a new Markdown part is mounted
-    after it in the transcript. Each frame then lays out only the growing part, not the whole reply.
+    A long reply is split into parts (widgets/markdown_split.py decides where): past PART_CHARS the
+    next safe cut closes the Markdown being appended to and a new Markdown part is mounted after it
+    in the transcript, so each frame lays out only the growing part, not the whole reply. A block
+    that grows past PLAIN_CHARS without a safe cut goes on in plain-text parts (widgets/plain_part.py).
     """
 
     DEFAULT_CSS = "AssistantMessage { height: auto; }"
@@ -62,12 +79,12 @@ class AssistantMessage(Vertical):
         self._initial_content = content
         self._initial_reasoning = reasoning
         self._head = None  # the first Markdown, made in compose
-        self._live = None  # the Markdown being appended to: the head's, then the newest part
-        self._live_chars = 0  # characters in it
+        self._live = None  # the part being appended to: the head's Markdown, then the newest part
+        self._splitter: PartSplitter | None = None  # made with the first append
         self._held = ""  # a trailing block marker ("2.", "|--") kept until its line goes on
+        self._streamed = False  # content has been appended
         self.parts: list[Widget] = []  # continuation parts, siblings after this widget
         self.reasoning: ReasoningBlock | None = None
-        self.content = ""
 
     def compose(self) -> ComposeResult:
         from widgets.reply_markdown import ReplyMarkdown  # deferred: markdown-it costs startup time
@@ -77,7 +94,6 @@ class AssistantMessage(Vertical):
             yield self.reasoning
         self._head = ReplyMarkdown(self._initial_content, classes="assistant-markdown")
         yield self._head
-        self.content = self._initial_content
 
     @property
     def markdown(self):
@@ -88,52 +104,54 @@ class AssistantMessage(Vertical):
 
     @property
     def shown_text(self) -> str:
-        """The Markdown source of the head and every part: the reply as displayed ("" before composing)."""
+        """The source of the head and every part: the reply as displayed ("" before composing)."""
         if self._head is None:
             return ""
         return "".join(part.source for part in [self._head, *self.parts])
 
+    @property
+    def content(self) -> str:
+        """The reply's text so far: what is shown and what is held back."""
+        return (self.shown_text or self._initial_content) + self._held
+
     async def append_content(self, text: str) -> None:
-        if self.reasoning is not None and not self.reasoning.collapsed and not self.content:
-            self.reasoning.collapsed = True
-        self.content += text
+        if self.reasoning is not None and not self._streamed:
+            self.reasoning.collapse_quietly()
+        self._streamed = True
         text, self._held = held_back(self._held + text)
         await self._append_text(text)
 
     async def _append_text(self, text: str) -> None:
-        if self._live is None:
-            self._live, self._live_chars = self.markdown, len(self.markdown.source)
-        cut = None
-        if self._live_chars + len(text) >= PART_CHARS and self.parent is not None:
-            live = self._live.source + text
-            found = safe_cut(live, max(self._live_chars, 1))
-            cut = None if found is None else found - self._live_chars
+        if self._splitter is None:
+            self._live, self._splitter = self.markdown, PartSplitter()
+        steps = self._splitter.feed(text)
         with self.app.batch_update():
-            if cut is None:
-                await self._append(text)
-            else:
-                await self._append(text[:cut])
-                await self._open_part()
-                await self._append(text[cut:])
+            for step in steps:
+                if step.new:
+                    if self.parent is None:  # not in a transcript (yet): everything stays in the head
+                        step.new = False
+                    else:
+                        await self._open_part(step)
+                if step.text:
+                    await self._live.append(step.text)
 
-    async def _append(self, text: str) -> None:
-        if text:
-            await self._live.append(text)
-            self._live_chars += len(text)
+    async def _open_part(self, step: Step) -> None:
+        """Mount a new, empty part after the last one; the following text goes there.
 
-    async def _open_part(self) -> None:
-        """Mount a new, empty Markdown part after the last one; the following text goes there.
-
-        A part gets all its text through `append`: a Markdown built with text and then appended
-        to re-parses from the wrong line (a streamed table can end up as a paragraph).
+        A Markdown part gets all its text through `append`: a Markdown built with text and then
+        appended to re-parses from the wrong line (a streamed table can end up as a paragraph).
         """
+        from widgets.plain_part import PlainPart, plain_classes
         from widgets.reply_markdown import ReplyMarkdown
 
-        part = ReplyMarkdown(classes="assistant-markdown assistant-part")
+        if step.kind == "plain":
+            part = PlainPart(classes=plain_classes(step.noted))
+        else:
+            part = ReplyMarkdown(classes="assistant-markdown assistant-part")
         part.message_index = getattr(self, "message_index", 0)  # type: ignore[attr-defined]
         await self.parent.mount(part, after=self.parts[-1] if self.parts else self)
         self.parts.append(part)
-        self._live, self._live_chars = part, 0
+        self._live = part
 
     async def append_reasoning(self, text: str) -> None:
         if self.reasoning is None:

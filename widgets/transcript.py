@@ -99,9 +99,14 @@ class Transcript(VerticalScroll):
 
     Following uses Textual's anchor once the transcript is taller than the view: the layout pass
     that places new output also scrolls to it, so a streamed update costs one layout instead of a
-    layout and then a scroll. Scrolling up releases the anchor; reaching the bottom again (or any
-    jump to the end) restores it. A transcript shorter than the view is never anchored (the anchor
+    layout and then a scroll. A transcript shorter than the view is never anchored (the anchor
     would push it to the bottom of the view).
+
+    Whether to follow is `sticky`: it turns off when the view moves up (the user scrolled) and on
+    when it reaches the end. It never depends on measuring the view when output arrives: sizes are
+    those of the last layout then, and the update that first makes the transcript overflow would
+    look like the user being far from the end (issue 12, item 5). The layout that makes a sticky
+    transcript overflow anchors it (`on_resize`).
     """
 
     virtual_size = virtual_size_without_relayout()
@@ -119,6 +124,7 @@ class Transcript(VerticalScroll):
         self._settled_at = 0.0
         self._settle_timer: Timer | None = None
         self._settle_lock = asyncio.Lock()
+        self.sticky = True  # follow new output: the view has not been moved up away from the end
 
     @property
     def _following(self) -> bool:
@@ -127,7 +133,6 @@ class Transcript(VerticalScroll):
 
     # -- live additions ------------------------------------------------------------------
     async def add(self, widget: Widget, index: int | None = None) -> Widget:
-        follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
         if index is None:
             index = len(self.source())
         if not self.at_end:  # the user paged far back and trimmed the end: jump back to the present
@@ -138,7 +143,7 @@ class Transcript(VerticalScroll):
         await self.mount(widget)
         self.last = max(self.last, index + 1)
         await self._trim_top()
-        if follow and not self._following:
+        if self.sticky and not self._following:
             self._to_end()
         return widget
 
@@ -150,9 +155,12 @@ class Transcript(VerticalScroll):
             self.scroll_end(animate=False)
 
     def on_resize(self, event) -> None:
-        if self.is_anchored and event.virtual_size.height <= event.container_size.height:
+        overflowing = event.virtual_size.height > event.container_size.height
+        if self.is_anchored and not overflowing:
             self.anchor(False)  # shorter than the view again: top-aligned, not pushed down
             self.scroll_to(y=0, animate=False, immediate=True)
+        elif overflowing and self.sticky and not self._following:
+            self.anchor()  # the layout that made it overflow: follow from here
 
     async def add_user(self, text: str) -> None:
         await self.add(UserMessage(text), len(self.source()) - 1)
@@ -171,7 +179,7 @@ class Transcript(VerticalScroll):
 
     def follow(self) -> None:
         """Keep the newest output in view unless the user scrolled away."""
-        if not self._following and (self.is_vertical_scroll_end or self.max_scroll_y - self.scroll_y < 3):
+        if self.sticky and not self._following:
             self._to_end()
         self._schedule_settle()
 
@@ -390,6 +398,10 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if new >= self.max_scroll_y:
+            self.sticky = True  # at the end (again): follow
+        elif new < old:
+            self.sticky = False  # moved up: the user reads; new output leaves the view where it is
         if self.query_children(DormantParts) or new > old:
             self._schedule_settle()
         if new <= 0 and old > 0 and self.first > 0:

@@ -16,7 +16,7 @@ from textual.widgets import Button, Static
 from app.bridge import EngineEventMessage
 from app.vocabulary.inert import inert
 from widgets.held_banner import READ_ONLY_PLACEHOLDER, TAKE_OVER_ID, HeldBanner
-from widgets.held_output import HeldOutput
+from widgets.held_output import SLICE_CHARS, HeldOutput
 from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import TYPING_QUIET, PromptInput  # held output waits for a pause in typing ...
 from widgets.slash_suggestions import SlashSuggestions
@@ -158,14 +158,18 @@ class WorkstreamView(Vertical):
         if not self._held:
             return
         if not self._holding():
-            await self._held.release()
+            await self._release()
         elif message is not None and message.after_echo and self.shown \
                 and time.monotonic() - self._held_since >= MAX_TYPING_HOLD:
-            await self._held.release(limit=ECHO_RELEASE_CHARS)
+            await self._release(limit=ECHO_RELEASE_CHARS)
             self._held_since = time.monotonic()
         else:
             return
         self.transcript.follow()
+
+    async def _release(self, limit: int | None = None, pause=lambda: False) -> None:
+        """Render held text (see HeldOutput.release); the transcript follows it slice by slice."""
+        await self._held.release(limit, pause, after_slice=self.transcript.follow)
 
     @on(EngineEventMessage)
     async def handle_engine_event(self, message: EngineEventMessage) -> None:
@@ -182,6 +186,9 @@ class WorkstreamView(Vertical):
                 self._assistant = await transcript.start_assistant()
             case ev.ContentDelta(text=text) if self._assistant is not None and self._holding():
                 self._held.add(self._assistant, "content", text)
+            case ev.ContentDelta(text=text) if self._assistant is not None and len(text) > SLICE_CHARS:
+                self._held.add(self._assistant, "content", text)  # a burst: in slices, typing first
+                await self._release(pause=self._holding)
             case ev.ContentDelta(text=text) if self._assistant is not None:
                 await self._assistant.append_content(text)
                 transcript.follow()
@@ -191,8 +198,9 @@ class WorkstreamView(Vertical):
                 await self._assistant.append_reasoning(text)
                 transcript.follow()
             case ev.AssistantFinished() if self._assistant is not None:
-                await self._held.release()  # a finished reply is rendered once, shown or not
+                await self._release()  # a finished reply is rendered once, shown or not
                 await self._assistant.finish()
+                transcript.follow()  # also puts the parts now far above the view to sleep
                 if not (event.content or event.reasoning):
                     await self._assistant.remove()
                 self._assistant = None

@@ -6,7 +6,7 @@ import asyncio
 
 from app.engine import events as ev
 from app.screens.approval import ApprovalScreen
-from tests.ui.helpers import make_app, wait_for
+from tests.ui.helpers import make_app, screen_text, wait_for
 from tools.context import ToolContext
 from widgets.prompt import PromptInput
 from tools.preview import diff_for
@@ -113,5 +113,27 @@ def test_storage_error_screen(snap_compare, tmp_path):
         pilot.app.screen.query_one("#storage-error-reason").update(
             "/home/user/.local/share/whimbrel/whimbrel.db\nOperationalError: unable to open database file")
         await pilot.pause()
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_reply_block_past_the_plain_text_limit(snap_compare, tmp_path, monkeypatch):
+    """A paragraph longer than PLAIN_CHARS goes on as plain text under a dim note; Markdown resumes
+    at the next paragraph. (The limits are lowered so that the whole reply fits on screen.)"""
+    import widgets.markdown_split as markdown_split
+
+    monkeypatch.setattr(markdown_split, "PLAIN_CHARS", 500)
+    monkeypatch.setattr(markdown_split, "PLAIN_CHUNK", 400)
+    endless = " ".join(f"w{n}" for n in range(400))
+
+    async def run_before(pilot) -> None:
+        await booted(pilot)
+        emit = pilot.app.workstream.session.emit
+        text = f"Here is the *whole* log on one line:\n\n{endless}\n\nBack to **Markdown** after it."
+        for event in [ev.UserMessageAdded("Print the log."), ev.AssistantStarted(), ev.ContentDelta(text),
+                      ev.AssistantFinished(text, "", "stop")]:
+            emit(event)
+        await wait_for(pilot, lambda: "after it." in screen_text(pilot.app))
+        await pilot.pause(0.3)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-import widgets.messages as messages
+import widgets.markdown_split as markdown_split
 import widgets.transcript as transcript_module
 from styles import STYLES_DIR
 from widgets.dormant import DormantParts
@@ -55,7 +55,7 @@ async def lines_at(app: App, pilot, y: int) -> list[tuple[str, str]]:
 
 
 async def test_dormant_parts_render_like_one_markdown(monkeypatch) -> None:
-    monkeypatch.setattr(messages, "PART_CHARS", 60)
+    monkeypatch.setattr(markdown_split, "PART_CHARS", 60)
     monkeypatch.setattr(transcript_module, "SLEEP_SCREENS", 1)
     monkeypatch.setattr(transcript_module, "WAKE_SCREENS", 0.5)
     streamed, whole = TranscriptApp(), TranscriptApp()

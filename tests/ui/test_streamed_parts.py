@@ -7,7 +7,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-import widgets.messages as messages
+import widgets.markdown_split as markdown_split
 from widgets.markdown_split import held_back, safe_cut
 from widgets.messages import AssistantMessage
 
@@ -78,7 +78,7 @@ async def screens(app: App, pilot) -> list[list[tuple[str, str]]]:
 
 @pytest.mark.parametrize("piece", [1, 7, 50])
 async def test_parts_render_like_one_markdown(monkeypatch, piece: int) -> None:
-    monkeypatch.setattr(messages, "PART_CHARS", 40)
+    monkeypatch.setattr(markdown_split, "PART_CHARS", 40)
     streamed, whole = Transcript(), Transcript()
     async with streamed.run_test(size=(60, 80)) as pilot:
         message = AssistantMessage()

@@ -1,0 +1,141 @@
+"""Issue 12 item 3: a huge streamed reply costs each update the size of the update, not of the reply.
+
+A block that keeps growing without a safe cut (one endless paragraph, a huge code block) is shown
+as Markdown up to PLAIN_CHARS, then as plain text with a dim note; the Markdown parser never sees
+the whole growing text again, and a key typed during a large stream is echoed while it streams.
+"""
+
+from __future__ import annotations
+
+import pytest
+from markdown_it import MarkdownIt
+from textual.app import App, ComposeResult
+
+from styles import STYLES_DIR
+from tests.fake_llm.script import TokensReply
+from tests.ui.helpers import burst, make_app, wait_for
+from widgets.markdown_split import PART_CHARS, PLAIN_CHARS, PLAIN_CHUNK, PartSplitter, safe_cut
+from widgets.messages import AssistantMessage
+from widgets.plain_part import NOTED, note
+from widgets.reply_markdown import ReplyMarkdown
+from widgets.transcript import Transcript
+
+PARAGRAPH = "word " * 40_000  # 200 KB with no line break: one endless paragraph
+CODE = "```python\n" + "x = compute(1, 2)  # a line of code\n" * 6000 + "```\n\nAfter the code, prose again.\n"
+
+
+class TranscriptApp(App):
+    CSS_PATH = [STYLES_DIR / "transcript.tcss"]
+
+    def compose(self) -> ComposeResult:
+        yield Transcript()
+
+
+@pytest.fixture
+def parsed(monkeypatch) -> list[int]:
+    """Characters handed to markdown-it's parser, per call, while the test runs."""
+    sizes: list[int] = []
+    original = MarkdownIt.parse
+
+    def counting(self, src, env=None):
+        sizes.append(len(src))
+        return original(self, src, env)
+
+    monkeypatch.setattr(MarkdownIt, "parse", counting)
+    return sizes
+
+
+def classes_of(part) -> set[str]:
+    """A part's CSS classes, whether it is a widget or dormant (a PartSource)."""
+    return set(part.classes.split()) if isinstance(part.classes, str) else set(part.classes)
+
+
+async def stream(app: App, text: str, piece: int) -> AssistantMessage:
+    """`text` appended to a new reply in `piece`-sized updates, as the bridge would."""
+    transcript = app.query_one(Transcript)
+    message = await transcript.start_assistant()
+    for start in range(0, len(text), piece):
+        await message.append_content(text[start:start + piece])
+        transcript.follow()
+    await message.finish()
+    return message
+
+
+@pytest.mark.parametrize("text", [PARAGRAPH, CODE], ids=["paragraph", "code"])
+async def test_parsing_stays_bounded_as_a_block_grows(parsed, text) -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        message = await stream(app, text, 1000)
+        await pilot.pause()
+        assert message.shown_text == text == message.content
+        assert max(parsed) <= PLAIN_CHARS + 1000  # no parse of the whole growing block
+        assert sum(parsed) <= 2 * len(text)  # was ~100x the reply: every update re-parsed it all
+        parts = [(classes_of(part), len(part.source)) for part in message.parts]  # widgets or dormant
+        assert len(message.markdown.source) <= PLAIN_CHARS
+        assert all(size <= PLAIN_CHARS for classes, size in parts if "assistant-plain" not in classes)
+        plain = [(classes, size) for classes, size in parts if "assistant-plain" in classes]
+        assert plain and all(size <= PLAIN_CHUNK for _, size in plain)
+        assert [NOTED in classes for classes, _ in plain].count(True) == 1
+
+
+async def test_markdown_resumes_after_a_huge_code_block() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)):
+        message = await stream(app, CODE, 4096)
+        last = message.parts[-1]
+        assert isinstance(last, ReplyMarkdown) and last.source == "After the code, prose again.\n"
+
+
+async def test_the_note_says_the_rest_is_plain_text() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        message = await stream(app, PARAGRAPH[:PLAIN_CHARS + 3000], 2000)
+        noted = next(part for part in message.parts if part.has_class(NOTED))
+        transcript = app.query_one(Transcript)
+        await pilot.pause()
+        transcript.scroll_to(y=noted.virtual_region.y - 2, animate=False, immediate=True)  # the user scrolls up
+        await pilot.pause()
+        lines = [strip.text for strip in app.screen._compositor.render_strips()]
+        assert any(note() in line for line in lines), "\n".join(lines)
+        assert any("word word" in line for line in lines)
+
+
+def test_splitter_places_every_character_once_whatever_the_updates() -> None:
+    text = "Intro.\n\n" + PARAGRAPH[:3 * PLAIN_CHARS] + "\n\nBack to prose.\n\n" + "A paragraph. " * 400
+    for piece in (7, 999, 70_000):
+        splitter = PartSplitter()
+        steps = [step for start in range(0, len(text), piece) for step in splitter.feed(text[start:start + piece])]
+        assert "".join(step.text for step in steps) == text
+        kinds = [step.kind for step in steps if step.new]
+        assert "markdown" in kinds[kinds.index("plain"):]  # fell back, then came back at the next cut
+        assert all(step.text for step in steps if step.new)  # no part is opened empty
+        assert steps[-1].kind == "markdown"
+
+
+def test_safe_cut_matches_the_incremental_scanner() -> None:
+    text = "para\n\n```\ncode\n\nInside fence\n```\n\nAfter fence\n\n" + "x" * PART_CHARS + "\n\nEnd"
+    assert safe_cut(text) == text.rindex("End")
+    assert safe_cut("```\n\nStill code") is None
+
+
+async def test_a_key_is_echoed_while_a_large_reply_streams(fake_openai, tmp_path) -> None:
+    """A 2 MB single paragraph streams in large chunks; a key typed meanwhile shows in the prompt
+    before the reply has finished (waiting on conditions, not on time)."""
+    fake_openai.queue(TokensReply(count=2000, token="word " * 200, delay=0.005))  # >= 10 s
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
+        view = app.main_screen.view_for(app.focused_id)
+        view.prompt.insert("stream")
+        await pilot.press("enter")
+
+        def shown() -> int:
+            replies = view.transcript.query_children(AssistantMessage)
+            return len(replies.last().content) if replies else 0
+
+        await wait_for(pilot, lambda: shown() > PLAIN_CHARS, timeout=60, message="the reply is past the plain-text limit")
+        burst(app, "q")
+        await wait_for(pilot, lambda: view.prompt.text == "q", timeout=30, message="the key's echo")
+        assert app.workstream.state != "idle"  # echoed while the reply still streams
+        await wait_for(pilot, lambda: app.workstream.state == "idle", timeout=300, message="the reply ends")
+        assert shown() == 2000 * 1000
