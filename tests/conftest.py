@@ -1,4 +1,5 @@
-"""Shared fixtures: the fake LLM server, and snapshot baselines kept under snapshots/."""
+"""Shared fixtures: the fake LLM server, snapshot baselines kept under snapshots/, and the check that
+no process a test started outlives the session (tests/process_leaks.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import pytest
 
 from tests.fake_llm.fixtures import fake_openai, fake_openai_session  # noqa: F401  (re-exported fixtures)
 from tests.fake_llm.anthropic_fixtures import fake_anthropic, fake_anthropic_session  # noqa: F401
+from tests.process_leaks import (  # noqa: F401  (the leak check's hooks, run by this conftest)
+    pytest_configure, pytest_runtest_protocol, pytest_sessionfinish, pytest_terminal_summary)
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT_DIR = ROOT / "snapshots"
