@@ -67,6 +67,11 @@ async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 15.0
     raise AssertionError(f"timed out waiting for: {message or predicate}")
 
 
+async def wait_for_text(pilot, text: str, timeout: float = 15.0) -> None:
+    """Pause the pilot until `text` is on the current screen (see screen_text)."""
+    await wait_for(pilot, lambda: text in screen_text(pilot.app), timeout, message=f"{text!r} on screen")
+
+
 def screen_text(app) -> str:
     """All text of the current screen's Markdown and Static widgets (what a user would read)."""
     from rich.console import Console
