@@ -5,6 +5,8 @@
 #
 # A test that fails here can only pass on a quiet machine: that is a defect (wait for a condition,
 # never for a time). Exits non-zero when any run failed; the busy loops are always stopped.
+# Ctrl+C stops it at once; a SIGTERM is handled once the pytest run under way ends. Each run's log is
+# kept in a whimbrel-stress.* directory under $TMPDIR when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
