@@ -1,4 +1,5 @@
-"""Shared fixtures: the fake LLM server, and snapshot baselines kept under snapshots/."""
+"""Shared fixtures: the fake LLM server, snapshot baselines kept under snapshots/; and two plugins that
+keep the suite honest: no process a test started outlives the session, no test reaches the network."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import pytest
 
 from tests.fake_llm.fixtures import fake_openai, fake_openai_session  # noqa: F401  (re-exported fixtures)
 from tests.fake_llm.anthropic_fixtures import fake_anthropic, fake_anthropic_session  # noqa: F401
+
+pytest_plugins = ("tests.process_leaks", "tests.network_guard")
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT_DIR = ROOT / "snapshots"

@@ -6,6 +6,7 @@ streaming and cancellation can only be tested over TCP.
 
 from __future__ import annotations
 
+import signal
 import socket
 import threading
 import time
@@ -74,10 +75,14 @@ class ServedOnThread:
 
 
 def serve_until_interrupted(server: Any, label: str) -> None:
-    """Run a fake server (a context manager with `base_url`) from the command line until Ctrl+C."""
+    """Run a fake server (a context manager with `base_url`) from the command line until Ctrl+C or SIGTERM.
+
+    Both handlers are installed explicitly: a process started from a script in the background
+    inherits SIGINT ignored, and Python then never raises KeyboardInterrupt.
+    """
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
     with server:
         print(f"{label} on {server.base_url}", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
+        stop.wait()

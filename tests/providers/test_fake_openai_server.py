@@ -13,6 +13,7 @@ import pytest
 
 from tests.fake_llm.openai_server import FakeOpenAIServer
 from tests.fake_llm.script import TextReply, TokensReply, ToolCallReply, reply_from_dict
+from tests.subprocesses import stopped_at_exit
 
 
 def test_reply_from_dict_builds_each_type():
@@ -48,7 +49,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_standalone_cli_serves_script_then_tokens(tmp_path: Path):
+def ignore_sigint() -> None:
+    """As a shell does for a job started with `&` from a script: the child inherits SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_standalone_cli_serves_script_then_tokens(tmp_path: Path, stop_signal: signal.Signals):
+    """The CLI serves its script, then token replies, and exits cleanly on SIGTERM or Ctrl+C,
+    even when started with SIGINT ignored."""
     import httpx2
 
     script = tmp_path / "script.json"
@@ -57,8 +66,8 @@ def test_standalone_cli_serves_script_then_tokens(tmp_path: Path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.fake_llm.openai_server", "--port", str(port),
          "--script", str(script), "--tokens", "3"],
-        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2])
-    try:
+        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2], preexec_fn=ignore_sigint)
+    with stopped_at_exit(proc):
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == f"fake OpenAI server on http://127.0.0.1:{port}/v1"
         url = f"http://127.0.0.1:{port}/v1/chat/completions"
@@ -66,9 +75,8 @@ def test_standalone_cli_serves_script_then_tokens(tmp_path: Path):
         replies = [httpx2.post(url, json=body, timeout=10).json() for _ in range(2)]
         texts = [r["choices"][0]["message"]["content"] for r in replies]
         assert texts == ["scripted", "tok tok tok "]
-    finally:
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(10) == 0
+        proc.send_signal(stop_signal)
+        assert proc.wait(30) == 0
 
 
 def test_server_can_run_standalone_as_a_context_manager():

@@ -59,12 +59,22 @@ def burst(app, *keys: str) -> None:
 
 async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 15.0, message: str = "") -> None:
     """Pause the pilot until `predicate()` is truthy; fail with `message` after `timeout` seconds."""
+    from textual.pilot import WaitForScreenTimeout
+
     steps = int(timeout / 0.05)
     for _ in range(steps):
         if predicate():
             return
-        await pilot.pause(0.05)
+        try:
+            await pilot.pause(0.05)
+        except WaitForScreenTimeout:  # Pilot gives a busy screen 30 s to go idle; a loaded machine needs longer
+            pass
     raise AssertionError(f"timed out waiting for: {message or predicate}")
+
+
+async def wait_for_text(pilot, text: str, timeout: float = 15.0) -> None:
+    """Pause the pilot until `text` is on the current screen (see screen_text)."""
+    await wait_for(pilot, lambda: text in screen_text(pilot.app), timeout, message=f"{text!r} on screen")
 
 
 def screen_text(app) -> str:

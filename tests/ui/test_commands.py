@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable
 
 from app.screens.help import HelpScreen
@@ -165,6 +165,14 @@ async def test_prompt_history_recall_survives_restart(fake_openai, tmp_path):
         assert prompt.text == ""
 
 
+def highlighted_command(app) -> str:
+    """The command the palette's list highlights (what Enter would run), or ''."""
+    commands = app.screen.query_one(CommandList)
+    if commands.highlighted is None:
+        return ""
+    return str(commands.get_option_at_index(commands.highlighted).prompt)
+
+
 async def test_palette_offers_workstream_actions(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -172,7 +180,8 @@ async def test_palette_offers_workstream_actions(fake_openai, tmp_path):
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"split pane side")
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: "Split pane side by side" in highlighted_command(app),
+                       message="the palette's search highlights the command")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.layout_tree is not None and len(app.layout_tree.leaves()) == 2)
         assert not isinstance(app.screen, CommandPalette)

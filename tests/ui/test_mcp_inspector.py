@@ -14,7 +14,7 @@ from app.screens.confirm import ConfirmScreen
 from app.screens.mcp_add_server import AddServerScreen
 from app.screens.mcp_inspector import McpInspectorScreen
 from tests.mcp.conftest import HERE, needs_node, require, server_path
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_text, wait_for, wait_for_text
 from tests.ui.inspector_helpers import attach_manager, demo_config, open_inspector
 from widgets.mcp_catalog import CatalogPane
 from widgets.mcp_servers import ServerList
@@ -105,8 +105,7 @@ async def test_call_tools_by_hand_is_error_validation_ping_and_a_failed_server(t
         form = await pick(pilot, tools, "get_current_time")
         calls_before = len(manager.servers["time"].logs.protocol)
         tools.submit()  # empty required field: refused before anything is sent
-        await pilot.pause(0.2)
-        assert "timezone is required" in screen_text(app)
+        await wait_for_text(pilot, "timezone is required")
         assert len(manager.servers["time"].logs.protocol) == calls_before
         await type_into(pilot, form, "timezone", "Not/AZone")
         shown = await run_and_wait(pilot, tools, "isError: true")
@@ -139,12 +138,10 @@ async def test_form_fields_resources_templates_and_prompts_on_an_sdk_server(tmp_
         form.set_value("limit", "0")
         form.set_value("filters", "{not json")
         tools.submit()
-        await pilot.pause(0.2)
-        assert "filters is not valid JSON" in screen_text(app)
+        await wait_for_text(pilot, "filters is not valid JSON")
         form.set_value("filters", '{"year": 2024}')
         tools.submit()
-        await pilot.pause(0.2)
-        assert "limit 0 is less than the minimum of 1" in screen_text(app)
+        await wait_for_text(pilot, "limit 0 is less than the minimum of 1")
         form.set_value("limit", "7")
         form.set_value("mode", "deep")
         form.set_value("exact", True)
@@ -164,8 +161,7 @@ async def test_form_fields_resources_templates_and_prompts_on_an_sdk_server(tmp_
         form = await pick(pilot, resources, "t:notes://{year}/{slug}")
         await type_into(pilot, form, "year", "2024")
         resources.submit()
-        await pilot.pause(0.2)
-        assert "slug is required" in screen_text(app)
+        await wait_for_text(pilot, "slug is required")
         await type_into(pilot, form, "slug", "whimbrel")
         await run_and_wait(pilot, resources, "note at notes://2024/whimbrel")
 
@@ -253,8 +249,7 @@ async def test_add_toggle_and_remove_a_server_in_config_toml(tmp_path):
         await wait_for(pilot, lambda: isinstance(app.screen, AddServerScreen), message="add-server form")
         await pilot.press(*"my__time")
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert "contains '__'" in screen_text(app)  # the loader's rule, before anything is written
+        await wait_for_text(pilot, "contains '__'")  # the loader's rule, before anything is written
         assert config_path.read_text() == CONFIG
         app.screen.query_one("#add-name").value = "time"
         app.screen.query_one("#add-command").focus()

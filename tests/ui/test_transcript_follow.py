@@ -29,10 +29,12 @@ async def test_follows_a_tall_burst_and_respects_scrolling_away(tmp_path):
                        message="the view follows the burst to its end")
 
         transcript.scroll_home(animate=False)  # the user scrolls up to read
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: transcript.scroll_y == 0, message="scrolled to the top")
+        height_before = transcript.max_scroll_y
         for event in tall_burst("c4"):
             emit(event)
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: transcript.max_scroll_y > height_before, message="the new output laid out")
+        await pilot.pause(0.5)  # room for a wrong follow to happen
         assert transcript.scroll_y < transcript.max_scroll_y - 10, "new output must not yank the view back"
 
 
