@@ -136,6 +136,8 @@ class Transcript(VerticalScroll):
         if index is None:
             index = len(self.source())
         if not self.at_end:  # the user paged far back and trimmed the end: jump back to the present
+            # a page load still running (or queued by a scroll) would trim this live output away again
+            self.workers.cancel_group(self, "transcript-page")
             await self._render_window(index)
         widget.message_index = index  # type: ignore[attr-defined]
         if isinstance(widget, ToolCard):
@@ -366,9 +368,12 @@ class Transcript(VerticalScroll):
             self._loading = False
 
     async def _trim_bottom(self) -> None:
-        """After loading older pages, drop the newest messages beyond MAX_WIDGETS (reloaded on return)."""
+        """After loading older pages, drop the newest messages beyond MAX_WIDGETS (reloaded on return).
+
+        Never while a turn is live: its widgets are still being streamed into, and dropping them would
+        leave the reply writing into widgets that are no longer on screen."""
         content = self._content()
-        if len(content) <= MAX_WIDGETS:
+        if len(content) <= MAX_WIDGETS or self.live():
             return
         cutoff = getattr(content[MAX_WIDGETS], "message_index", self.last)
         doomed = [w for w in content if getattr(w, "message_index", 0) >= cutoff]

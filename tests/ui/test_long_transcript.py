@@ -58,3 +58,34 @@ async def test_live_output_trims_the_oldest_widgets(fake_openai, tmp_path):
             await transcript.add_notice(f"note {n}")
         assert len([w for w in transcript.children if not isinstance(w, PageMarker)]) <= MAX_WIDGETS
         assert len(transcript.query("Notice")) <= MAX_WIDGETS  # notices are not history: simply dropped
+
+
+@pytest.mark.timeout(600)
+async def test_paging_far_back_while_a_reply_streams_keeps_the_reply(fake_openai, tmp_path):
+    """Paging back while a turn streams never trims the live reply away (it once did: the reply went on
+    writing into a widget no longer on screen, and the app crashed with NoMatches)."""
+    from tests.fake_llm.script import SlowReply
+    from widgets.messages import AssistantMessage
+
+    big_workstream(tmp_path, count=1000)
+    app = make_app(tmp_path, fake_openai.base_url, resume="big")
+    words = "streaming " * 300
+    fake_openai.queue(SlowReply(words, delay=0.02, chunk_size=6))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set(), timeout=30)
+        view = app.main_screen.view_for(app.focused_id)
+        transcript = view.transcript
+        await wait_for(pilot, lambda: transcript.query(PageMarker), message="history rendered")
+        view.prompt.insert("go on")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: view.workstream.busy and transcript.query(AssistantMessage)
+                       and transcript.query(AssistantMessage).last().shown_text, message="the reply streams")
+        live = transcript.query(AssistantMessage).last()
+        for _ in range(8):  # far enough back that an idle transcript would trim its newest widgets
+            await wait_for(pilot, lambda: not transcript._loading)
+            await transcript.load_earlier()
+        await wait_for(pilot, lambda: view.workstream.turns == 1, timeout=300, message="the turn ran")
+        assert live.is_attached, "the live reply was trimmed off the transcript"
+        assert live.shown_text.strip() == words.strip()
+        stored = view.workstream.session.messages[-1]
+        assert stored.role == "assistant" and stored.content == live.shown_text
