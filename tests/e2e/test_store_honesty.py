@@ -27,8 +27,10 @@ def ask(app: PtyApp, prompt: str, answer: str) -> None:
 def quit_and_read_hint(app: PtyApp) -> str:
     """Ctrl+Q; what the shell shows after the app has left the alternate screen."""
     app.send("\x11")
-    assert app.wait_exit(timeout=30) == 0
-    return strip_ansi(app.output.split("\x1b[?1049l")[-1]).strip()
+    status = app.wait_exit(timeout=30)
+    after = strip_ansi(app.output.split("\x1b[?1049l")[-1]).strip()
+    assert status == 0, f"exit status {status}; the app printed after leaving the screen:\n{after[-3000:]}"
+    return after
 
 
 def test_store_deleted_while_running_is_reported_and_offers_no_resume(fake_openai, tmp_path: Path) -> None:
