@@ -133,6 +133,8 @@ class Transcript(VerticalScroll):
 
     # -- live additions ------------------------------------------------------------------
     async def add(self, widget: Widget, index: int | None = None) -> Widget:
+        if not self.is_attached:  # the view went away (closed tab, quitting app):
+            return widget  # late output (a notice at quit, say) has nowhere to show; the store has it
         if index is None:
             index = len(self.source())
         if not self.at_end:  # the user paged far back and trimmed the end: jump back to the present
