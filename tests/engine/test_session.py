@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import pytest
 
@@ -11,6 +12,23 @@ from app.engine import events as ev
 from app.vocabulary.messages import repair_interrupted
 from tests.engine.harness import Recorder, make_session, shutdown
 from tests.fake_llm.script import ErrorReply, SlowReply, TextReply, ToolCallReply
+
+
+async def until(condition, what: str, timeout: float = 20.0) -> None:
+    """Wait for `condition()` to hold, checking every 50 ms; fail naming `what` after `timeout` s."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            pytest.fail(f"not within {timeout:g} s: {what}")
+        await asyncio.sleep(0.05)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 @pytest.fixture
@@ -186,23 +204,12 @@ async def test_cancel_kills_running_bash_and_records_it(fake_openai, workspace, 
     recorder = Recorder()
     session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
     task = asyncio.create_task(session.run_turn("run it"))
-    for _ in range(200):
-        if (workspace / "child.pid").exists() and recorder.of(ev.ToolOutput):
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: (workspace / "child.pid").exists() and recorder.of(ev.ToolOutput), "the command started")
     pid = int((workspace / "child.pid").read_text())
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(40):
-        try:
-            import os
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        pytest.fail("the background sleep survived the cancel")
+    await until(lambda: not alive(pid), "the background sleep ended with the cancel", timeout=2.0)
     stored = await store.load_messages(session.workstream_id)
     assert stored[-1].role == "tool" and "cancelled" in stored[-1].content
     assert "started" in "".join(e.text for e in recorder.of(ev.ToolOutput))
@@ -217,10 +224,7 @@ async def test_a_cancelled_bash_call_gives_the_model_its_output_so_far(fake_open
     recorder = Recorder()
     session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
     task = asyncio.create_task(session.run_turn("run it"))
-    for _ in range(400):
-        if recorder.of(ev.ToolOutput):
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: recorder.of(ev.ToolOutput), "the command printed")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
