@@ -43,11 +43,14 @@ class StoreLockedError(RuntimeError):
 
 
 def _on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
+    """Set the pragmas on a new connection. Switching a fresh file to WAL needs the lock, and
+    SQLite may answer "locked" at once (no busy wait) while another process creates the file,
+    so each pragma is retried like a write."""
     dbapi_conn.isolation_level = None  # autocommit at the driver; BEGIN comes from _on_begin
     cursor = dbapi_conn.cursor()
     try:
         for pragma in PRAGMAS:
-            cursor.execute(pragma)
+            retry_while_locked(cursor.execute, pragma)
     finally:
         cursor.close()
 
@@ -61,11 +64,18 @@ def begin_immediate(execute: Callable[[str], Any], *, patience: float = LOCK_PAT
                     sleep: Callable[[float], None] = time.sleep) -> None:
     """Run BEGIN IMMEDIATE through `execute`, retried with backoff while another process holds
     the write lock; StoreLockedError once `patience` seconds have gone by."""
+    retry_while_locked(execute, "BEGIN IMMEDIATE", patience=patience, sleep=sleep)
+
+
+def retry_while_locked(execute: Callable[[str], Any], sql: str, *, patience: float = LOCK_PATIENCE,
+                       sleep: Callable[[float], None] = time.sleep) -> None:
+    """Run `sql` through `execute`, retried with backoff while the database answers "locked" or
+    "busy"; StoreLockedError once `patience` seconds have gone by."""
     deadline = time.monotonic() + patience
     delay = 0.02
     while True:
         try:
-            execute("BEGIN IMMEDIATE")
+            execute(sql)
             return
         except (OperationalError, sqlite3.OperationalError) as error:
             if not _is_busy(error):
