@@ -148,9 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="whimbrel-bench-") as tmp:
         workdir, data_dir = Path(tmp, "work"), Path(tmp, "data")
         workdir.mkdir()
+        Path(tmp, "empty.toml").touch()  # a --config that names a missing file is an error
         whimbrel = Program("whimbrel", [str(BIN / "whimbrel"), "--base-url", "http://127.0.0.1:9/v1",
                                         "--model", "m", "--workdir", str(workdir),
-                                        "--data-dir", str(data_dir), "--config", str(Path(tmp, "none.toml"))],
+                                        "--data-dir", str(data_dir), "--config", str(Path(tmp, "empty.toml"))],
                            ready_marker=b"Ask for work")
         bare = Program("bare textual", [sys.executable, str(ROOT / "benchmarks" / "bare_textual_app.py")])
         programs = (whimbrel, bare)

@@ -145,11 +145,14 @@ class Terminal:
 
 
 def whimbrel_argv(program: str, base_url: str, tmp: Path, *extra: str) -> list[str]:
-    """A user's command line with a fixed workspace, data directory and an absent config file."""
+    """A user's command line with a fixed workspace, data directory and an empty config file
+    (a --config that names a missing file is an error)."""
     workdir = tmp / "work"
     workdir.mkdir(exist_ok=True)
+    config = tmp / "empty.toml"
+    config.touch()
     return [program, "--base-url", base_url, "--model", "m", "--workdir", str(workdir),
-            "--data-dir", str(tmp / "data"), "--config", str(tmp / "none.toml"), *extra]
+            "--data-dir", str(tmp / "data"), "--config", str(config), *extra]
 
 
 def percentile(values: list[float], q: float) -> float:
