@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from sqlalchemy import Connection, Engine, Row, func, insert, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -27,6 +28,7 @@ from app.storage.history import HistoryMixin
 from app.storage.leases import LeaseMixin
 from app.storage.usage_store import UsageMixin
 
+LARGE_TEXT = 1_000_000  # characters: a write this large closes its connection afterwards
 UPDATABLE_FIELDS = frozenset({"title", "alias", "model", "state"})
 
 
@@ -213,19 +215,30 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin):
 
     def update_draft(self, message_id: int, content: str, reasoning: str) -> None:
         """Replace the text of the streaming reply stored as row `message_id`."""
-        with self._engine.begin() as conn:
+        with self._writing(len(content) + len(reasoning)) as conn:
             conn.execute(update(messages).where(messages.c.id == message_id)
                          .values(content=content, reasoning=reasoning))
 
     def complete_draft(self, workstream_id: str, message_id: int, msg: Message) -> int:
         """Store the finished reply `msg` in the draft row `message_id` and add its tool calls."""
         head, *calls = message_rows(msg)
-        with self._engine.begin() as conn:
+        with self._writing(len(msg.content or "") + len(msg.reasoning or "")) as conn:
             self._touch(conn, workstream_id)
             conn.execute(update(messages).where(messages.c.id == message_id).values(**head))
             self._append_rows(conn, workstream_id, calls)
         msg.db_id = message_id
         return message_id
+
+    @contextmanager
+    def _writing(self, size: int) -> Iterator[Connection]:
+        """A write transaction for `size` characters of text. The sqlite3 module keeps each
+        statement it has run, bindings included, so after a huge reply every statement that wrote
+        it would hold a copy for as long as the connection lives; such a connection is closed."""
+        with self._engine.connect() as conn:
+            with conn.begin():
+                yield conn
+            if size >= LARGE_TEXT:
+                conn.invalidate()  # the pool opens a fresh one (its pragmas cost a millisecond)
 
     def load_messages(self, workstream_id: str) -> list[Message]:
         """The workstream's conversation, in order, as engine Messages."""

@@ -164,6 +164,25 @@ def test_repair_interrupted_drops_unanswered_call(store: Store, db_path: Path) -
     assert repaired[2].content == "Let me look."
 
 
+def test_a_huge_draft_is_written_and_the_store_goes_on_working(store) -> None:
+    """A write of LARGE_TEXT or more closes its connection afterwards (the sqlite3 module would keep
+    the huge bindings with its cached statements); the next writes and reads open a fresh one."""
+    from app.storage.store import LARGE_TEXT
+
+    ws = store.create_workstream()
+    draft = store.add_message(ws, Message(role="assistant", content="a", interrupted=True))
+    huge = "word " * (LARGE_TEXT // 5 + 1)
+    store.update_draft(draft, huge, "")
+    store.complete_draft(ws, draft, Message(role="assistant", content=huge + "end"))
+    store.add_message(ws, Message(role="user", content="after"))
+    reply, after = store.load_messages(ws)
+    assert (len(reply.content), reply.content[-3:], reply.interrupted) == (len(huge) + 3, "end", False)
+    assert after.content == "after"
+    with store.engine.connect() as conn:  # a fresh connection has the pragmas too
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
 def test_engine_is_exposed_for_maintenance(store: Store) -> None:
     from sqlalchemy import text
 
