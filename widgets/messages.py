@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from widgets.markdown_split import PartSplitter, Step, held_back
+from widgets.markdown_split import PLAIN_CHARS, PartSplitter, Step, held_back
 from widgets.no_relayout import virtual_size_without_relayout
 
 
@@ -73,10 +73,15 @@ class AssistantMessage(Vertical):
 
     DEFAULT_CSS = "AssistantMessage { height: auto; }"
     virtual_size = virtual_size_without_relayout()
+    REPLAY_SLICE = 32_768  # a stored reply longer than PLAIN_CHARS is shown this much per frame
 
     def __init__(self, content: str = "", reasoning: str = "") -> None:
         super().__init__(classes="assistant-message")
-        self._initial_content = content
+        # A long stored reply (a resumed conversation) is shown the way it streamed in: appended
+        # in slices once mounted, so it is split into parts and never parsed in one go.
+        long = len(content) > PLAIN_CHARS
+        self._initial_content = "" if long else content
+        self._replay = content if long else ""
         self._initial_reasoning = reasoning
         self._head = None  # the first Markdown, made in compose
         self._live = None  # the part being appended to: the head's Markdown, then the newest part
@@ -111,8 +116,27 @@ class AssistantMessage(Vertical):
 
     @property
     def content(self) -> str:
-        """The reply's text so far: what is shown and what is held back."""
+        """The reply's text so far: what is shown and what is held back (a stored reply: all of it)."""
+        if self._replay:
+            return self._replay  # being shown: all of it is the reply's text
         return (self.shown_text or self._initial_content) + self._held
+
+    def on_mount(self) -> None:
+        if self._replay:
+            self.run_worker(self._show_stored(), group="replay", exclusive=True)
+
+    async def _show_stored(self) -> None:
+        """Append the stored reply slice by slice, letting a frame paint between slices."""
+        import asyncio
+
+        for start in range(0, len(self._replay), self.REPLAY_SLICE):
+            await self.append_content(self._replay[start:start + self.REPLAY_SLICE])
+            follow = getattr(self.parent, "follow", None)  # the transcript keeps its end in view
+            if follow is not None:
+                follow()
+            await asyncio.sleep(0.01)
+        await self.finish()
+        self._replay = ""
 
     async def append_content(self, text: str) -> None:
         if self.reasoning is not None and not self._streamed:

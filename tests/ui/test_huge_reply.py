@@ -139,3 +139,23 @@ async def test_a_key_is_echoed_while_a_large_reply_streams(fake_openai, tmp_path
         assert app.workstream.state != "idle"  # echoed while the reply still streams
         await wait_for(pilot, lambda: app.workstream.state == "idle", timeout=300, message="the reply ends")
         assert shown() == 2000 * 1000
+
+
+async def test_a_huge_stored_reply_is_shown_in_parts_never_parsed_whole(parsed) -> None:
+    """A resumed conversation with a 200 KB reply: shown slice by slice like a stream (parts, the
+    plain-text fallback), so neither the parser nor the UI takes the whole reply at once."""
+    from app.vocabulary.messages import Message
+
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        await transcript.show_history([Message(role="user", content="go"),
+                                       Message(role="assistant", content=PARAGRAPH + "\n\nThe end.")])
+        message = transcript.query_children(AssistantMessage).last()
+        assert message.content == PARAGRAPH + "\n\nThe end."  # what is still to be shown counts too
+        await wait_for(pilot, lambda: message.shown_text == PARAGRAPH + "\n\nThe end.", timeout=120,
+                       message="the whole stored reply is shown")
+        assert max(parsed) <= PLAIN_CHARS + AssistantMessage.REPLAY_SLICE
+        assert any("assistant-plain" in classes_of(part) for part in message.parts)
+        await wait_for(pilot, lambda: "The end." in "\n".join(
+            strip.text for strip in app.screen._compositor.render_strips()), message="its end on screen")
