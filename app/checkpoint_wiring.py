@@ -66,3 +66,71 @@ def _forget_and_prune(repo: Any, names: list[str]) -> None:
         repo.prune()
     except Exception:  # noqa: BLE001 — retention is housekeeping: a failure leaves objects, never loses any
         pass
+
+
+# -- /rewind -------------------------------------------------------------------------------
+async def rewind_command(app: Any, view: Any, args: str) -> None:
+    """`/rewind` opens the rewind screen; `/rewind undo` takes the last rewind back."""
+    from app.engine.commands import CommandError
+
+    workstream = view.workstream
+    if workstream.busy:
+        raise CommandError("A turn is running; press Esc to cancel it first.")
+    if not enabled(app):
+        raise CommandError("Checkpoints are off ([checkpoints] enabled = false), so only /rewind N works.")
+    if args.strip() == "undo":
+        from app.checkpoints.rewind import RewindError
+        from app.screens.rewind import undo_sentence
+
+        try:
+            outcome = await rewinder(app, workstream).undo()
+        except RewindError as error:
+            raise CommandError(str(error)) from None
+        await show_rewound(view, undo_sentence(outcome))
+        return
+    open_rewind(app, view)
+
+
+def open_rewind(app: Any, view: Any) -> None:
+    """Push the rewind screen for `view`'s workstream; the transcript shows the result."""
+    from app.screens.rewind import RewindScreen
+
+    def done(sentence: str | None) -> None:
+        if sentence:
+            app.run_worker(show_rewound(view, sentence), group="rewind", exit_on_error=False)
+
+    app.push_screen(RewindScreen(rewinder(app, view.workstream), view.workstream.name), callback=done)
+
+
+async def show_rewound(view: Any, sentence: str) -> None:
+    """Reload the conversation after a rewind and redraw the transcript with the result."""
+    session = view.workstream.session
+    await session.reload_conversation()
+    await view.transcript.clear_all()
+    await view.transcript.show_history(session.messages)
+    await view.transcript.add_notice(sentence)
+
+
+class DoubleEscape:
+    """Esc twice (within `window` seconds) on an empty prompt of an idle workstream opens /rewind."""
+
+    def __init__(self, window: float = 0.8) -> None:
+        self.window = window
+        self._last = 0.0
+
+    def pressed(self, app: Any, view: Any) -> bool:
+        """Call on each Esc; True when this one opened the rewind screen."""
+        import time
+
+        now = time.monotonic()
+        eligible = view is not None and not view.workstream.busy and not view.prompt.text.strip() \
+            and not view.workstream.read_only and enabled(app)
+        if not eligible:
+            self._last = 0.0
+            return False
+        if now - self._last <= self.window:
+            self._last = 0.0
+            open_rewind(app, view)
+            return True
+        self._last = now
+        return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app import checkpoint_wiring
 from app.engine.commands import CommandError, parse
 from app.screens.confirm import ConfirmScreen
 
@@ -92,9 +93,12 @@ async def _history(app, view, args: str) -> None:
 
 
 async def _rewind(app, view, args: str, *, turns: int | None = None) -> int:
+    if turns is None and args.strip() in ("", "undo"):
+        return await checkpoint_wiring.rewind_command(app, view, args)  # the rewind screen, or its undo
     if turns is None:
         if not args.strip().isdigit() or int(args) < 1:
-            raise CommandError("Usage: /rewind N — N is the number of turns to drop, e.g. /rewind 1")
+            raise CommandError("Usage: /rewind N — N is the number of turns to drop, e.g. /rewind 1; "
+                               "/rewind alone chooses a message (files too), /rewind undo takes one back")
         turns = int(args)
     workstream = view.workstream
     if workstream.busy:

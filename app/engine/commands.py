@@ -25,7 +25,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("delete", "", "delete this workstream and its history (asks first)"),
     SlashCommand("history", "", "show the prompts sent in this workstream"),
     SlashCommand("retry", "", "send the last prompt again, replacing the last answer"),
-    SlashCommand("rewind", "<N>", "drop the last N turns from the conversation"),
+    SlashCommand("rewind", "[N | undo]", "rewind files and conversation to a message (Esc Esc); N drops N turns"),
     SlashCommand("export", "[path]", "save the transcript as Markdown"),
     SlashCommand("model", "[alias]", "list the models, or switch this workstream to one"),
     SlashCommand("cost", "", "tokens and cost per workstream, with tokens per turn"),
