@@ -93,11 +93,13 @@ async def rewind_command(app: Any, view: Any, args: str) -> None:
 
 def open_rewind(app: Any, view: Any) -> None:
     """Push the rewind screen for `view`'s workstream; the transcript shows the result."""
-    from app.screens.rewind import RewindScreen
+    from app.screens.rewind import ForkHere, RewindScreen
 
-    def done(sentence: str | None) -> None:
-        if sentence:
-            app.run_worker(show_rewound(view, sentence), group="rewind", exit_on_error=False)
+    def done(result: Any) -> None:
+        if isinstance(result, ForkHere):
+            app.run_worker(_fork_or_say(app, view, result.keep), group="fork", exit_on_error=False)
+        elif result:
+            app.run_worker(show_rewound(view, result), group="rewind", exit_on_error=False)
 
     app.push_screen(RewindScreen(rewinder(app, view.workstream), view.workstream.name), callback=done)
 
@@ -109,6 +111,15 @@ async def show_rewound(view: Any, sentence: str) -> None:
     await view.transcript.clear_all()
     await view.transcript.show_history(session.messages)
     await view.transcript.add_notice(sentence)
+
+
+async def _fork_or_say(app: Any, view: Any, keep: int) -> None:
+    from app.engine.commands import CommandError
+
+    try:
+        await fork_into(app, view, keep)
+    except CommandError as error:
+        await view.transcript.add_notice(str(error), "warning")
 
 
 class DoubleEscape:
@@ -134,3 +145,49 @@ class DoubleEscape:
             return True
         self._last = now
         return False
+
+
+# -- /fork ---------------------------------------------------------------------------------
+async def fork_command(app: Any, view: Any, args: str) -> None:
+    """`/fork [N] [split] [files]`: a new workstream with the first N turns (all by default), in a new
+    tab or (split) beside this pane; `files` also puts the workspace back to that point."""
+    from app.engine.commands import CommandError
+
+    words = args.split()
+    numbers = [w for w in words if w.isdigit()]
+    unknown = [w for w in words if not w.isdigit() and w not in ("split", "files", "tab")]
+    if unknown or len(numbers) > 1:
+        raise CommandError("Usage: /fork [N] [split] [files] — fork after the Nth message (default: the last), "
+                           "in a new tab or a split pane, optionally with the files as they were then")
+    await fork_into(app, view, int(numbers[0]) if numbers else None, split="split" in words, files="files" in words)
+
+
+async def fork_into(app: Any, view: Any, keep: int | None, *, split: bool = False, files: bool = False) -> None:
+    """Fork `view`'s workstream after its `keep`-th user message and show the fork."""
+    from app.checkpoints.fork import fork
+    from app.checkpoints.rewind import RewindError
+    from app.engine.commands import CommandError
+
+    workstream = view.workstream
+    if workstream.busy:
+        raise CommandError("A turn is running; press Esc to cancel it first.")
+    if files and not enabled(app):
+        raise CommandError("Checkpoints are off ([checkpoints] enabled = false): a fork cannot take the files.")
+    try:
+        result = await fork(app.store, rewinder(app, workstream), parent_title=workstream.name,
+                            workdir=workstream.workdir, model=workstream.model or None, keep=keep, files=files)
+    except RewindError as error:
+        raise CommandError(str(error)) from None
+    await app.open_workstream(result.child_id, show=not split)
+    if split and app.layout_tree is not None:
+        app.layout_tree.split(app.focused_id, result.child_id, "horizontal")
+        app.focused_id = result.child_id
+        app.apply_layout()
+    child_view = app.main_screen.view_for(result.child_id)
+    files_said = (f" Files restored to that point: {len(result.restored.written)} written, "
+                  f"{len(result.restored.removed)} removed (/rewind undo in the fork takes it back)."
+                  if result.restored is not None else "")
+    if child_view is not None:
+        await child_view.transcript.add_notice(
+            f"Forked from “{workstream.name}” after message {result.turns}.{files_said}")
+    await view.transcript.add_notice(f"Forked after message {result.turns} into a new workstream.")

@@ -110,6 +110,10 @@ async def _rewind(app, view, args: str, *, turns: int | None = None) -> int:
     return removed
 
 
+async def _fork(app, view, args: str) -> None:
+    await checkpoint_wiring.fork_command(app, view, args)
+
+
 async def _retry(app, view, args: str) -> None:
     last = next((m.content for m in reversed(view.workstream.session.messages) if m.role == "user"), None)
     if last is None:
@@ -209,5 +213,5 @@ HANDLERS = {
     "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume,
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
-    "compact": _compact, "setup": _setup, "mcp": _mcp,
+    "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork,
 }

@@ -137,6 +137,15 @@ class Rewinder:
         count = await self._db(records.finish_op, op_id)
         return RewindOutcome(op_id, mode, restored, count)
 
+    async def files_to(self, tree: str) -> RestoreResult:
+        """Restore the files to `tree` (a fork's files), journalled as a files rewind: undoable."""
+        now = await asyncio.to_thread(_state_tree, self.repo)
+        op_id = await self._db(records.begin_op, self.workstream_id, kind="rewind", mode="files",
+                               workspace=str(self.repo.workspace), from_tree=now, to_tree=tree, cut_seq=None)
+        restored = await asyncio.to_thread(self._restore, op_id, now, tree)
+        await self._db(records.finish_op, op_id)
+        return restored
+
     def _restore(self, op_id: int, before: str, target: str) -> RestoreResult:
         with self.repo.locked():
             self.repo.keep(f"op/{op_id}/from", before)

@@ -4,6 +4,8 @@ conversation, files only, or conversation only (or undo the last rewind)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -71,8 +73,15 @@ def plan_text(plan: RewindPlan) -> Text:
     return text
 
 
-class RewindScreen(ModalScreen[str | None]):
-    """Dismisses with a sentence saying what was done (for the transcript), or None (Esc)."""
+@dataclass(frozen=True)
+class ForkHere:
+    """The user asked to fork after this message (k): the number of user messages to keep."""
+
+    keep: int
+
+
+class RewindScreen(ModalScreen["str | ForkHere | None"]):
+    """Dismisses with a sentence saying what was done (for the transcript), a ForkHere, or None (Esc)."""
 
     CSS_PATH = STYLES_DIR / "checkpoints.tcss"
 
@@ -82,6 +91,7 @@ class RewindScreen(ModalScreen[str | None]):
         Binding("f", "rewind('files')", "Files only"),
         Binding("c", "rewind('conversation')", "Conversation only"),
         Binding("u", "undo", "Undo last rewind"),
+        Binding("k", "fork", "Fork here"),
     ]
 
     def __init__(self, rewinder, title: str) -> None:
@@ -96,7 +106,7 @@ class RewindScreen(ModalScreen[str | None]):
         with Vertical(id="rewind-dialog"):
             yield Static(Text.assemble(("Rewind ", "bold"), (f"“{self.workstream_title}”", "bold"),
                                        "  to before a message · Enter/b files + conversation · f files only · "
-                                       "c conversation only · u undo the last rewind · Esc closes"),
+                                       "c conversation only · u undo the last rewind · k fork here · Esc closes"),
                          id="rewind-heading")
             with Horizontal(id="rewind-body"):
                 yield OptionList(id="rewind-turns")
@@ -169,6 +179,11 @@ class RewindScreen(ModalScreen[str | None]):
         talk = f" {outcome.messages} message(s) removed." if mode != "files" else ""
         self.dismiss(f"Rewound to before “{' '.join(plan.turn.text.split())[:60]}” ({MODE_WORDS[mode]}).{files}"
                      f"{talk}{left} /rewind undo (or u in /rewind) takes it back.")
+
+    def action_fork(self) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is not None and not self.busy:
+            self.dismiss(ForkHere(options.highlighted + 1))
 
     def action_undo(self) -> None:
         if not self.busy:

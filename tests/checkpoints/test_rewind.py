@@ -221,3 +221,33 @@ async def test_the_user_git_repository_is_never_touched(fake_openai, workspace, 
     assert (workspace / ".git" / "index").exists() == index
     assert not (workspace / ".git" / "refs" / "whimbrel").exists()
     await shutdown(session, store)
+
+
+async def test_fork_keeps_the_conversation_up_to_a_turn_and_can_bring_its_files(fake_openai, workspace, tmp_path):
+    """Acceptance 3 (engine half): fork from a message; parent and fork continue independently."""
+    from app.checkpoints.fork import fork
+
+    session, store, rewinder = await checkpointed_session(fake_openai, workspace, tmp_path)
+    states = []
+    for number in range(3):
+        fake_openai.queue(ToolCallReply([("bash", args(command=f"echo {number} >> b.txt"), f"b{number}")]),
+                          TextReply(f"turn {number}"))
+        await session.run_turn(f"append {number}")
+        states.append(tree_state(workspace))
+    result = await fork(store, rewinder, parent_title="test", workdir=str(workspace), model="fake-model",
+                        keep=2, files=True)
+    child = await store.load_messages(result.child_id)
+    assert [m.content for m in child if m.role == "user"] == ["append 0", "append 1"]
+    assert child[-1].content == "turn 1"
+    assert tree_state(workspace) == states[1]  # the files as they were at the end of the second turn
+    parents = await store.run(records.fork_parents, store.store)
+    assert parents == {result.child_id: session.workstream_id}
+    # the parent keeps all three turns; the fork's file restore is undoable from the fork
+    assert len(await rewinder.turns()) == 3
+    from app.checkpoints.rewind import Rewinder
+
+    await Rewinder(store, rewinder.repo, result.child_id).undo()
+    assert tree_state(workspace) == states[2]
+    with pytest.raises(RewindError, match="from 1 to 3"):
+        await fork(store, rewinder, parent_title="t", workdir="", model=None, keep=0)
+    await shutdown(session, store)
