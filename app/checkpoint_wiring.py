@@ -42,7 +42,8 @@ def rewinder(app: Any, workstream: Any):
 
 async def at_start(app: Any) -> list[str]:
     """Finish rewinds a killed process left half done (returns what to tell the user), then drop
-    checkpoints past the retention period."""
+    checkpoints past the retention period; and read which workstreams work in worktrees."""
+    await load_worktrees(app)
     if not enabled(app):
         return []
     from app.checkpoints import records
@@ -191,3 +192,104 @@ async def fork_into(app: Any, view: Any, keep: int | None, *, split: bool = Fals
         await child_view.transcript.add_notice(
             f"Forked from “{workstream.name}” after message {result.turns}.{files_said}")
     await view.transcript.add_notice(f"Forked after message {result.turns} into a new workstream.")
+
+
+# -- /worktree -----------------------------------------------------------------------------
+def _worktrees(app: Any) -> dict[str, dict[str, str]]:
+    """The app's record of which workstream works in which worktree (loaded at start)."""
+    if not hasattr(app, "checkpoint_worktrees"):
+        app.checkpoint_worktrees = {}
+    return app.checkpoint_worktrees
+
+
+def work_in(app: Any, workstream: Any, tree: Any) -> None:
+    """Point `workstream`'s tools (and checkpoints) at `tree` (a Worktree), or back at the main tree (None)."""
+    session = workstream.session
+    workspace = Path(tree.path if tree is not None else app.options.workdir).resolve()
+    session.tool_context.workspace = workspace
+    session.tool_context.read_paths.clear()  # files must be read again where they now are
+    workstream.worktree = tree
+    attach(app, session)
+    app.refresh_chrome()
+
+
+def apply_saved_worktree(app: Any, workstream: Any) -> None:
+    """A workstream opened from the store goes on in the worktree it had (if it still exists)."""
+    from app.checkpoints.worktree import Worktree
+
+    saved = _worktrees(app).get(workstream.id)
+    if saved and Path(saved["path"]).is_dir():
+        work_in(app, workstream, Worktree(**saved))
+
+
+async def load_worktrees(app: Any) -> None:
+    """At start: read which workstreams have worktrees (before their sessions are built)."""
+    from app.checkpoints import records
+
+    if app.store is not None:
+        app.checkpoint_worktrees = await app.store.run(records.worktrees, app.store.store)
+
+
+async def worktree_command(app: Any, view: Any, args: str) -> None:
+    """`/worktree`: give this workstream its own git worktree, or (when it has one) show its diff
+    with merge / keep / discard; `/worktree merge|keep|discard` does that directly."""
+    from app.checkpoints import records
+    from app.checkpoints import worktree as wt
+    from app.engine.commands import CommandError
+
+    workstream = view.workstream
+    if workstream.busy:
+        raise CommandError("A turn is running; press Esc to cancel it first.")
+    word = args.strip()
+    if word not in ("", "merge", "keep", "discard"):
+        raise CommandError("Usage: /worktree [merge | keep | discard] — alone it creates this workstream's "
+                           "worktree, or shows its diff when it has one")
+    tree = getattr(workstream, "worktree", None)
+    if tree is None:
+        if word:
+            raise CommandError("This workstream has no worktree; /worktree creates one.")
+        try:
+            tree = await asyncio.to_thread(wt.create, app.options.data_dir, Path(app.options.workdir),
+                                           workstream.id[:12])
+        except wt.WorktreeError as error:
+            raise CommandError(str(error)) from None
+        await app.store.set_config(workstream.id, records.WORKTREE_KEY, tree.as_dict())
+        _worktrees(app)[workstream.id] = tree.as_dict()
+        work_in(app, workstream, tree)
+        await view.transcript.add_notice(f"This workstream now works in its own worktree {tree.path} (branch "
+                                         f"{tree.branch}, from {tree.base[:10]}); other workstreams do not see "
+                                         "its changes until you merge them (/worktree).")
+        return
+    from app.screens.worktree import WorktreeScreen
+
+    screen = WorktreeScreen(tree, workstream.name, then=word)
+
+    def done(sentence: str | None) -> None:
+        if sentence:
+            app.run_worker(_back_to_main(app, view, sentence), group="worktree", exit_on_error=False)
+
+    app.push_screen(screen, callback=done)
+
+
+async def start_in_worktree(app: Any) -> list[str]:
+    """--worktree: the focused workstream gets its own worktree at start (problems returned, to show)."""
+    from app.engine.commands import CommandError
+
+    view = app.main_screen.view_for(app.focused_id)
+    if view is None or getattr(view.workstream, "worktree", None) is not None:
+        return []
+    try:
+        await worktree_command(app, view, "")
+    except CommandError as error:
+        return [f"--worktree: {error}"]
+    return []
+
+
+async def _back_to_main(app: Any, view: Any, sentence: str) -> None:
+    from app.checkpoints import records
+
+    workstream = view.workstream
+    await app.store.set_config(workstream.id, records.WORKTREE_KEY, None)
+    _worktrees(app).pop(workstream.id, None)
+    work_in(app, workstream, None)
+    await view.transcript.add_notice(sentence)

@@ -74,6 +74,7 @@ class AppOptions:
     models: Any = None  # a ModelRegistry; built from `settings` alone when None
     config: Any = None  # the loaded app.config.Config (MCP servers and their settings)
     auto_compact_pct: float = 80.0
+    worktree: bool = False  # --worktree: the first workstream works in its own git worktree
 
 
 # What each group of background workers does, in words, for the sentence shown when one fails.
@@ -191,6 +192,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
         await self._restore_workspace()  # the prompt is usable from here on
+        recovered += await checkpoint_wiring.start_in_worktree(self) if options.worktree else []
         self.start_ownership()
         problems = self.start_mcp()  # connects in the background; sessions get the tools as they come
         for problem in recovered + problems:

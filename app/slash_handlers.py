@@ -114,6 +114,10 @@ async def _fork(app, view, args: str) -> None:
     await checkpoint_wiring.fork_command(app, view, args)
 
 
+async def _worktree(app, view, args: str) -> None:
+    await checkpoint_wiring.worktree_command(app, view, args)
+
+
 async def _retry(app, view, args: str) -> None:
     last = next((m.content for m in reversed(view.workstream.session.messages) if m.role == "user"), None)
     if last is None:
@@ -213,5 +217,5 @@ HANDLERS = {
     "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume,
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
-    "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork,
+    "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
 }

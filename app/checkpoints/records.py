@@ -266,3 +266,17 @@ def expired_checkpoints(store: Any, retention_days: float, now: float | None = N
 def delete_checkpoints(store: Any, ids: list[int]) -> None:
     with store.engine.begin() as conn:
         conn.execute(delete(checkpoints).where(checkpoints.c.id.in_(ids)))
+
+
+# -- worktrees -----------------------------------------------------------------------------
+WORKTREE_KEY = "worktree"  # workstream_config: the workstream's worktree, as Worktree.as_dict()
+
+
+def worktrees(store: Any) -> dict[str, dict[str, str]]:
+    """workstream id → its worktree, for every workstream that has one."""
+    from app.storage.schema import workstream_config
+
+    with reader(store.engine).connect() as conn:
+        rows = conn.execute(select(workstream_config.c.workstream_id, workstream_config.c.value)
+                            .where(workstream_config.c.key == WORKTREE_KEY)).all()
+    return {ws: value for ws, value in ((r[0], json.loads(r[1])) for r in rows) if value}

@@ -27,6 +27,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("retry", "", "send the last prompt again, replacing the last answer"),
     SlashCommand("rewind", "[N | undo]", "rewind files and conversation to a message (Esc Esc); N drops N turns"),
     SlashCommand("fork", "[N] [split] [files]", "a new workstream from message N on (k in /rewind), optionally with its files"),
+    SlashCommand("worktree", "[merge | keep | discard]", "work in an own git worktree; then its diff, merge, keep or discard"),
     SlashCommand("export", "[path]", "save the transcript as Markdown"),
     SlashCommand("model", "[alias]", "list the models, or switch this workstream to one"),
     SlashCommand("cost", "", "tokens and cost per workstream, with tokens per turn"),
