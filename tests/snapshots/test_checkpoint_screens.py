@@ -3,6 +3,7 @@ rewind would undo; and a plan with files changed by hand, files not captured and
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from textual.widgets import Static
@@ -101,3 +102,67 @@ def test_rewind_plan_names_hand_edits_skipped_and_outside_files(snap_compare, tm
     app.options.config = type("Limits", (), {"checkpoint_max_file_mb": 1024 / (1024 * 1024),
                                              "checkpoint_ignore": [], "checkpoints_enabled": True})()
     assert snap_compare(app, terminal_size=SIZE_REWIND, run_before=run_before)
+
+
+def test_fork_tree_in_the_resume_browser(snap_compare, tmp_path):
+    """Forks are listed under their parent (a fork of a fork one step further in)."""
+    store = Store(tmp_path / "data" / "whimbrel.db")
+    clock = iter(range(1000, 2000, 10))
+    store._clock = lambda: float(next(clock))
+    parent = store.create_workstream(title="parser rewrite", model="fake-model", workdir="/w")
+    other = store.create_workstream(title="docs pass", model="fake-model", workdir="/w")
+    for number in range(1, 4):
+        store.add_message(parent, Message(role="user", content=f"step {number}"))
+        store.add_message(parent, Message(role="assistant", content=f"done {number}"))
+    store.add_message(other, Message(role="user", content="fix the docs"))
+    child = records.fork_workstream(store, parent, 4, title="parser rewrite · fork at 2", workdir="/w",
+                                    model="fake-model")
+    records.fork_workstream(store, child, 2, title="parser rewrite · fork at 1", workdir="/w", model="fake-model")
+    recent = float(int(time.time()))  # recent (older ones are pruned at start); shown as an age from it
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql(f"UPDATE workstreams SET updated_at = {recent}, created_at = {recent}")
+    store.close()
+
+    async def run_before(pilot) -> None:
+        from app.screens.resume import ResumeScreen
+        from textual.widgets import DataTable
+
+        await steady(pilot)
+        app = pilot.app
+        app.push_screen(ResumeScreen(app.store, now=lambda: recent + 7200))
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen), message="resume browser")
+        await wait_for(pilot, lambda: [t.row_count for t in app.screen.query(DataTable)] == [4], message="rows")
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_worktree_tab(snap_compare, tmp_path):
+    """The tab of a workstream working in its own worktree shows ⎇ (and the notice says where)."""
+    import subprocess
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "calc.py").write_text("x = 1\n")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+           "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
+    for words in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
+        subprocess.run(["git", *words], cwd=workspace, check=True, capture_output=True, env=env)
+
+    async def run_before(pilot) -> None:
+        from app import checkpoint_wiring
+        from app.checkpoints.worktree import Worktree
+
+        await steady(pilot)
+        app = pilot.app
+        view = app.main_screen.view_for(app.focused_id)
+        await app.manager.rename(view.workstream, "parser")
+        # a fixed worktree (the real path holds a random id); the work_in wiring is what is shown
+        checkpoint_wiring.work_in(app, view.workstream, Worktree(str(workspace), "whimbrel/parser", "0" * 40,
+                                                                 str(workspace)))
+        await view.transcript.add_notice("This workstream now works in its own worktree "
+                                         "~/.local/share/whimbrel/worktrees/3f2a/parser (branch whimbrel/parser).")
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
