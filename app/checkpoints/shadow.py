@@ -84,7 +84,7 @@ class ShadowRepo:
     def _env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
         env.update(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.workspace), GIT_CONFIG_NOSYSTEM="1",
-                   GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+                   GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_LITERAL_PATHSPECS="1")
         return env
 
     def git(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
@@ -223,15 +223,19 @@ class ShadowRepo:
                     result.left_alone.append(path)
                 else:
                     writes.append(path)
-            self.git("read-tree", target)
-            for path in result.left_alone:  # the index keeps describing the disk for those
-                self.git("update-index", "--force-remove", "-z", "--stdin", stdin=_nul([path]))
+            # Only the changed entries of the index are touched, so every other file keeps its cached
+            # stat and the next snapshot does not hash the whole tree again.
+            gone = result.removed + result.left_alone
+            if gone:
+                self.git("update-index", "--force-remove", "-z", "--stdin", stdin=_nul(gone))
+            for chunk in (writes[i:i + 500] for i in range(0, len(writes), 500)):
+                entries = self.git("ls-tree", "-r", "-z", "--full-tree", target, "--", *chunk)
+                self.git("update-index", "-z", "--index-info", stdin=entries)
             if writes:
                 for path in writes:
                     self._clear_way(path)
                 self.git("checkout-index", "-f", "-u", "-z", "--stdin", stdin=_nul(writes))
             result.written = writes
-            self.git("update-index", "-q", "--refresh", check=False)
             return result
 
     def _remove(self, path: str) -> None:
