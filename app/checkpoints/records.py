@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, exists, func, insert, or_, select, update
 
 from app.storage.engine import reader
 from app.storage.schema import (checkpoint_ops, checkpoints, context_resets, messages, workstream_forks,
@@ -87,9 +87,18 @@ def add_checkpoint(store: Any, workstream_id: str, *, user_message_id: int | Non
 
 
 def list_checkpoints(store: Any, workstream_id: str) -> list[CheckpointRow]:
-    """The workstream's checkpoints, oldest first."""
+    """The workstream's checkpoints whose user message is still there, oldest first.
+
+    A turn dropped by `/rewind N` (which cuts only the conversation) leaves its checkpoint behind;
+    its message row is gone, or its id and seq were reused by a later message (newer than the
+    checkpoint), so the checkpoint no longer counts.
+    """
+    still_there = exists().where(messages.c.id == checkpoints.c.user_message_id,
+                                 messages.c.seq == checkpoints.c.user_seq,
+                                 messages.c.created_at <= checkpoints.c.created_at)
     with reader(store.engine).connect() as conn:
-        rows = conn.execute(select(checkpoints).where(checkpoints.c.workstream_id == workstream_id)
+        rows = conn.execute(select(checkpoints).where(checkpoints.c.workstream_id == workstream_id,
+                                                      or_(checkpoints.c.user_message_id.is_(None), still_there))
                             .order_by(checkpoints.c.user_seq, checkpoints.c.id))
         return [_checkpoint(r._mapping) for r in rows]
 
@@ -168,10 +177,11 @@ def finish_op(store: Any, op_id: int) -> int:
 
 
 def _take(conn: Any, table: Any, *where: Any, order: Any) -> list[dict[str, Any]]:
-    """Delete the rows of `table` matching `where`; return them without their id and workstream."""
+    """Delete the rows of `table` matching `where`; return them without their workstream, their id
+    kept as `old_id` (an undo links checkpoints to their messages' new ids)."""
     rows = [dict(r._mapping) for r in conn.execute(select(table).where(*where).order_by(order))]
     for row in rows:
-        row.pop("id")
+        row["old_id"] = row.pop("id")
         row.pop("workstream_id")
     conn.execute(delete(table).where(*where))
     return rows
@@ -198,11 +208,18 @@ def _put_back(conn: Any, workstream_id: str, removed: dict[str, list[dict[str, A
     rows = removed.get("messages", [])
     first = min((r["seq"] for r in rows), default=top + 1)
     shift = max(0, top + 1 - first)
+    new_ids: dict[int, int] = {}
     for row in rows:
-        conn.execute(insert(messages).values(workstream_id=workstream_id, **{**row, "seq": row["seq"] + shift}))
+        old_id = row.pop("old_id", None)
+        new_id = conn.execute(insert(messages).values(workstream_id=workstream_id,
+                                                      **{**row, "seq": row["seq"] + shift})).inserted_primary_key[0]
+        if old_id is not None:
+            new_ids[old_id] = new_id
     for row in removed.get("checkpoints", []):
-        conn.execute(insert(checkpoints).values(workstream_id=workstream_id,
-                                                **{**row, "user_seq": row["user_seq"] + shift}))
+        row.pop("old_id", None)
+        conn.execute(insert(checkpoints).values(workstream_id=workstream_id, **{
+            **row, "user_seq": row["user_seq"] + shift,
+            "user_message_id": new_ids.get(row["user_message_id"], row["user_message_id"])}))
     return len(rows)
 
 

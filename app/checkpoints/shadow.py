@@ -100,10 +100,11 @@ class ShadowRepo:
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the repository's lock (blocking): one snapshot or restore at a time, across processes."""
-        self._ensure()
-        with open(self.git_dir / "whimbrel.lock", "a") as handle:
+        self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.git_dir.parent / f"{self.git_dir.name}.lock", "a") as handle:  # beside it: init is locked too
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
+                self._ensure()
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
@@ -113,8 +114,10 @@ class ShadowRepo:
         if not (self.git_dir / "HEAD").exists():
             self.git_dir.mkdir(parents=True, exist_ok=True)
             env = {k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
-            subprocess.run(["git", "init", "-q", "--bare", str(self.git_dir)], check=True,
-                           capture_output=True, env=env)
+            done = subprocess.run(["git", "init", "-q", "--bare", str(self.git_dir)], capture_output=True, env=env)
+            if done.returncode != 0:
+                raise ShadowError(f"could not create the checkpoint store {self.git_dir}: "
+                                  f"{done.stderr.decode(errors='replace').strip()}")
             for key, value in (("core.bare", "false"), ("core.autocrlf", "false"), ("core.filemode", "true"),
                                ("core.symlinks", "true"), ("gc.auto", "0"), ("core.quotepath", "false")):
                 self.git("config", key, value)

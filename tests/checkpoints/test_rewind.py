@@ -251,3 +251,21 @@ async def test_fork_keeps_the_conversation_up_to_a_turn_and_can_bring_its_files(
     with pytest.raises(RewindError, match="from 1 to 3"):
         await fork(store, rewinder, parent_title="t", workdir="", model=None, keep=0)
     await shutdown(session, store)
+
+
+async def test_a_turn_dropped_by_rewind_n_no_longer_counts(fake_openai, workspace, tmp_path):
+    """/rewind N cuts only the conversation: the dropped turn's checkpoint must not be taken for the
+    next turn that reuses its place in the history."""
+    session, store, rewinder = await checkpointed_session(fake_openai, workspace, tmp_path)
+    fake_openai.queue(ToolCallReply([("bash", args(command="echo 1 > one.txt"), "b1")]), TextReply("ok"))
+    await session.run_turn("make one")
+    await session.rewind(1)
+    fake_openai.queue(TextReply("just talk"))
+    await session.run_turn("talk only")
+    [turn] = await rewinder.turns()
+    assert turn.turn.text == "talk only" and turn.changes == []
+    plan = await rewinder.plan(turn.turn.seq)
+    assert plan.target_tree is None  # nothing from here on changed files: one.txt stays
+    await rewinder.apply(plan, "both")
+    assert (workspace / "one.txt").exists()
+    await shutdown(session, store)
