@@ -176,6 +176,19 @@ def finish_op(store: Any, op_id: int) -> int:
         return count
 
 
+def _count(rows: list[dict[str, Any]]) -> int:
+    """Messages as people count them: an assistant reply's tool-call rows are part of it."""
+    return sum(1 for row in rows if row["role"] != "tool_call")
+
+
+def messages_from(store: Any, workstream_id: str, seq: int) -> int:
+    """How many messages (as people count them) the workstream has from `seq` on."""
+    with reader(store.engine).connect() as conn:
+        return conn.execute(select(func.count()).where(
+            messages.c.workstream_id == workstream_id, messages.c.seq >= seq,
+            messages.c.role != "tool_call")).scalar_one()
+
+
 def _take(conn: Any, table: Any, *where: Any, order: Any) -> list[dict[str, Any]]:
     """Delete the rows of `table` matching `where`; return them without their workstream, their id
     kept as `old_id` (an undo links checkpoints to their messages' new ids)."""
@@ -198,7 +211,7 @@ def _cut(conn: Any, workstream_id: str, cut_seq: int) -> tuple[str, int]:
     }
     conn.execute(delete(context_resets).where(context_resets.c.workstream_id == workstream_id,
                                               context_resets.c.seq >= cut_seq))
-    return json.dumps(removed), len(removed["messages"])
+    return json.dumps(removed), _count(removed["messages"])
 
 
 def _put_back(conn: Any, workstream_id: str, removed: dict[str, list[dict[str, Any]]]) -> int:
@@ -215,12 +228,13 @@ def _put_back(conn: Any, workstream_id: str, removed: dict[str, list[dict[str, A
                                                       **{**row, "seq": row["seq"] + shift})).inserted_primary_key[0]
         if old_id is not None:
             new_ids[old_id] = new_id
+    count = _count(rows)
     for row in removed.get("checkpoints", []):
         row.pop("old_id", None)
         conn.execute(insert(checkpoints).values(workstream_id=workstream_id, **{
             **row, "user_seq": row["user_seq"] + shift,
             "user_message_id": new_ids.get(row["user_message_id"], row["user_message_id"])}))
-    return len(rows)
+    return count
 
 
 def pending_ops(store: Any) -> list[OpRow]:

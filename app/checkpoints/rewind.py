@@ -104,8 +104,8 @@ class Rewinder:
             raise RewindError("That message is no longer in this workstream's history.")
         checkpoints = [c for c in await self._db(records.list_checkpoints, self.workstream_id) if c.user_seq >= seq]
         last_known = await self._db(records.last_known_tree, str(self.repo.workspace))
-        last = await self._db(records.last_seq, self.workstream_id)
-        return await asyncio.to_thread(self._plan, turn, checkpoints, last_known, last - seq + 1)
+        after = await self._db(records.messages_from, self.workstream_id, seq)
+        return await asyncio.to_thread(self._plan, turn, checkpoints, last_known, after)
 
     def _plan(self, turn: records.UserTurn, checkpoints: list[records.CheckpointRow], last_known: str | None,
               messages_after: int) -> RewindPlan:

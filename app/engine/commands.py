@@ -26,7 +26,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("history", "", "show the prompts sent in this workstream"),
     SlashCommand("retry", "", "send the last prompt again, replacing the last answer"),
     SlashCommand("rewind", "[N | undo]", "rewind files and conversation to a message (Esc Esc); N drops N turns"),
-    SlashCommand("fork", "[N] [split] [files]", "a new workstream from message N on (k in /rewind), optionally with its files"),
+    SlashCommand("fork", "[N] [split] [files]", "a new workstream with the talk up to message N (k in /rewind), optionally its files"),
     SlashCommand("worktree", "[merge | keep | discard]", "work in an own git worktree; then its diff, merge, keep or discard"),
     SlashCommand("export", "[path]", "save the transcript as Markdown"),
     SlashCommand("model", "[alias]", "list the models, or switch this workstream to one"),

@@ -59,7 +59,9 @@ async def test_rewind_restores_tool_and_shell_changes_exactly(fake_openai, works
     plan = await rewinder.plan(turns[1].turn.seq)
     assert "-    return 1" in plan.undone_patch and "+    return 2" in plan.undone_patch  # the agent's change
     assert "+new line" in plan.undone_patch and plan.hand_changed == []
+    assert plan.messages_after == len(session.messages) - 2  # all of the second turn, counted as shown
     outcome = await rewinder.apply(plan, "both")
+    assert outcome.messages == plan.messages_after
     assert tree_state(workspace) == before
     assert (workspace / "blob.bin").read_bytes() == bytes(range(256)) * 4
     assert os.stat(workspace / "tool.sh").st_mode & 0o111
