@@ -117,22 +117,25 @@ def test_fork_tree_in_the_resume_browser(snap_compare, tmp_path):
     store.add_message(other, Message(role="user", content="fix the docs"))
     child = records.fork_workstream(store, parent, 4, title="parser rewrite · fork at 2", workdir="/w",
                                     model="fake-model")
-    records.fork_workstream(store, child, 2, title="parser rewrite · fork at 1", workdir="/w", model="fake-model")
+    grandchild = records.fork_workstream(store, child, 2, title="parser rewrite · fork at 1", workdir="/w", model="fake-model")
     recent = float(int(time.time()))  # recent (older ones are pruned at start); shown as an age from it
-    with store.engine.begin() as conn:
-        conn.exec_driver_sql(f"UPDATE workstreams SET updated_at = {recent}, created_at = {recent}")
+    with store.engine.begin() as conn:  # distinct times: a fixed order of the rows
+        for offset, workstream_id in enumerate((parent, child, grandchild, other)):
+            conn.exec_driver_sql(f"UPDATE workstreams SET updated_at = {recent - 60 * offset}, "
+                                 f"created_at = {recent - 60 * offset} WHERE id = '{workstream_id}'")
     store.close()
 
     async def run_before(pilot) -> None:
         from app.screens.resume import ResumeScreen
-        from textual.widgets import DataTable
+        from textual.widgets import DataTable, Input
 
         await steady(pilot)
         app = pilot.app
         app.push_screen(ResumeScreen(app.store, now=lambda: recent + 7200))
         await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen), message="resume browser")
         await wait_for(pilot, lambda: [t.row_count for t in app.screen.query(DataTable)] == [4], message="rows")
-        await pilot.pause(0.3)
+        app.screen.query_one(Input).cursor_blink = False  # a blinking cursor would differ from run to run
+        await pilot.pause(0.5)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
