@@ -10,7 +10,6 @@ is kept, so the rewind itself can be undone.
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -196,7 +195,6 @@ def recover(store: Any, repo_for: Callable[[str], ShadowRepo]) -> list[str]:
             parts.append(f"{count} message(s) removed")
         elif op.kind == "undo" and op.mode != "files":
             parts.append(f"{count} message(s) put back")
-        when = time.strftime("%H:%M:%S", time.localtime())
-        said.append(f"Whimbrel was stopped in the middle of a {what}; it was completed at start "
-                    f"({when}): {', '.join(parts) or 'nothing left to do'}.")
+        said.append(f"Whimbrel was stopped in the middle of a {what}; it was completed now, at start: "
+                    f"{', '.join(parts) or 'nothing left to do'}.")
     return said
