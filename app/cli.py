@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, default=None,
                         help="config file (default: $WHIMBREL_CONFIG or config.toml in the user config dir)")
     parser.add_argument("--resume", metavar="ID_OR_PREFIX", help="resume a saved workstream")
+    parser.add_argument("--worktree", action="store_true",
+                        help="run the workstream in its own git worktree (under the data dir, from HEAD)")
     parser.add_argument("--version", action="version", version="whimbrel 0.1.0")
     return parser
 
@@ -74,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         retention_days=config.retention_days,
         bell=config.bell,
         notifications=config.notifications,
+        worktree=args.worktree,
     )
     app = WhimbrelApp(options)
     app.run()

@@ -80,6 +80,12 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "max_open": Key(INTEGER, 20, minimum=1),
         "retention_days": Key(INTEGER, 90, minimum=0),
     },
+    # checkpoints of each turn's changes (app/checkpoints/); kept as long as retention_days says
+    "checkpoints": {
+        "enabled": Key(BOOLEAN, True, attr="checkpoints_enabled"),
+        "ignore": Key(STRINGS, default=(), attr="checkpoint_ignore"),  # gitignore patterns, beside .gitignore
+        "max_file_mb": Key(NUMBER, 10.0, attr="checkpoint_max_file_mb", minimum=0),
+    },
 }
 
 MODEL_KEYS: dict[str, Key] = {
@@ -161,6 +167,9 @@ class Config:
     mcp_connect_timeout: float = 30.0
     mcp_cli_connect_timeout: float = 10.0
     mcp_config_files: list[str] = field(default_factory=list)
+    checkpoints_enabled: bool = True  # [checkpoints]
+    checkpoint_ignore: list[str] = field(default_factory=list)
+    checkpoint_max_file_mb: float = 10.0
 
 
 # -- finding line numbers in the raw text -----------------------------------------------
@@ -316,6 +325,7 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
         raise ConfigError(v.problems)
     settings["fallback"] = list(settings["fallback"])
     settings["mcp_config_files"] = list(settings["mcp_config_files"])
+    settings["checkpoint_ignore"] = list(settings["checkpoint_ignore"])
     return Config(path=path, models=models, **settings)
 
 

@@ -18,7 +18,7 @@ from textual import on
 from textual.app import App
 from textual.worker import Worker, WorkerState
 
-from app import quit_signals
+from app import checkpoint_wiring, quit_signals
 from app.attention import Attention
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
 from app.mcp_wiring import McpWiring
@@ -74,6 +74,7 @@ class AppOptions:
     models: Any = None  # a ModelRegistry; built from `settings` alone when None
     config: Any = None  # the loaded app.config.Config (MCP servers and their settings)
     auto_compact_pct: float = 80.0
+    worktree: bool = False  # --worktree: the first workstream works in its own git worktree
 
 
 # What each group of background workers does, in words, for the sentence shown when one fails.
@@ -184,15 +185,17 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
             return  # the user chose to quit
         open_tabs = await self.store.get_app_state("tabs") or []
         await self.store.prune(options.retention_days, keep=tuple(open_tabs))
+        recovered = await checkpoint_wiring.at_start(self)  # finishes a rewind a crash cut short
         self.registry = await asyncio.to_thread(ToolRegistry.load_builtin)
         self.models = options.models or self._registry_for(options.settings)
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
         await self._restore_workspace()  # the prompt is usable from here on
+        recovered += await checkpoint_wiring.start_in_worktree(self) if options.worktree else []
         self.start_ownership()
         problems = self.start_mcp()  # connects in the background; sessions get the tools as they come
-        for problem in problems:
+        for problem in recovered + problems:
             await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "warning")
         if self.models is None:
             await self.main_screen.show_setup(str(options.config_path))
@@ -293,6 +296,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
         session.system_extra = self.mcp_catalog
+        checkpoint_wiring.attach(self, session)
         return session
 
     async def _restore_workspace(self) -> None:

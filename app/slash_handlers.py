@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app import checkpoint_wiring
 from app.engine.commands import CommandError, parse
 from app.screens.confirm import ConfirmScreen
 
@@ -92,9 +93,12 @@ async def _history(app, view, args: str) -> None:
 
 
 async def _rewind(app, view, args: str, *, turns: int | None = None) -> int:
+    if turns is None and args.strip() in ("", "undo"):
+        return await checkpoint_wiring.rewind_command(app, view, args)  # the rewind screen, or its undo
     if turns is None:
         if not args.strip().isdigit() or int(args) < 1:
-            raise CommandError("Usage: /rewind N — N is the number of turns to drop, e.g. /rewind 1")
+            raise CommandError("Usage: /rewind N — N is the number of turns to drop, e.g. /rewind 1; "
+                               "/rewind alone chooses a message (files too), /rewind undo takes one back")
         turns = int(args)
     workstream = view.workstream
     if workstream.busy:
@@ -104,6 +108,14 @@ async def _rewind(app, view, args: str, *, turns: int | None = None) -> int:
     await view.transcript.show_history(workstream.session.messages)
     await view.transcript.add_notice(f"Rewound {turns} turn(s): {removed} message(s) removed.")
     return removed
+
+
+async def _fork(app, view, args: str) -> None:
+    await checkpoint_wiring.fork_command(app, view, args)
+
+
+async def _worktree(app, view, args: str) -> None:
+    await checkpoint_wiring.worktree_command(app, view, args)
 
 
 async def _retry(app, view, args: str) -> None:
@@ -205,5 +217,5 @@ HANDLERS = {
     "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume,
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
-    "compact": _compact, "setup": _setup, "mcp": _mcp,
+    "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
 }

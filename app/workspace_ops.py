@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from app import checkpoint_wiring
 from app.bridge import make_emitter
 from app.engine.layout import LayoutError, LayoutTree
 from widgets.workstream_view import WorkstreamView
@@ -29,6 +30,7 @@ class WorkspaceOps:
             await self._drop_view(evicted)
             self.notify(f"Closed idle workstream “{evicted.name}” to stay within {self.manager.max_open} "
                         "open; it is saved (/resume).")
+        checkpoint_wiring.apply_saved_worktree(self, workstream)  # one saved with its own worktree goes on there
         view = WorkstreamView(workstream)
         await screen.pane_area.mount(view)
         workstream.listener = make_emitter(view)

@@ -31,7 +31,8 @@ class TabInfo:
 
     @classmethod
     def of(cls, workstream: Workstream) -> TabInfo:
-        return cls(inert(workstream.name, multiline=False), workstream.state, len(workstream.pending),
+        worktree = "⎇ " if getattr(workstream, "worktree", None) is not None else ""  # its own git worktree
+        return cls(worktree + inert(workstream.name, multiline=False), workstream.state, len(workstream.pending),
                    workstream.unread)
 
 

@@ -106,6 +106,7 @@ class Session:
         self._emit = emit
         self._slice = StreamSlice()  # this session's part of the streams' shared loop budget
         self.system_extra: Callable[[], str] | None = None  # e.g. the MCP resource/prompt catalog
+        self.checkpoints: Any = None  # app.checkpoints.turns.TurnCheckpoints: a snapshot around each turn
 
     # -- helpers -------------------------------------------------------------------------
     def emit(self, event: ev.EngineEvent) -> None:
@@ -159,12 +160,16 @@ class Session:
         if self.store is None:
             return 0
         removed = await self.store.rewind(self.workstream_id, turns)
+        await self.reload_conversation()
+        return removed
+
+    async def reload_conversation(self) -> None:
+        """Take the conversation from the store again (after a rewind of app/checkpoints cut it)."""
         conversation = await self.store.load_conversation(self.workstream_id)
         self.messages = conversation.messages
         self.context_start = conversation.context_start
         if self._compaction_anchor is not None:  # a compaction of rewound turns no longer applies
             self.restore_compaction(*self._compaction_anchor)
-        return removed
 
     # -- the turn ------------------------------------------------------------------------
     async def run_turn(self, text: str) -> None:
@@ -178,6 +183,8 @@ class Session:
         self.emit(ev.UserMessageAdded(text))
         outcome: str = "done"
         self.usage.turn += 1
+        turn_start = len(self.messages) - 1
+        await self._checkpoint_begin()
         try:
             while True:
                 await self._maybe_compact()
@@ -190,12 +197,28 @@ class Session:
                     break
                 await self._run_tools(calls)
         except asyncio.CancelledError:
+            await asyncio.shield(self._checkpoint_end(turn_start))
             self.emit(ev.Notice("Turn cancelled.", level="warning"))
             self.emit(ev.StateChanged("idle"))
             self.emit(ev.TurnFinished("cancelled"))
             raise
+        await self._checkpoint_end(turn_start)
         self.emit(ev.StateChanged("error" if outcome == "error" else "idle"))
         self.emit(ev.TurnFinished("error" if outcome == "error" else "done"))
+
+    async def _checkpoint_begin(self) -> None:
+        """Snapshot the workspace before the turn changes it (app/checkpoints/turns.py)."""
+        if self.checkpoints is not None:
+            warning = await self.checkpoints.begin(self.messages[-1])
+            if warning:
+                self.emit(ev.Notice(warning, level="warning"))
+
+    async def _checkpoint_end(self, turn_start: int) -> None:
+        """Record what the turn changed, by file tools and shell commands alike."""
+        if self.checkpoints is not None:
+            _row, warning = await self.checkpoints.end(self.messages[turn_start:])
+            if warning:
+                self.emit(ev.Notice(warning, level="warning"))
 
     async def _stream_response(self) -> list[ToolCall] | None:
         """Stream one model response; returns its tool calls, or None when the request failed.

@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
+from app.checkpoint_wiring import DoubleEscape
 from app.engine.commands import CommandError, is_command
 from app.screens.frame_timer import FrameTimer
 from widgets.footer import KeysFooter
@@ -230,4 +231,7 @@ class MainScreen(PaintTimerScreen):
             self.app.view_focused(view)  # type: ignore[attr-defined]
 
     def action_cancel_turn(self) -> None:
+        self._double_escape = getattr(self, "_double_escape", None) or DoubleEscape()
+        if self._double_escape.pressed(self.app, self.view_for(self.app.focused_id)):
+            return  # Esc Esc on an empty prompt: the rewind screen (app/checkpoint_wiring.py)
         self.app.cancel_turn(self.app.workstream)  # type: ignore[attr-defined]

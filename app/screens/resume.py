@@ -118,11 +118,16 @@ class ResumeScreen(ModalScreen[str | None]):
             self.row_ids = [hit.workstream_id for hit in hits]
             status = f"{len(hits)} matching message(s)"
         else:
+            from app.checkpoints.fork import tree_order  # the store's side imports SQLAlchemy: not at startup
+            from app.checkpoints.records import fork_parents
+
             infos = [i for i in await self.store.list_workstreams() if i.message_count]
+            tree = tree_order(infos, await self.store.run(fork_parents, self.store.store))  # forks under parents
             headers = ("workstream", "last activity", "messages", "model")
-            rows = [(_name(info.alias or info.title or "(untitled)", info.id in elsewhere),
-                     age(now - info.updated_at), str(info.message_count), Text(info.model or "")) for info in infos]
-            self.row_ids = [info.id for info in infos]
+            rows = [(_name(("   " * (depth - 1) + " └ " if depth else "") + (info.alias or info.title or "(untitled)"),
+                           info.id in elsewhere),
+                     age(now - info.updated_at), str(info.message_count), Text(info.model or "")) for info, depth in tree]
+            self.row_ids = [info.id for info, _depth in tree]
             status = f"{len(infos)} saved workstream(s)"
         _fill(table, headers, rows)
         self.query_one("#resume-status", Static).update(status)

@@ -65,11 +65,20 @@ def _v4_workstream_leases(conn: Connection) -> None:
     workstream_leases.create(conn, checkfirst=True)
 
 
+def _v6_checkpoints(conn: Connection) -> None:
+    """Checkpoints of turns, rewinds (with their undo data) and fork links (app/checkpoints/)."""
+    from app.storage.schema import checkpoint_ops, checkpoints, workstream_forks
+
+    for table in (checkpoints, checkpoint_ops, workstream_forks):
+        table.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_initial),
     (2, _v2_usage_and_compactions),
     (3, _v3_history_state_resets),
     (4, _v4_workstream_leases),
+    (6, _v6_checkpoints),  # issue 15 (placeholder number: renumbered at merge)
 ]
 
 

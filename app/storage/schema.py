@@ -163,3 +163,52 @@ workstream_leases = Table(
     Column("heartbeat_at", Float, nullable=False),
     Index("ix_workstream_leases_instance", "instance_id"),
 )
+
+# -- version 6: checkpoints, rewinds and forks (app/checkpoints/) ------------------------------
+
+# A turn that changed the workspace: the shadow repository's trees before and after it.
+checkpoints = Table(
+    "checkpoints",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    workstream_fk(index=True),
+    Column("user_message_id", Integer, nullable=True),  # messages.id of the turn's user message
+    Column("user_seq", Integer, nullable=False),  # its seq (rewinding there cuts the history from it)
+    Column("workspace", Text, nullable=False),
+    Column("before_tree", Text, nullable=False),
+    Column("after_tree", Text, nullable=False),
+    Column("changes", Text, nullable=False, default="[]"),  # JSON [[path, status, added, removed, binary]]
+    Column("skipped", Text, nullable=False, default="[]"),  # JSON: files left out, with why
+    Column("outside", Text, nullable=False, default="[]"),  # JSON: paths outside the workspace it touched
+    Column("created_at", Float, nullable=False),
+)
+
+# A rewind (or the undo of one), written 'pending' before anything changes and 'done' in the
+# transaction that cuts the conversation, so a restart finds a half-done one and finishes it.
+checkpoint_ops = Table(
+    "checkpoint_ops",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    workstream_fk(index=True),
+    Column("kind", Text, nullable=False),  # 'rewind' | 'undo'
+    Column("mode", Text, nullable=False),  # 'both' | 'files' | 'conversation'
+    Column("workspace", Text, nullable=False),
+    Column("from_tree", Text, nullable=True),  # the workspace just before (an undo goes back to it)
+    Column("to_tree", Text, nullable=True),
+    Column("cut_seq", Integer, nullable=True),  # messages from this seq on are removed
+    Column("removed", Text, nullable=True),  # JSON of the removed message rows (an undo puts them back)
+    Column("undoes", Integer, nullable=True),  # checkpoint_ops.id an undo reverses
+    Column("state", Text, nullable=False),  # 'pending' | 'done' | 'undone'
+    Column("created_at", Float, nullable=False),
+    Column("finished_at", Float, nullable=True),
+)
+
+# A workstream forked from another: its parent and the point its history was copied up to.
+workstream_forks = Table(
+    "workstream_forks",
+    metadata,
+    Column("child_id", Text, ForeignKey("workstreams.id", ondelete="CASCADE"), primary_key=True),
+    Column("parent_id", Text, nullable=False, index=True),
+    Column("upto_seq", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+)

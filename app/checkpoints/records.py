@@ -1,0 +1,313 @@
+"""The store's side of checkpoints: turn rows, rewind journal rows, fork links (synchronous).
+
+Every function takes the synchronous `Store` and is meant to run on its database thread
+(`AsyncStore.run(fn, store.store, ...)`). Writes take the write lock up front (BEGIN IMMEDIATE
+through the store's engine), so a rewind's history cut and its journal row land together.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, exists, func, insert, or_, select, update
+
+from app.storage.engine import reader
+from app.storage.schema import (checkpoint_ops, checkpoints, context_resets, messages, workstream_forks,
+                                workstreams)
+
+
+@dataclass(frozen=True)
+class CheckpointRow:
+    """One turn that changed the workspace."""
+
+    id: int
+    workstream_id: str
+    user_seq: int
+    workspace: str
+    before_tree: str
+    after_tree: str
+    changes: list[list[Any]]  # [path, status, added, removed, binary]
+    skipped: list[str]
+    outside: list[str]
+    created_at: float
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    """A user message of a workstream: where it sits and what it said."""
+
+    seq: int
+    message_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class OpRow:
+    """A rewind or an undo, as journalled."""
+
+    id: int
+    workstream_id: str
+    kind: str
+    mode: str
+    workspace: str
+    from_tree: str | None
+    to_tree: str | None
+    cut_seq: int | None
+    removed: dict[str, list[dict[str, Any]]] | None  # {"messages": [...], "checkpoints": [...]}
+    undoes: int | None
+    state: str
+
+
+def _checkpoint(m: Any) -> CheckpointRow:
+    return CheckpointRow(m["id"], m["workstream_id"], m["user_seq"], m["workspace"], m["before_tree"],
+                         m["after_tree"], json.loads(m["changes"]), json.loads(m["skipped"]),
+                         json.loads(m["outside"]), m["created_at"])
+
+
+def _op(m: Any) -> OpRow:
+    return OpRow(m["id"], m["workstream_id"], m["kind"], m["mode"], m["workspace"], m["from_tree"], m["to_tree"],
+                 m["cut_seq"], json.loads(m["removed"]) if m["removed"] else None, m["undoes"], m["state"])
+
+
+# -- turns ---------------------------------------------------------------------------------
+def add_checkpoint(store: Any, workstream_id: str, *, user_message_id: int | None, user_seq: int,
+                   workspace: str, before_tree: str, after_tree: str, changes: list[list[Any]],
+                   skipped: list[str], outside: list[str]) -> int:
+    """Record one turn's checkpoint; returns its id."""
+    with store.engine.begin() as conn:
+        return conn.execute(insert(checkpoints).values(
+            workstream_id=workstream_id, user_message_id=user_message_id, user_seq=user_seq,
+            workspace=workspace, before_tree=before_tree, after_tree=after_tree, changes=json.dumps(changes),
+            skipped=json.dumps(skipped), outside=json.dumps(outside), created_at=time.time(),
+        )).inserted_primary_key[0]
+
+
+def list_checkpoints(store: Any, workstream_id: str) -> list[CheckpointRow]:
+    """The workstream's checkpoints whose user message is still there, oldest first.
+
+    A turn dropped by `/rewind N` (which cuts only the conversation) leaves its checkpoint behind;
+    its message row is gone, or its id and seq were reused by a later message (newer than the
+    checkpoint), so the checkpoint no longer counts.
+    """
+    still_there = exists().where(messages.c.id == checkpoints.c.user_message_id,
+                                 messages.c.seq == checkpoints.c.user_seq,
+                                 messages.c.created_at <= checkpoints.c.created_at)
+    with reader(store.engine).connect() as conn:
+        rows = conn.execute(select(checkpoints).where(checkpoints.c.workstream_id == workstream_id,
+                                                      or_(checkpoints.c.user_message_id.is_(None), still_there))
+                            .order_by(checkpoints.c.user_seq, checkpoints.c.id))
+        return [_checkpoint(r._mapping) for r in rows]
+
+
+def user_turns(store: Any, workstream_id: str) -> list[UserTurn]:
+    """The workstream's user messages, in order."""
+    with reader(store.engine).connect() as conn:
+        rows = conn.execute(select(messages.c.seq, messages.c.id, messages.c.content)
+                            .where(messages.c.workstream_id == workstream_id, messages.c.role == "user")
+                            .order_by(messages.c.seq))
+        return [UserTurn(*r) for r in rows]
+
+
+def last_seq(store: Any, workstream_id: str) -> int:
+    """The highest message seq of the workstream (0 when it has none)."""
+    with reader(store.engine).connect() as conn:
+        return conn.execute(select(func.coalesce(func.max(messages.c.seq), 0))
+                            .where(messages.c.workstream_id == workstream_id)).scalar_one()
+
+
+def last_known_tree(store: Any, workspace: str) -> str | None:
+    """The tree Whimbrel last left `workspace` in (a turn's end or a rewind), by any workstream."""
+    with reader(store.engine).connect() as conn:
+        turn = conn.execute(select(checkpoints.c.after_tree, checkpoints.c.created_at)
+                            .where(checkpoints.c.workspace == workspace)
+                            .order_by(checkpoints.c.created_at.desc(), checkpoints.c.id.desc()).limit(1)).first()
+        op = conn.execute(select(checkpoint_ops.c.to_tree, checkpoint_ops.c.finished_at)
+                          .where(checkpoint_ops.c.workspace == workspace, checkpoint_ops.c.to_tree.is_not(None),
+                                 checkpoint_ops.c.state != "pending")
+                          .order_by(checkpoint_ops.c.finished_at.desc()).limit(1)).first()
+    candidates = [c for c in (turn, op) if c is not None]
+    return max(candidates, key=lambda c: c[1])[0] if candidates else None
+
+
+# -- the rewind journal --------------------------------------------------------------------
+def begin_op(store: Any, workstream_id: str, *, kind: str, mode: str, workspace: str, from_tree: str | None,
+             to_tree: str | None, cut_seq: int | None, undoes: int | None = None) -> int:
+    """Journal a rewind (or undo) as pending, before anything changes; returns its id."""
+    with store.engine.begin() as conn:
+        return conn.execute(insert(checkpoint_ops).values(
+            workstream_id=workstream_id, kind=kind, mode=mode, workspace=workspace, from_tree=from_tree,
+            to_tree=to_tree, cut_seq=cut_seq, undoes=undoes, state="pending", created_at=time.time(),
+        )).inserted_primary_key[0]
+
+
+def get_op(store: Any, op_id: int) -> OpRow | None:
+    with reader(store.engine).connect() as conn:
+        row = conn.execute(select(checkpoint_ops).where(checkpoint_ops.c.id == op_id)).first()
+    return _op(row._mapping) if row else None
+
+
+def finish_op(store: Any, op_id: int) -> int:
+    """In one transaction: cut (or put back) the conversation as the op says, and mark it done.
+
+    Idempotent: an op already done is left as it is. Returns the number of messages removed or
+    put back.
+    """
+    with store.engine.begin() as conn:
+        row = conn.execute(select(checkpoint_ops).where(checkpoint_ops.c.id == op_id)).first()
+        if row is None or row._mapping["state"] != "pending":
+            return 0
+        op = _op(row._mapping)
+        count = 0
+        values: dict[str, Any] = {"state": "done", "finished_at": time.time()}
+        if op.kind == "rewind" and op.cut_seq is not None:
+            values["removed"], count = _cut(conn, op.workstream_id, op.cut_seq)
+        elif op.kind == "undo" and op.undoes is not None:
+            undone = conn.execute(select(checkpoint_ops).where(checkpoint_ops.c.id == op.undoes)).first()
+            if undone is not None and undone._mapping["removed"] and op.mode != "files":
+                count = _put_back(conn, op.workstream_id, json.loads(undone._mapping["removed"]))
+            conn.execute(update(checkpoint_ops).where(checkpoint_ops.c.id == op.undoes).values(state="undone"))
+        conn.execute(update(checkpoint_ops).where(checkpoint_ops.c.id == op_id).values(**values))
+        conn.execute(update(workstreams).where(workstreams.c.id == op.workstream_id)
+                     .values(updated_at=time.time()))
+        return count
+
+
+def _count(rows: list[dict[str, Any]]) -> int:
+    """Messages as people count them: an assistant reply's tool-call rows are part of it."""
+    return sum(1 for row in rows if row["role"] != "tool_call")
+
+
+def messages_from(store: Any, workstream_id: str, seq: int) -> int:
+    """How many messages (as people count them) the workstream has from `seq` on."""
+    with reader(store.engine).connect() as conn:
+        return conn.execute(select(func.count()).where(
+            messages.c.workstream_id == workstream_id, messages.c.seq >= seq,
+            messages.c.role != "tool_call")).scalar_one()
+
+
+def _take(conn: Any, table: Any, *where: Any, order: Any) -> list[dict[str, Any]]:
+    """Delete the rows of `table` matching `where`; return them without their workstream, their id
+    kept as `old_id` (an undo links checkpoints to their messages' new ids)."""
+    rows = [dict(r._mapping) for r in conn.execute(select(table).where(*where).order_by(order))]
+    for row in rows:
+        row["old_id"] = row.pop("id")
+        row.pop("workstream_id")
+    conn.execute(delete(table).where(*where))
+    return rows
+
+
+def _cut(conn: Any, workstream_id: str, cut_seq: int) -> tuple[str, int]:
+    """Delete the messages (and their turns' checkpoints) from `cut_seq` on; returns them as JSON
+    (for an undo) and the number of messages."""
+    removed = {
+        "messages": _take(conn, messages, messages.c.workstream_id == workstream_id, messages.c.seq >= cut_seq,
+                          order=messages.c.seq),
+        "checkpoints": _take(conn, checkpoints, checkpoints.c.workstream_id == workstream_id,
+                             checkpoints.c.user_seq >= cut_seq, order=checkpoints.c.id),
+    }
+    conn.execute(delete(context_resets).where(context_resets.c.workstream_id == workstream_id,
+                                              context_resets.c.seq >= cut_seq))
+    return json.dumps(removed), _count(removed["messages"])
+
+
+def _put_back(conn: Any, workstream_id: str, removed: dict[str, list[dict[str, Any]]]) -> int:
+    """Re-insert removed message rows (and their checkpoints) after the current last message."""
+    top = conn.execute(select(func.coalesce(func.max(messages.c.seq), 0))
+                       .where(messages.c.workstream_id == workstream_id)).scalar_one()
+    rows = removed.get("messages", [])
+    first = min((r["seq"] for r in rows), default=top + 1)
+    shift = max(0, top + 1 - first)
+    new_ids: dict[int, int] = {}
+    for row in rows:
+        old_id = row.pop("old_id", None)
+        new_id = conn.execute(insert(messages).values(workstream_id=workstream_id,
+                                                      **{**row, "seq": row["seq"] + shift})).inserted_primary_key[0]
+        if old_id is not None:
+            new_ids[old_id] = new_id
+    count = _count(rows)
+    for row in removed.get("checkpoints", []):
+        row.pop("old_id", None)
+        conn.execute(insert(checkpoints).values(workstream_id=workstream_id, **{
+            **row, "user_seq": row["user_seq"] + shift,
+            "user_message_id": new_ids.get(row["user_message_id"], row["user_message_id"])}))
+    return count
+
+
+def pending_ops(store: Any) -> list[OpRow]:
+    """Rewinds a killed process left half done, oldest first."""
+    with reader(store.engine).connect() as conn:
+        rows = conn.execute(select(checkpoint_ops).where(checkpoint_ops.c.state == "pending")
+                            .order_by(checkpoint_ops.c.id))
+        return [_op(r._mapping) for r in rows]
+
+
+def last_undoable(store: Any, workstream_id: str) -> OpRow | None:
+    """The workstream's latest rewind that is done and not undone yet."""
+    with reader(store.engine).connect() as conn:
+        row = conn.execute(select(checkpoint_ops).where(
+            checkpoint_ops.c.workstream_id == workstream_id, checkpoint_ops.c.kind == "rewind",
+            checkpoint_ops.c.state == "done").order_by(checkpoint_ops.c.id.desc()).limit(1)).first()
+    return _op(row._mapping) if row else None
+
+
+# -- forks ---------------------------------------------------------------------------------
+def fork_workstream(store: Any, parent_id: str, upto_seq: int, *, title: str, workdir: str,
+                    model: str | None) -> str:
+    """A new workstream holding the parent's messages up to seq `upto_seq` (inclusive); its id."""
+    child = uuid.uuid4().hex
+    now = time.time()
+    with store.engine.begin() as conn:
+        conn.execute(insert(workstreams).values(id=child, title=title, alias=None, model=model, workdir=workdir,
+                                                created_at=now, updated_at=now, state="idle"))
+        rows = conn.execute(select(messages).where(messages.c.workstream_id == parent_id,
+                                                   messages.c.seq <= upto_seq).order_by(messages.c.seq))
+        for row in [dict(r._mapping) for r in rows]:
+            row.pop("id")
+            conn.execute(insert(messages).values(**{**row, "workstream_id": child, "interrupted": row["interrupted"]}))
+        conn.execute(insert(workstream_forks).values(child_id=child, parent_id=parent_id, upto_seq=upto_seq,
+                                                     created_at=now))
+    return child
+
+
+def fork_parents(store: Any) -> dict[str, str]:
+    """child id → parent id for every fork."""
+    with reader(store.engine).connect() as conn:
+        return dict(conn.execute(select(workstream_forks.c.child_id, workstream_forks.c.parent_id)).all())
+
+
+# -- retention -----------------------------------------------------------------------------
+def expired_checkpoints(store: Any, retention_days: float, now: float | None = None) -> list[tuple[int, str]]:
+    """(id, workspace) of checkpoints older than `retention_days` or whose workstream is gone."""
+    now = time.time() if now is None else now
+    with reader(store.engine).connect() as conn:
+        gone = select(workstreams.c.id)
+        query = select(checkpoints.c.id, checkpoints.c.workspace).where(
+            checkpoints.c.workstream_id.not_in(gone))
+        rows = list(conn.execute(query).all())
+        if retention_days > 0:
+            rows += conn.execute(select(checkpoints.c.id, checkpoints.c.workspace).where(
+                checkpoints.c.created_at < now - retention_days * 86400)).all()
+    return sorted(set((r[0], r[1]) for r in rows))
+
+
+def delete_checkpoints(store: Any, ids: list[int]) -> None:
+    with store.engine.begin() as conn:
+        conn.execute(delete(checkpoints).where(checkpoints.c.id.in_(ids)))
+
+
+# -- worktrees -----------------------------------------------------------------------------
+WORKTREE_KEY = "worktree"  # workstream_config: the workstream's worktree, as Worktree.as_dict()
+
+
+def worktrees(store: Any) -> dict[str, dict[str, str]]:
+    """workstream id → its worktree, for every workstream that has one."""
+    from app.storage.schema import workstream_config
+
+    with reader(store.engine).connect() as conn:
+        rows = conn.execute(select(workstream_config.c.workstream_id, workstream_config.c.value)
+                            .where(workstream_config.c.key == WORKTREE_KEY)).all()
+    return {ws: value for ws, value in ((r[0], json.loads(r[1])) for r in rows) if value}

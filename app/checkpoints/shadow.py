@@ -1,0 +1,281 @@
+"""A shadow git repository of one workspace: snapshots of the whole tree, diffs, restores.
+
+GIT_DIR lives under Whimbrel's data dir and GIT_WORK_TREE is the workspace, so the user's own
+`.git` is never read or written and a workspace that is no repository works the same. Git stores
+content by hash, so identical files (across turns and workstreams) are stored once; its index
+caches file stats, so a snapshot of an unchanged tree is about as cheap as `git status`.
+Every operation holds an exclusive lock on the repository (two windows may share a workspace).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
+
+
+class ShadowError(RuntimeError):
+    """A git command of the shadow repository failed; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One captured state of the workspace: its tree id and the files left out (with why)."""
+
+    tree: str
+    skipped: tuple[str, ...] = ()  # "path (12.0 MB, over the 10.0 MB limit)"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file that differs between two trees: A added, D deleted, M modified, T type changed."""
+
+    path: str
+    status: str
+    added: int = 0
+    removed: int = 0
+    binary: bool = False
+
+
+@dataclass
+class RestoreResult:
+    """What a restore did: files written and removed, and those left alone (not captured now)."""
+
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    left_alone: list[str] = field(default_factory=list)
+
+
+def repo_dir_for(data_dir: Path, workspace: Path) -> Path:
+    """Where the shadow repository of `workspace` lives: one per resolved workspace path."""
+    key = hashlib.sha256(str(Path(workspace).resolve()).encode()).hexdigest()[:20]
+    return Path(data_dir) / "checkpoints" / key
+
+
+def _size_label(size: int) -> str:
+    """A size as people read it: bytes, KB or MB."""
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+class ShadowRepo:
+    """Snapshots and restores of one workspace through its shadow repository."""
+
+    def __init__(self, data_dir: Path, workspace: Path, *, ignore: Sequence[str] = (),
+                 max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> None:
+        self.workspace = Path(workspace).resolve()
+        self.git_dir = repo_dir_for(Path(data_dir).resolve(), self.workspace)
+        self.ignore = tuple(ignore)
+        self.max_file_size = max_file_size
+        self._data_dir = Path(data_dir).resolve()
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.workspace), GIT_CONFIG_NOSYSTEM="1",
+                   GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_LITERAL_PATHSPECS="1")
+        return env
+
+    def git(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
+        """Run one git command on the shadow repository; ShadowError (with git's words) on failure."""
+        done = subprocess.run(["git", *args], input=stdin, capture_output=True, env=self._env(),
+                              cwd=self.workspace)
+        if check and done.returncode != 0:
+            said = done.stderr.decode(errors="replace").strip().splitlines()
+            raise ShadowError(f"git {args[0]} failed in the checkpoint store {self.git_dir}: "
+                              f"{said[-1] if said else 'exit ' + str(done.returncode)}")
+        return done.stdout
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the repository's lock (blocking): one snapshot or restore at a time, across processes."""
+        self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.git_dir.parent / f"{self.git_dir.name}.lock", "a") as handle:  # beside it: init is locked too
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                self._ensure()
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _ensure(self) -> None:
+        """Create the repository on first use, and write the ignore list every time (it may change)."""
+        if not (self.git_dir / "HEAD").exists():
+            self.git_dir.mkdir(parents=True, exist_ok=True)
+            env = {k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+            done = subprocess.run(["git", "init", "-q", "--bare", str(self.git_dir)], capture_output=True, env=env)
+            if done.returncode != 0:
+                raise ShadowError(f"could not create the checkpoint store {self.git_dir}: "
+                                  f"{done.stderr.decode(errors='replace').strip()}")
+            for key, value in (("core.bare", "false"), ("core.autocrlf", "false"), ("core.filemode", "true"),
+                               ("core.symlinks", "true"), ("gc.auto", "0"), ("core.quotepath", "false")):
+                self.git("config", key, value)
+        patterns = ["/.git/", *self.ignore]
+        if self._data_dir.is_relative_to(self.workspace) and self._data_dir != self.workspace:
+            patterns.append("/" + self._data_dir.relative_to(self.workspace).as_posix() + "/")
+        (self.git_dir / "info").mkdir(exist_ok=True)
+        exclude = "\n".join(patterns) + "\n"
+        target = self.git_dir / "info" / "exclude"
+        if not target.exists() or target.read_text() != exclude:
+            target.write_text(exclude)
+
+    # -- snapshots --------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """Capture the workspace as it is now (ignored and oversized files left out)."""
+        with self.locked():
+            return self._snapshot()
+
+    def _snapshot(self) -> Snapshot:
+        listed = self.git("ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard")
+        paths = sorted({p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p})
+        update, drop, skipped = [], [], []
+        for path in paths:
+            try:
+                info = os.lstat(self.workspace / path)
+            except FileNotFoundError:
+                update.append(path)  # deleted: --remove takes it out of the index
+                continue
+            if os.path.isdir(self.workspace / path) and not os.path.islink(self.workspace / path):
+                continue  # an embedded repository: its own history is its own business
+            if info.st_size > self.max_file_size and not os.path.islink(self.workspace / path):
+                skipped.append(f"{path} ({_size_label(info.st_size)}, over the "
+                               f"{_size_label(self.max_file_size)} limit)")
+                drop.append(path)
+                continue
+            update.append(path)
+        if update:
+            self.git("update-index", "--add", "--remove", "-z", "--stdin", stdin=_nul(update))
+        if drop:
+            self.git("update-index", "--force-remove", "-z", "--stdin", stdin=_nul(drop))
+        tree = self.git("write-tree").decode().strip()
+        return Snapshot(tree, tuple(skipped))
+
+    def keep(self, name: str, tree: str) -> None:
+        """Keep `tree` reachable under refs/whimbrel/`name` (so it survives a gc)."""
+        self.git("update-ref", f"refs/whimbrel/{name}", tree)
+
+    def forget(self, names: Sequence[str]) -> None:
+        """Drop the refs `names`; their objects go at the next `prune()` unless still used."""
+        if names:
+            commands = "".join(f"delete refs/whimbrel/{name}\n" for name in names)
+            with self.locked():
+                self.git("update-ref", "--stdin", stdin=commands.encode())
+
+    def prune(self) -> None:
+        """Delete objects no checkpoint refers to any more (retention)."""
+        with self.locked():
+            self.git("gc", "-q", "--prune=now")
+
+    def stored_size(self) -> int:
+        """Bytes the shadow repository takes on disk."""
+        return sum(p.stat().st_size for p in self.git_dir.rglob("*") if p.is_file())
+
+    # -- diffs ------------------------------------------------------------------------------
+    def changes(self, old: str, new: str) -> list[FileChange]:
+        """The files that differ from tree `old` to tree `new`, with their +/- line counts."""
+        if old == new:
+            return []
+        status = _pairs(self.git("diff-tree", "-r", "-z", "--no-renames", "--name-status", old, new))
+        counts: dict[str, tuple[int, int, bool]] = {}
+        fields = self.git("diff-tree", "-r", "-z", "--no-renames", "--numstat", old, new).decode(
+            "utf-8", "surrogateescape").split("\0")
+        for item in fields:
+            parts = item.split("\t")
+            if len(parts) == 3:
+                binary = parts[0] == "-"
+                counts[parts[2]] = (0 if binary else int(parts[0]), 0 if binary else int(parts[1]), binary)
+        return [FileChange(path, code, *counts.get(path, (0, 0, False))) for code, path in status]
+
+    def patch(self, old: str, new: str, limit: int = 200_000) -> str:
+        """The unified diff from `old` to `new` (binary files named, not shown), cut at `limit` chars."""
+        if old == new:
+            return ""
+        text = self.git("diff-tree", "-r", "-p", "--no-renames", "--no-color", old, new).decode(
+            "utf-8", "replace")
+        return text if len(text) <= limit else text[:limit] + "\n… (diff cut here)\n"
+
+    # -- restore ----------------------------------------------------------------------------
+    def restore(self, target: str) -> RestoreResult:
+        """Make the captured part of the workspace equal tree `target`: write, create, delete.
+
+        A path `target` has but the current snapshot lacks while it exists on disk (ignored or
+        oversized now) is left alone: it was not captured, so it is never overwritten.
+        """
+        with self.locked():
+            current = self._snapshot().tree
+            result = RestoreResult()
+            changes = _pairs(self.git("diff-tree", "-r", "-z", "--no-renames", "--name-status", current, target))
+            writes = []
+            for code, path in changes:
+                if code == "D":
+                    self._remove(path)
+                    result.removed.append(path)
+                elif code == "A" and os.path.lexists(self.workspace / path) and \
+                        not os.path.isdir(self.workspace / path):
+                    result.left_alone.append(path)
+                else:
+                    writes.append(path)
+            # Only the changed entries of the index are touched, so every other file keeps its cached
+            # stat and the next snapshot does not hash the whole tree again.
+            gone = result.removed + result.left_alone
+            if gone:
+                self.git("update-index", "--force-remove", "-z", "--stdin", stdin=_nul(gone))
+            for chunk in (writes[i:i + 500] for i in range(0, len(writes), 500)):
+                entries = self.git("ls-tree", "-r", "-z", "--full-tree", target, "--", *chunk)
+                self.git("update-index", "-z", "--index-info", stdin=entries)
+            if writes:
+                for path in writes:
+                    self._clear_way(path)
+                self.git("checkout-index", "-f", "-u", "-z", "--stdin", stdin=_nul(writes))
+            result.written = writes
+            return result
+
+    def _remove(self, path: str) -> None:
+        full = self.workspace / path
+        if os.path.lexists(full) and not (os.path.isdir(full) and not os.path.islink(full)):
+            os.unlink(full)
+        parent = full.parent
+        while parent != self.workspace and parent.is_relative_to(self.workspace):
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+            parent = parent.parent
+
+    def _clear_way(self, path: str) -> None:
+        """A directory where the file goes (it was a file then) is removed if nothing captured is in it."""
+        full = self.workspace / path
+        if os.path.isdir(full) and not os.path.islink(full):
+            try:
+                full.rmdir()
+            except OSError:
+                pass
+        for parent in Path(path).parents:
+            spot = self.workspace / parent
+            if parent != Path(".") and os.path.lexists(spot) and not os.path.isdir(spot):
+                os.unlink(spot)
+
+
+def _nul(paths: Sequence[str]) -> bytes:
+    return b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+
+
+def _pairs(raw: bytes) -> list[tuple[str, str]]:
+    """(status letter, path) pairs from `diff-tree -z --name-status` output."""
+    fields = [f for f in raw.decode("utf-8", "surrogateescape").split("\0")]
+    pairs = []
+    for index in range(0, len(fields) - 1, 2):
+        if fields[index]:
+            pairs.append((fields[index][0], fields[index + 1]))
+    return pairs

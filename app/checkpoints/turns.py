@@ -1,0 +1,77 @@
+"""Checkpoints around one workstream's turns: a snapshot when a turn starts and when it ends.
+
+The engine calls `begin` once the user's message is stored and `end` when the turn is over
+(done, failed or cancelled). A turn whose end tree equals its start tree leaves no checkpoint.
+Git runs on a worker thread, the store on its own; the event loop never waits on either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.checkpoints import records
+from app.checkpoints.outside import outside_paths
+from app.checkpoints.shadow import ShadowError, ShadowRepo
+from app.vocabulary.messages import Message
+
+
+@dataclass
+class _Open:
+    """The turn in progress: where its user message sits and the tree it started from."""
+
+    user_message_id: int | None
+    user_seq: int
+    before: str
+    skipped: tuple[str, ...]
+
+
+class TurnCheckpoints:
+    """Records a checkpoint for every turn of one workstream that changed its workspace."""
+
+    def __init__(self, store: Any, repo: ShadowRepo, workstream_id: str) -> None:
+        self.store = store  # an AsyncStore
+        self.repo = repo
+        self.workstream_id = workstream_id
+        self._open: _Open | None = None
+
+    async def begin(self, user_message: Message) -> str | None:
+        """Snapshot before the turn changes anything; returns a warning to show, or None."""
+        try:
+            seq = await self.store.run(records.last_seq, self.store.store, self.workstream_id)
+            snap = await asyncio.to_thread(self.repo.snapshot)
+        except (ShadowError, OSError) as error:
+            self._open = None
+            return f"No checkpoint for this turn (rewind cannot undo it): {error}"
+        self._open = _Open(user_message.db_id, seq, snap.tree, snap.skipped)
+        return None
+
+    async def end(self, turn: list[Message]) -> tuple[records.CheckpointRow | None, str | None]:
+        """Snapshot after the turn; store a checkpoint when anything changed. (row or None, warning)."""
+        opened, self._open = self._open, None
+        if opened is None:
+            return None, None
+        try:
+            snap = await asyncio.to_thread(self.repo.snapshot)
+            if snap.tree == opened.before:
+                return None, None
+            changes = await asyncio.to_thread(self.repo.changes, opened.before, snap.tree)
+        except (ShadowError, OSError) as error:
+            return None, f"The checkpoint of this turn could not be finished: {error}"
+        skipped = sorted(set(opened.skipped) | set(snap.skipped))
+        outside = outside_paths(turn, Path(self.repo.workspace))
+        rows = [[c.path, c.status, c.added, c.removed, c.binary] for c in changes]
+        checkpoint_id = await self.store.run(
+            records.add_checkpoint, self.store.store, self.workstream_id, user_message_id=opened.user_message_id,
+            user_seq=opened.user_seq, workspace=str(self.repo.workspace), before_tree=opened.before,
+            after_tree=snap.tree, changes=rows, skipped=skipped, outside=outside)
+        await asyncio.to_thread(self._keep, checkpoint_id, opened.before, snap.tree)
+        rows_now = await self.store.run(records.list_checkpoints, self.store.store, self.workstream_id)
+        return next((r for r in rows_now if r.id == checkpoint_id), None), None
+
+    def _keep(self, checkpoint_id: int, before: str, after: str) -> None:
+        with self.repo.locked():
+            self.repo.keep(f"turn/{checkpoint_id}/before", before)
+            self.repo.keep(f"turn/{checkpoint_id}/after", after)
