@@ -65,11 +65,19 @@ def _v4_workstream_leases(conn: Connection) -> None:
     workstream_leases.create(conn, checkfirst=True)
 
 
+def _v7_memories(conn: Connection) -> None:
+    """Structured memories (issue 16): name, description, content, type, scope, access counts."""
+    from app.storage.schema import memories
+
+    memories.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_initial),
     (2, _v2_usage_and_compactions),
     (3, _v3_history_state_resets),
     (4, _v4_workstream_leases),
+    (5, _v7_memories),  # memory (issue 16): numbered 7 on its branch, renumbered at merge
 ]
 
 

@@ -1,0 +1,125 @@
+"""Recall: full-text search over every workstream's stored messages, for the `recall` tool.
+
+FTS5 (app/storage/fts.py) when SQLite has it, LIKE otherwise. A plain query is split into words
+and phrases that all must match and is never read as FTS5 syntax (app/storage/search.py makes it
+inert). `syntax=True` hands the query to FTS5 as written (OR, NOT, NEAR, prefix*, "phrases");
+a query FTS5 cannot parse becomes a `RecallError` in words, never an exception from SQLite.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import OperationalError
+
+from app.storage.fts import FTS_TABLE
+from app.storage.search import (ELLIPSIS, MARK_END, MARK_START, SNIPPET_TOKENS, fts_query, like_snippet,
+                                parse_query)
+from app.memory.memory_store import like_pattern
+from app.memory.records import RecallError
+
+ROLES = {"user": "user", "assistant": "assistant", "tool_result": "tool"}
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    """One message found: when, in which workstream, who said it, and (for tool output) which tool."""
+
+    message_id: int
+    workstream_id: str
+    workstream: str
+    role: str
+    tool_name: str | None
+    created_at: float
+    snippet: str
+
+    def line(self, timestamp: str) -> str:
+        who = f"tool {self.tool_name}" if self.tool_name else self.role
+        snippet = self.snippet.replace(MARK_START, "«").replace(MARK_END, "»")
+        return f"[{timestamp}] {self.workstream} · {who} · #{self.message_id}: {snippet}"
+
+
+_SELECT = f"""
+    SELECT m.id, m.workstream_id, m.role, m.created_at, m.content, w.title, w.alias, w.id AS wid,
+           (SELECT group_concat(c.tool_name, ', ') FROM messages c
+             WHERE c.workstream_id = m.workstream_id AND c.role = 'tool_call'
+               AND c.tool_call_id = m.tool_call_id) AS call_tool,
+           m.tool_name"""
+
+
+def _hit(row: Any, snippet: str) -> RecallHit:
+    name = row.alias or row.title or row.wid[:8]
+    tool = row.tool_name or row.call_tool if row.role == "tool_result" else None
+    return RecallHit(message_id=row.id, workstream_id=row.workstream_id, workstream=name,
+                     role=ROLES.get(row.role, row.role), tool_name=tool, created_at=row.created_at,
+                     snippet=" ".join(snippet.split()))
+
+
+def _filters(workstream_id: str | None, role: str | None) -> tuple[str, dict[str, Any]]:
+    sql, params = "", {}
+    if workstream_id:
+        sql += " AND m.workstream_id = :ws"
+        params["ws"] = workstream_id
+    if role:
+        stored = {v: k for k, v in ROLES.items()}.get(role)
+        if stored is None:
+            raise RecallError(f"role {role!r} is not one of user, assistant, tool")
+        sql += " AND m.role = :role"
+        params["role"] = stored
+    return sql, params
+
+
+def _fts(conn: Connection, match: str, limit: int, where: str, params: dict[str, Any]) -> list[RecallHit]:
+    sql = text(f"""{_SELECT}, snippet({FTS_TABLE}, 0, :a, :b, :e, :n) AS snippet
+        FROM {FTS_TABLE} JOIN messages m ON m.id = {FTS_TABLE}.rowid
+        JOIN workstreams w ON w.id = m.workstream_id
+        WHERE {FTS_TABLE} MATCH :q {where}
+        ORDER BY {FTS_TABLE}.rank, m.id DESC LIMIT :limit""")
+    rows = conn.execute(sql, {"a": MARK_START, "b": MARK_END, "e": ELLIPSIS, "n": SNIPPET_TOKENS,
+                              "q": match, "limit": limit, **params}).all()
+    return [_hit(r, r.snippet) for r in rows]
+
+
+def _like(conn: Connection, words: list[str], limit: int, where: str, params: dict[str, Any]) -> list[RecallHit]:
+    conds = " ".join(f"AND m.content LIKE :w{i} ESCAPE '\\'" for i in range(len(words)))
+    sql = text(f"""{_SELECT} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
+        WHERE m.role IN ('user', 'assistant', 'tool_result') {conds} {where}
+        ORDER BY m.id DESC LIMIT :limit""")
+    values = {f"w{i}": like_pattern(word) for i, word in enumerate(words)}
+    rows = conn.execute(sql, {"limit": limit, **values, **params}).all()
+    terms = parse_query(" ".join(f'"{w}"' for w in words))
+    return [_hit(r, like_snippet(r.content, terms)) for r in rows]
+
+
+def explain_fts_error(query: str, error: OperationalError) -> str:
+    detail = str(error.orig) if getattr(error, "orig", None) is not None else str(error)
+    detail = re.sub(r"^fts5: ", "", detail)
+    return (f"The search syntax of {query!r} is not valid ({detail}). Use words and \"quoted phrases\", "
+            "AND, OR, NOT, NEAR(a b), prefix*, and balanced quotes and parentheses — or search without "
+            "syntax=true to match the words literally.")
+
+
+def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, syntax: bool = False,
+           workstream_id: str | None = None, role: str | None = None) -> list[RecallHit]:
+    """Messages matching `query`, best first (FTS5) or newest first (LIKE fallback)."""
+    if not query.strip():
+        raise RecallError("the query is empty: give words or a phrase to look for")
+    where, params = _filters(workstream_id, role)
+    if syntax:
+        if not use_fts:
+            raise RecallError("this SQLite has no FTS5, so syntax=true cannot be used; search without it "
+                              "(words and \"phrases\" are matched literally)")
+        try:
+            return _fts(conn, query, limit, where, params)
+        except OperationalError as error:
+            raise RecallError(explain_fts_error(query, error)) from None
+    terms = parse_query(query)
+    if not terms:
+        raise RecallError("the query has no words to look for")
+    match = fts_query(terms) if use_fts else None
+    if match is not None:
+        return _fts(conn, match, limit, where, params)
+    return _like(conn, [t.text for t in terms], limit, where, params)
