@@ -21,6 +21,7 @@ from app.storage.search import (ELLIPSIS, MARK_END, MARK_START, SNIPPET_TOKENS, 
 from app.memory.memory_store import like_pattern
 from app.memory.records import RecallError
 
+_PUNCTUATION = re.compile(r"[^\w\s]|_")
 ROLES = {"user": "user", "assistant": "assistant", "tool_result": "tool"}
 
 
@@ -119,7 +120,12 @@ def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, synt
     terms = parse_query(query)
     if not terms:
         raise RecallError("the query has no words to look for")
-    match = fts_query(terms) if use_fts else None
-    if match is not None:
+    indexable = all(re.search(r"[^\W_]", t.text) for t in terms)  # a letter or digit in each term
+    match = fts_query(terms) if use_fts and indexable else None
+    if match is not None:  # punctuation the word index cannot see must still match literally
+        literal = [t.text for t in terms if _PUNCTUATION.search(t.text)]
+        for number, piece in enumerate(literal):
+            where += f" AND m.content LIKE :lit{number} ESCAPE '\\'"
+            params[f"lit{number}"] = like_pattern(piece)
         return _fts(conn, match, limit, where, params)
     return _like(conn, [t.text for t in terms], limit, where, params)
