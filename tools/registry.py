@@ -10,6 +10,7 @@ from typing import Any, Awaitable, Callable
 from tools.bash import bash
 from tools.context import ToolContext
 from tools.files import edit_file, read_file, write_file
+from tools.memory_tools import memory, recall
 from tools.search import search
 
 Implementation = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
@@ -21,6 +22,8 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "write_file": write_file,
     "edit_file": edit_file,
     "search": search,
+    "memory": memory,
+    "recall": recall,
 }
 
 METADATA_KEYS = ("auto_approve", "agent", "task_agent", "primary_key", "path_args", "approval_reason")

@@ -148,3 +148,32 @@ def load(workspace: Path, config_dir: Path | None) -> Instructions:
     if config_dir is not None:
         result._add_dir(Path(config_dir).expanduser().resolve(), "user")
     return result
+
+
+def shown_path(path: Path, workspace: Path) -> str:
+    """A path as the user reads it: relative to the workspace when inside or above it, else with ~."""
+    try:
+        return path.relative_to(workspace).as_posix()
+    except ValueError:
+        pass
+    for ups, parent in enumerate(workspace.parents, start=1):
+        if parent != Path(parent.anchor) and parent in path.parents:
+            return "../" * ups + path.relative_to(parent).as_posix()
+    home = Path.home()
+    return "~/" + path.relative_to(home).as_posix() if home in path.parents else str(path)
+
+
+def describe(loaded: Instructions, workspace: Path) -> str:
+    """What /instructions shows: each file in the order given, why it was loaded, and the notes."""
+    workspace = Path(workspace).resolve()
+    if not loaded.files:
+        lines = ["No instruction files were found. Whimbrel reads AGENTS.md and WHIMBREL.md (or CLAUDE.md) "
+                 "in the workspace and its parents up to the repository root, and in the config dir; "
+                 "/init drafts an AGENTS.md."]
+    else:
+        lines = ["Instructions given to the model, in this order:"]
+        for number, item in enumerate(loaded.files, start=1):
+            size = len(item.text.encode("utf-8"))
+            lines.append(f"  {number}. {shown_path(item.path, workspace)}  ({item.via}, {size:,} bytes)")
+    lines += [f"  note: {note}" for note in loaded.notes]
+    return "\n".join(lines)

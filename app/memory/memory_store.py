@@ -131,11 +131,13 @@ class MemoryStore:
     def delete(self, visibility: Visibility | None, name: str, scope: str | None = None) -> Memory | None:
         """Delete the memory `get` would find; returns it, or None when there was none."""
         found = self.get(visibility, name, scope)
-        if found is None:
-            return None
-        with self._engine.begin() as conn:
-            conn.execute(delete(memories).where(memories.c.id == found.id))
+        if found is not None:
+            self.delete_id(found.id)
         return found
+
+    def delete_id(self, memory_id: int) -> None:
+        with self._engine.begin() as conn:
+            conn.execute(delete(memories).where(memories.c.id == memory_id))
 
     def update(self, memory_id: int, **fields: Any) -> None:
         """Edit a memory in place (the browser's edit): name, description, content, type."""

@@ -60,6 +60,11 @@ class MemoryService:
             self._tell(visibility.workstream_id if visibility else "", "deleted", found)
         return found
 
+    async def delete_memory(self, memory: Memory) -> None:
+        """Delete this very memory (the browser, which may show other workspaces' memories too)."""
+        await self._run(MemoryStore.delete_id, memory.id)
+        self._tell("", "deleted", memory)
+
     async def update(self, memory_id: int, **fields: Any) -> None:
         await self._run(MemoryStore.update, memory_id, **fields)
 
