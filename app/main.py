@@ -187,7 +187,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         await self.store.prune(options.retention_days, keep=tuple(open_tabs))
         self.registry = await asyncio.to_thread(ToolRegistry.load_builtin)
         from app.memory.service import MemoryService
-        self.memory_service = MemoryService(self.store)  # memories and recall (app/memory/)
+        self.memory_service = MemoryService(self.store, options.config_path.parent)  # memories and recall (app/memory/)
         self.models = options.models or self._registry_for(options.settings)
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
@@ -297,7 +297,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
         session.system_extra = self.mcp_catalog
-        attach_memory(session, self.memory_service, self.options.config_path.parent)
+        attach_memory(session, self.memory_service)
         return session
 
     async def _restore_workspace(self) -> None:

@@ -78,4 +78,72 @@ async def _save(app, view, context, note: str, name: str, kind: str, scope: str)
         await view.transcript.add_notice(f"Memory not saved: {error}", "warning")
 
 
-HANDLERS = {"memory": memory, "instructions": instructions, "init": init}
+async def skill(app, view, args: str) -> None:
+    """/skill [NAME var=value …]: start a new workstream from a skill (the picker without a name)."""
+    import asyncio
+    import shlex
+
+    from app.memory.skills import SkillError, discover, parse_assignments
+    from app.screens.skill_picker import SkillPicker
+
+    try:
+        words = shlex.split(args)
+        values = parse_assignments(words[1:])
+    except (ValueError, SkillError) as error:
+        raise CommandError(f"Usage: /skill NAME var=value … ({error})") from None
+    config_dir = app.memory_service.config_dir if app.memory_service is not None else None
+    skills, problems = await asyncio.to_thread(discover, view.workstream.session.tool_context.workspace, config_dir)
+    if not words:
+        def picked(name: str | None) -> None:
+            if name:
+                app.run_worker(_start_or_say(app, view, skills, name, {}), group="skill", exit_on_error=False)
+
+        app.push_screen(SkillPicker(skills, problems), callback=picked)
+        return
+    await start_skill(app, skills, words[0], values)
+
+
+async def _start_or_say(app, view, skills, name, values) -> None:
+    try:
+        await start_skill(app, skills, name, values)
+    except CommandError as error:
+        await view.transcript.add_notice(str(error), "warning")
+
+
+async def start_skill(app, skills: dict, name: str, values: dict[str, str]) -> None:
+    """Open a new workstream whose system message carries the skill, and record its version."""
+    from app.memory.skills import SkillError
+
+    chosen = skills.get(name)
+    if chosen is None:
+        raise CommandError(f"No skill called {name!r}. Known: {', '.join(skills) or 'none'} (/skill lists them).")
+    try:
+        prompt = chosen.render(values)
+    except SkillError as error:
+        raise CommandError(str(error)) from None
+    await app.new_workstream()
+    view = app.main_screen.view_for(app.focused_id)
+    workstream = view.workstream
+    session = workstream.session
+    await session.memory_context.start_skill(session, {
+        "name": chosen.name, "version": chosen.version, "path": str(chosen.path), "values": values,
+        "settings": chosen.settings, "prompt": prompt})
+    workstream.title = f"{chosen.name} (skill)"
+    await app.store.update_workstream(workstream.id, title=workstream.title)
+    applied, recorded = [], []
+    for key, value in chosen.settings.items():
+        if key == "model" and app.models is not None and value in app.models:
+            await session.set_model(value)
+            applied.append(f"model={value}")
+        else:
+            recorded.append(f"{key}={value}")
+    line = f"Started from skill {chosen.name} (version {chosen.version})."
+    if applied:
+        line += " Applied: " + ", ".join(applied) + "."
+    if recorded:
+        line += " Recorded with the workstream (not applied by this version of Whimbrel): " + ", ".join(recorded) + "."
+    app.refresh_chrome()
+    await view.transcript.add_notice(line)
+
+
+HANDLERS = {"memory": memory, "instructions": instructions, "init": init, "skill": skill}

@@ -45,6 +45,8 @@ class MemoryContext:
         self.visibility = Visibility(workstream_id=session.workstream_id, workspace=str(self.workspace))
         self.instructions: Instructions | None = None
         self.memories: list[Memory] = []
+        self.skill: dict[str, Any] | None = None  # {name, version, path, values, prompt} of a /skill start
+        self._skill_looked_up = False
         self._session = weakref.ref(session)
         session.memory_context = self
         if service is not None:
@@ -52,14 +54,29 @@ class MemoryContext:
 
     def system_text(self) -> str:
         """The instructions and the memories, for the system message."""
-        parts = [self.instructions.render() if self.instructions else "", memory_block(self.memories)]
+        parts = [self.instructions.render() if self.instructions else "", memory_block(self.memories),
+                 f"# Skill: {self.skill['name']}\n{self.skill['prompt']}" if self.skill else ""]
         return "\n\n".join(p for p in parts if p)
 
     async def start_turn(self, session: Session) -> None:
         """Before a turn's first request: instructions (first time), then this turn's memories."""
         if self.instructions is None:
             await self.reload_instructions()
+        if not self._skill_looked_up:
+            await self._restore_skill(session)
         await self.choose_memories(session)
+
+    async def start_skill(self, session: Session, skill: dict[str, Any]) -> None:
+        """This workstream starts from a skill: its prompt joins the system message; the name,
+        content version and values are stored with the workstream (and restored on resume)."""
+        self.skill, self._skill_looked_up = skill, True
+        if session.store is not None and session.workstream_id:
+            await session.store.set_config(session.workstream_id, "skill", skill)
+
+    async def _restore_skill(self, session: Session) -> None:
+        self._skill_looked_up = True
+        if session.store is not None and session.workstream_id and hasattr(session.store, "get_config"):
+            self.skill = (await session.store.get_config(session.workstream_id)).get("skill") or self.skill
 
     async def before_request(self, session: Session) -> None:
         """Before each request: instructions of subdirectories the agent has just worked in."""
@@ -116,7 +133,10 @@ class _WeakListener:
             context.on_change(workstream_id, action, memory)
 
 
-def attach_memory(session: Session, service: Any, config_dir: Path | None) -> MemoryContext:
-    """Give `session` its instructions and memories, and its tools the memory service."""
+def attach_memory(session: Session, service: Any, config_dir: Path | None = None) -> MemoryContext:
+    """Give `session` its instructions and memories, and its tools the memory service; the user's
+    files come from `config_dir`, else the service's."""
     session.tool_context.memory = service
+    if config_dir is None and service is not None:
+        config_dir = service.config_dir
     return MemoryContext(service, session, config_dir=config_dir)

@@ -7,6 +7,7 @@ the right transcript.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 from app.memory.memory_store import MemoryStore
@@ -20,8 +21,10 @@ Listener = Callable[[str, str, Memory], None]  # (workstream id, "saved" | "dele
 class MemoryService:
     """Async access to memories and recall through an `AsyncStore` (anything with `run` and `store`)."""
 
-    def __init__(self, async_store: Any) -> None:
+    def __init__(self, async_store: Any, config_dir: Path | None = None) -> None:
+        """`config_dir` holds the user's instruction file and skills."""
         self._async_store = async_store
+        self.config_dir = config_dir
         self._memories: MemoryStore | None = None
         self._selector: MemorySelector | None = None
         self.listeners: list[Listener] = []

@@ -123,3 +123,49 @@ async def test_init_asks_the_model_and_the_write_waits_for_approval(fake_openai,
         assert not (tmp_path / "ws" / "AGENTS.md").exists()
         await pilot.press("y")
         await wait_for(pilot, lambda: (tmp_path / "ws" / "AGENTS.md").exists(), message="written")
+
+
+SKILL = '''description = "Review a change"
+prompt = """You review {{language}} code, strictly, for {{focus}}."""
+[settings]
+temperature = 0.1
+[variables]
+language = "Python"
+'''
+
+
+async def test_skill_starts_a_workstream_and_records_its_version(fake_openai, tmp_path):
+    from app.memory.skills import version_of
+
+    path = tmp_path / "ws" / ".whimbrel" / "skills" / "review.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(SKILL)
+    fake_openai.queue(TextReply("Reviewing."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        first = app.focused_id
+        await send(pilot, "/skill review")
+        await wait_for_text(pilot, "needs a value for focus")
+        assert app.focused_id == first  # nothing was started
+        await send(pilot, "/skill review language=Rust focus='error handling'")
+        await wait_for(pilot, lambda: app.focused_id != first, message="a new workstream")
+        await wait_for_text(pilot, "Started from skill review (version")
+        assert "temperature=0.1" in screen_text(app)
+        config = await app.store.get_config(app.focused_id)
+        assert config["skill"]["version"] == version_of(path.read_bytes())
+        assert config["skill"]["values"] == {"language": "Rust", "focus": "error handling"}
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: fake_openai.requests, message="the request")
+        system = fake_openai.requests[0]["messages"][0]["content"]
+        assert "# Skill: review\nYou review Rust code, strictly, for error handling." in system
+
+
+async def test_skill_errors_are_one_line(fake_openai, tmp_path):
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        await send(pilot, "/skill nosuch")
+        await wait_for_text(pilot, "No skill called 'nosuch'")
+        await send(pilot, "/skill x 'unclosed")
+        await wait_for_text(pilot, "Usage: /skill NAME var=value")
