@@ -98,7 +98,8 @@ async def skill(app, view, args: str) -> None:
             if name:
                 app.run_worker(_start_or_say(app, view, skills, name, {}), group="skill", exit_on_error=False)
 
-        app.push_screen(SkillPicker(skills, problems), callback=picked)
+        app.push_screen(SkillPicker(skills, problems, str(view.workstream.session.tool_context.workspace)),
+                        callback=picked)
         return
     await start_skill(app, skills, words[0], values)
 

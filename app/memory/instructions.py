@@ -175,5 +175,6 @@ def describe(loaded: Instructions, workspace: Path) -> str:
         for number, item in enumerate(loaded.files, start=1):
             size = len(item.text.encode("utf-8"))
             lines.append(f"  {number}. {shown_path(item.path, workspace)}  ({item.via}, {size:,} bytes)")
-    lines += [f"  note: {note}" for note in loaded.notes]
+    prefix = str(workspace) + "/"
+    lines += [f"  note: {note.replace(prefix, '')}" for note in loaded.notes]  # paths as above: relative
     return "\n".join(lines)

@@ -33,9 +33,9 @@ class MemoryBrowser(ModalScreen[None]):
     #memory-search { width: 1fr; }
     #memory-filters Select { width: 22; }
     #memory-body { height: 1fr; }
-    #memory-table { width: 3fr; }
-    #memory-detail { width: 2fr; border-left: solid $panel-lighten-2; padding: 0 1; }
-    #memory-editor { width: 2fr; display: none; }
+    #memory-table { width: 2fr; }
+    #memory-detail { width: 1fr; border-left: solid $panel-lighten-2; padding: 0 1; }
+    #memory-editor { width: 1fr; display: none; }
     MemoryBrowser.editing #memory-editor { display: block; }
     MemoryBrowser.editing #memory-detail { display: none; }
     #memory-status { color: $text-muted; height: 1; }
@@ -104,8 +104,8 @@ class MemoryBrowser(ModalScreen[None]):
         rows = [(Text(m.name, style="bold"), m.type, m.scope, str(m.access_count), m.description) for m in found]
         widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(
             ("name", "type", "scope", "uses", "description"))]
-        for header, width in zip(("name", "type", "scope", "uses", "description"), widths):
-            table.add_column(header, width=min(width, 48))
+        for header, width, most in zip(("name", "type", "scope", "uses", "description"), widths, (24, 9, 10, 4, 18)):
+            table.add_column(header, width=min(width, most))  # the detail pane shows everything
         table.add_rows(rows)
         self.query_one("#memory-status", Static).update(f"{len(found)} memor{'y' if len(found) == 1 else 'ies'}")
         self.show_current()

@@ -21,7 +21,7 @@ class MemoryNoteScreen(ModalScreen[tuple[str, str, str] | None]):
 
     DEFAULT_CSS = """
     MemoryNoteScreen { align: center middle; }
-    #note-dialog { width: 76; height: auto; border: round $accent; padding: 0 1; background: $surface; }
+    #note-dialog { width: 96; height: auto; border: round $accent; padding: 0 1; background: $surface; }
     #note-text { color: $text-muted; margin-bottom: 1; max-height: 6; }
     #note-choices { height: auto; }
     #note-choices RadioSet { width: 1fr; height: auto; }

@@ -25,10 +25,11 @@ class SkillPicker(ModalScreen[str | None]):
     """
     BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
 
-    def __init__(self, skills: dict, problems: list[str]) -> None:
+    def __init__(self, skills: dict, problems: list[str], workspace: str = "") -> None:
+        """`workspace`: shown paths are relative to it."""
         super().__init__()
         self.skills = skills
-        self.problems = problems
+        self.problems = [p.replace(workspace.rstrip("/") + "/", "") for p in problems] if workspace else problems
 
     def compose(self) -> ComposeResult:
         with Vertical(id="skill-dialog"):
