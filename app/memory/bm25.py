@@ -7,6 +7,7 @@ Okapi BM25 with the usual k1 = 1.2, b = 0.75. Names are split on underscores, so
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter, defaultdict
@@ -37,6 +38,7 @@ class BM25Index:
                 self._postings[word][key] = count
         total = sum(self._lengths.values())
         self._average = total / len(self._lengths) if self._lengths else 0.0
+        self._weights: dict[str, dict[Hashable, float]] = {}  # word -> its score in each document
 
     def __len__(self) -> int:
         return len(self._lengths)
@@ -46,19 +48,24 @@ class BM25Index:
         n, df = len(self._lengths), len(self._postings.get(word, ()))
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
-    def rank(self, query: str, *, allowed: set[Hashable] | None = None) -> list[tuple[Hashable, float]]:
-        """Documents sharing a word with `query`, by BM25 score (ties: the key order), best first.
+    def weights(self, word: str) -> dict[Hashable, float]:
+        """The BM25 score `word` adds to each document holding it (computed once per word)."""
+        cached = self._weights.get(word)
+        if cached is None:
+            idf, average = self.idf(word), self._average or 1
+            cached = self._weights[word] = {
+                key: idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._lengths[key] / average))
+                for key, tf in self._postings.get(word, {}).items()}
+        return cached
 
-        `allowed` restricts the result to those keys (visible scopes)."""
+    def rank(self, query: str, *, allowed: set[Hashable] | None = None,
+             top: int | None = None) -> list[tuple[Hashable, float]]:
+        """Documents sharing a word with `query`, by BM25 score (ties: the key order), best first;
+        only the best `top` when given. `allowed` restricts the result to those keys (visible scopes)."""
         scores: dict[Hashable, float] = defaultdict(float)
         for word in set(tokens(query)):
-            postings = self._postings.get(word)
-            if not postings:
-                continue
-            idf = self.idf(word)
-            for key, tf in postings.items():
-                if allowed is not None and key not in allowed:
-                    continue
-                norm = 1 - B + B * self._lengths[key] / (self._average or 1)
-                scores[key] += idf * tf * (K1 + 1) / (tf + K1 * norm)
-        return sorted(scores.items(), key=lambda item: (-item[1], str(item[0])))
+            for key, weight in self.weights(word).items():
+                scores[key] += weight
+        items = scores.items() if allowed is None else ((k, v) for k, v in scores.items() if k in allowed)
+        order = lambda item: (-item[1], str(item[0]))  # noqa: E731
+        return heapq.nsmallest(top, items, key=order) if top is not None else sorted(items, key=order)

@@ -16,8 +16,7 @@ from sqlalchemy import Connection, text
 from sqlalchemy.exc import OperationalError
 
 from app.storage.fts import FTS_TABLE
-from app.storage.search import (ELLIPSIS, MARK_END, MARK_START, SNIPPET_TOKENS, fts_query, like_snippet,
-                                parse_query)
+from app.storage.search import MARK_END, MARK_START, Term, fts_query, like_snippet, parse_query
 from app.memory.memory_store import like_pattern
 from app.memory.records import RecallError
 
@@ -73,15 +72,33 @@ def _filters(workstream_id: str | None, role: str | None) -> tuple[str, dict[str
     return sql, params
 
 
-def _fts(conn: Connection, match: str, limit: int, where: str, params: dict[str, Any]) -> list[RecallHit]:
-    sql = text(f"""{_SELECT}, snippet({FTS_TABLE}, 0, :a, :b, :e, :n) AS snippet
-        FROM {FTS_TABLE} JOIN messages m ON m.id = {FTS_TABLE}.rowid
-        JOIN workstreams w ON w.id = m.workstream_id
-        WHERE {FTS_TABLE} MATCH :q {where}
-        ORDER BY {FTS_TABLE}.rank, m.id DESC LIMIT :limit""")
-    rows = conn.execute(sql, {"a": MARK_START, "b": MARK_END, "e": ELLIPSIS, "n": SNIPPET_TOKENS,
-                              "q": match, "limit": limit, **params}).all()
-    return [_hit(r, r.snippet) for r in rows]
+def _fts(conn: Connection, match: str, limit: int, where: str, params: dict[str, Any],
+         terms: list[Term]) -> list[RecallHit]:
+    # Rank alone picks the ids; rows and snippets follow for those few. FTS5's snippet() over every
+    # match before the sort made a common-word query over 100k messages take ~1 s.
+    join = "JOIN messages m ON m.id = f.rowid" if where else ""
+    ids = [row[0] for row in conn.execute(text(f"""
+        SELECT f.rowid FROM {FTS_TABLE} f {join}
+        WHERE f.{FTS_TABLE} MATCH :q {where} ORDER BY f.rank LIMIT :limit"""),
+        {"q": match, "limit": limit, **params})]
+    return _rows_for(conn, ids, terms)
+
+
+def _rows_for(conn: Connection, ids: list[int], terms: list[Term]) -> list[RecallHit]:
+    if not ids:
+        return []
+    marks = ", ".join(f":id{n}" for n in range(len(ids)))
+    rows = conn.execute(text(f"""{_SELECT} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
+        WHERE m.id IN ({marks})"""), {f"id{n}": value for n, value in enumerate(ids)}).all()
+    by_id = {row.id: row for row in rows}
+    return [_hit(by_id[i], like_snippet(by_id[i].content, terms)) for i in ids if i in by_id]
+
+
+def _highlight_terms(query: str) -> list[Term]:
+    """The words of an FTS5 query worth marking in a snippet (operators and syntax left out)."""
+    words = re.findall(r'"([^"]+)"|([^\s"()*:^+-]+)', query)
+    return [Term(phrase or word) for phrase, word in words
+            if (phrase or word) and (phrase or word) not in ("AND", "OR", "NOT", "NEAR")]
 
 
 def _like(conn: Connection, words: list[str], limit: int, where: str, params: dict[str, Any]) -> list[RecallHit]:
@@ -114,7 +131,7 @@ def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, synt
             raise RecallError("this SQLite has no FTS5, so syntax=true cannot be used; search without it "
                               "(words and \"phrases\" are matched literally)")
         try:
-            return _fts(conn, query, limit, where, params)
+            return _fts(conn, query, limit, where, params, _highlight_terms(query))
         except OperationalError as error:
             raise RecallError(explain_fts_error(query, error)) from None
     terms = parse_query(query)
@@ -127,5 +144,5 @@ def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, synt
         for number, piece in enumerate(literal):
             where += f" AND m.content LIKE :lit{number} ESCAPE '\\'"
             params[f"lit{number}"] = like_pattern(piece)
-        return _fts(conn, match, limit, where, params)
+        return _fts(conn, match, limit, where, params, terms)
     return _like(conn, [t.text for t in terms], limit, where, params)

@@ -35,6 +35,7 @@ class MemorySelector:
         self._signature: tuple[int, float, int] | None = None
         self._index = BM25Index(())
         self._rows: list[_Row] = []
+        self._visible: dict[Visibility, set[int]] = {}  # per version of the table
 
     def _refresh(self) -> None:
         signature = self.store.signature()
@@ -44,13 +45,16 @@ class MemorySelector:
         self._index = BM25Index((r[0], f"{r[1]} {r[2]}") for r in rows)
         self._rows = sorted((_Row(r[0], r[3], r[4], r[5]) for r in rows), key=lambda r: (-r.updated_at, -r.id))
         self._signature = signature
+        self._visible = {}
 
     def select(self, visibility: Visibility, conversation: str, *, top: int = TOP, touch: bool = True) -> list[Memory]:
         """The `top` memories for `conversation`: best BM25 first, then the most recent; only those
         `visibility` sees. Each one chosen counts as accessed when `touch`."""
         self._refresh()
-        visible = {r.id for r in self._rows if visibility.sees(r.scope, r.scope_key)}
-        chosen = [key for key, _score in self._index.rank(conversation[-QUERY_CHARS:], allowed=visible)][:top]
+        visible = self._visible.get(visibility)
+        if visible is None:
+            visible = self._visible[visibility] = {r.id for r in self._rows if visibility.sees(r.scope, r.scope_key)}
+        chosen = [key for key, _score in self._index.rank(conversation[-QUERY_CHARS:], allowed=visible, top=top)]
         for row in self._rows:
             if len(chosen) >= top:
                 break
