@@ -45,14 +45,16 @@ class SkillPicker(ModalScreen[str | None]):
             if not options:
                 yield Static("No skills yet: add .toml or .md files to .whimbrel/skills/ in the workspace "
                              "or skills/ in the config dir.", markup=False)
-            yield OptionList(*options, id="skill-list")
+            else:
+                yield OptionList(*options, id="skill-list")
             yield Static("\n".join(f"could not load: {p}" for p in self.problems), id="skill-problems",
                          markup=False)
             yield Static("[b]Enter[/b] start · [b]Esc[/b] close · variables: /skill NAME var=value …",
                          classes="skill-keys")
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        for options in self.query(OptionList):
+            options.focus()
 
     @on(OptionList.OptionSelected)
     def chosen(self, event: OptionList.OptionSelected) -> None:

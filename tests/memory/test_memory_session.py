@@ -155,3 +155,25 @@ async def test_subdirectory_instructions_join_after_a_read(fake_openai, tmp_path
     assert "2-space JSX" in _system(fake_openai.requests[1])
     assert any(n.text.startswith("Instructions added:") for n in recorder.of(ev.Notice))
     await close(models, store)
+
+
+async def test_the_skill_tool_lists_and_reads_skills(fake_openai, tmp_path):
+    workspace = tmp_path / "project"
+    skills = workspace / ".whimbrel" / "skills"
+    skills.mkdir(parents=True)
+    (skills / "review.toml").write_text('description = "Review strictly"\nprompt = "Review {{focus}}."\n'
+                                        '[settings]\ntemperature = 0.1\n')
+    (skills / "broken.md").write_text("---\nno end")
+    fake_openai.queue(ToolCallReply(calls=[("skill", '{"action": "list"}', "c1"),
+                                           ("skill", '{"action": "read", "name": "review"}', "c2"),
+                                           ("skill", '{"action": "read", "name": "nope"}', "c3")]),
+                      TextReply("ok"))
+    models = registry_for({"local": openai_model(fake_openai, "local")})
+    store = await AsyncStore.open(tmp_path / "data" / "whimbrel.db")
+    session = await _session(models, store, MemoryService(store), workspace, None, Recorder())
+    await session.run_turn("which skills are there?")
+    listed, read, missing = _tool_results(fake_openai.requests[1])
+    assert listed.startswith("- review: Review strictly") and "could not load" in listed and "never closed" in listed
+    assert "variables: focus" in read and "temperature=0.1" in read and "Review {{focus}}." in read
+    assert "no skill called 'nope'; known: review" in missing
+    await close(models, store)
