@@ -20,7 +20,7 @@ PRIMARY = ("AGENTS.md", "WHIMBREL.md")
 FALLBACK = "CLAUDE.md"
 FILE_LIMIT = 64 * 1024  # characters of one file given to the model
 IMPORT_DEPTH = 5
-_IMPORT = re.compile(r"(?<![\w`])@((?:~|\.{1,2})?/?[\w.\-/]+\.\w+)")
+_IMPORT = re.compile(r"(?<![\w`])@((?:~|\.{1,2})?/?[\w.\-/]+)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -40,6 +40,9 @@ class Instructions:
     files: list[InstructionFile] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seen_dirs: set[Path] = field(default_factory=set)
+    # Where imports may reach: the project (repository root, else workspace) and the config dir. A
+    # project file importing @~/.aws/credentials must not put a secret into the model's context.
+    import_roots: tuple[Path, ...] = ()
 
     def paths(self) -> list[Path]:
         return [f.path for f in self.files]
@@ -101,7 +104,14 @@ class Instructions:
             if not target.is_file():
                 self.notes.append(f"{path}: @{ref} not found ({target})")
                 continue
+            if self.import_roots and not _inside(target.resolve(), self.import_roots):
+                self.notes.append(f"{path}: @{ref} is outside the project and the config dir: not imported")
+                continue
             self._add_file(target, f"@import from {path.name}", (*chain, path))
+
+
+def _inside(path: Path, roots: tuple[Path, ...]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
 
 
 def imports(text: str) -> list[str]:
@@ -113,7 +123,10 @@ def imports(text: str) -> list[str]:
             fenced = not fenced
             continue
         if not fenced:
-            found += [ref for ref in _IMPORT.findall(re.sub(r"`[^`]*`", "", line)) if ref not in found]
+            for ref in _IMPORT.findall(re.sub(r"`[^`]*`", "", line)):
+                ref = ref.rstrip(".,;:")
+                if ("/" in ref or "." in ref) and ref not in found:  # a path, not an @mention
+                    found.append(ref)
     return found
 
 
@@ -137,16 +150,18 @@ def repository_root(start: Path) -> Path | None:
 def load(workspace: Path, config_dir: Path | None) -> Instructions:
     """The workspace's instructions: root, parents up to the repository root, then the user's file."""
     workspace = Path(workspace).resolve()
-    result = Instructions(seen_dirs={workspace})
     root = repository_root(workspace)
+    config = Path(config_dir).expanduser().resolve() if config_dir is not None else None
+    result = Instructions(seen_dirs={workspace},
+                          import_roots=tuple(p for p in (root or workspace, config) if p is not None))
     chain = [workspace]
     if root is not None and root != workspace:
         chain += [p for p in workspace.parents if p == root or root in p.parents]
     for number, folder in enumerate(chain):
         result.seen_dirs.add(folder)
         result._add_dir(folder, "workspace" if number == 0 else "parent")
-    if config_dir is not None:
-        result._add_dir(Path(config_dir).expanduser().resolve(), "user")
+    if config is not None:
+        result._add_dir(config, "user")
     return result
 
 

@@ -64,7 +64,7 @@ def test_a_file_importing_itself(tmp_path):
 
 
 def test_imports_ignore_code_and_email_addresses():
-    text = "Mail ada@example.com\n`@not/this.md`\n```\n@inside/fence.md\n```\nBut @yes/this.md"
+    text = "Mail ada@example.com, ask @alice\n`@not/this.md`\n```\n@inside/fence.md\n```\nBut @yes/this.md."
     assert imports(text) == ["yes/this.md"]
 
 
@@ -79,3 +79,17 @@ def test_subdirectory_instructions_join_when_a_file_there_is_touched(tmp_path):
     assert loaded.add_for_paths([tmp_path / "web" / "src" / "app.ts"], tmp_path) == []  # once
     assert loaded.add_for_paths([tmp_path.parent / "outside.txt", tmp_path / "top.txt"], tmp_path) == []
     assert [f.via for f in loaded.files] == ["workspace", "subdirectory", "subdirectory"]
+
+
+def test_imports_never_reach_outside_the_project_or_the_config_dir(tmp_path):
+    secret = _write(tmp_path / "home" / ".aws" / "credentials", "aws_secret_access_key = SECRET")
+    project = tmp_path / "project"
+    _write(project / "AGENTS.md", f"See @../home/.aws/credentials and @{secret} and @docs/ok.md")
+    _write(project / "docs" / "ok.md", "fine")
+    config = _write(tmp_path / "config" / "AGENTS.md", "user: @prefs.md").parent
+    _write(config / "prefs.md", "short answers")
+    loaded = load(project, config)
+    assert "SECRET" not in loaded.render()
+    assert [f.text for f in loaded.files] == [f"See @../home/.aws/credentials and @{secret} and @docs/ok.md",
+                                              "fine", "user: @prefs.md", "short answers"]
+    assert sum("outside the project" in note for note in loaded.notes) == 2
