@@ -177,3 +177,34 @@ async def test_the_skill_tool_lists_and_reads_skills(fake_openai, tmp_path):
     assert "variables: focus" in read and "temperature=0.1" in read and "Review {{focus}}." in read
     assert "no skill called 'nope'; known: review" in missing
     await close(models, store)
+
+
+async def test_bad_memory_calls_get_words_not_tracebacks(fake_openai, tmp_path):
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    big = json.dumps({"action": "save", "name": "huge", "content": "x" * (32 * 1024 + 1)})
+    calls = [("memory", '{"action": "save", "content": "no name"}', "c1"),
+             ("memory", '{"action": "save", "name": "Bad Name", "content": "x"}', "c2"),
+             ("memory", big, "c3"),
+             ("memory", '{"action": "delete", "name": "never_saved"}', "c4"),
+             ("memory", '{"action": "save", "name": "ok_one", "content": "x", "type": "opinion"}', "c5"),
+             ("memory", '{"action": "search", "query": "100%_\\\\"}', "c6"),
+             ("recall", '{"query": "   "}', "c7")]
+    fake_openai.queue(ToolCallReply(calls=calls), TextReply("ok"))
+    models = registry_for({"local": openai_model(fake_openai, "local")})
+    store = await AsyncStore.open(tmp_path / "data" / "whimbrel.db")
+    service = MemoryService(store)
+    session = await _session(models, store, service, workspace, None, Recorder())
+    await session.run_turn("try things")
+    by_id = {m["tool_call_id"]: m["content"] for m in fake_openai.requests[1]["messages"] if m["role"] == "tool"}
+    results = [by_id[f"c{n}"] for n in range(1, 8)]
+    assert "needs `name`" in results[0]
+    assert "snake_case" in results[1]
+    assert "32 KB" in results[2]
+    assert "no memory called 'never_saved'" in results[3]
+    assert "opinion" in results[4]  # the schema's enum refuses it before the tool runs
+    assert results[5] == "No memory matches '100%_\\\\'."
+    assert "empty" in results[6]
+    assert not any("Traceback" in r or "internal error" in r for r in results)
+    assert await service.list(None) == []
+    await close(models, store)
