@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -170,12 +170,20 @@ class MemoryBrowser(ModalScreen[None]):
         if not command:
             self.query_one("#memory-status", Static).update("set $EDITOR to edit in your editor; e edits here")
             return
+        status = self.query_one("#memory-status", Static)
         with tempfile.TemporaryDirectory(prefix="whimbrel-memory-") as folder:
             path = Path(folder) / f"{memory.name}.md"
             path.write_text(memory.content, encoding="utf-8")
-            with self.app.suspend():
-                finished = subprocess.run([*shlex.split(command), str(path)], check=False)
-            content = path.read_text(encoding="utf-8")
+            try:
+                with self.app.suspend():
+                    finished = subprocess.run([*shlex.split(command), str(path)], check=False)
+            except SuspendNotSupported:
+                status.update("this terminal cannot be handed to an editor; e edits here")
+                return
+            except (OSError, ValueError) as error:
+                status.update(f"could not start the editor {command!r}: {error}")
+                return
+            content = path.read_text(encoding="utf-8", errors="replace")
         if finished.returncode != 0:
             self.query_one("#memory-status", Static).update(f"the editor exited with {finished.returncode}: "
                                                              "nothing changed")

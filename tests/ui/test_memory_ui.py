@@ -169,3 +169,18 @@ async def test_skill_errors_are_one_line(fake_openai, tmp_path):
         await wait_for_text(pilot, "No skill called 'nosuch'")
         await send(pilot, "/skill x 'unclosed")
         await wait_for_text(pilot, "Usage: /skill NAME var=value")
+
+
+async def test_external_editor_where_the_terminal_cannot_be_handed_over(fake_openai, tmp_path, monkeypatch):
+    monkeypatch.setenv("EDITOR", "vi")
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        here = focused_view(app).workstream.session.memory_context.visibility
+        await app.memory_service.save(here, "a_note", "text")
+        await send(pilot, "/memory")
+        await wait_for(pilot, lambda: isinstance(app.screen, MemoryBrowser) and app.screen.shown, message="rows")
+        app.screen.query_one(DataTable).focus()
+        await pilot.press("ctrl+e")
+        await wait_for_text(pilot, "cannot be handed to an editor")
+        assert (await app.memory_service.get(here, "a_note")).content == "text"
