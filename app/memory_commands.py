@@ -33,7 +33,10 @@ async def instructions(app, view, args: str) -> None:
     context = _context(view)
     if context.instructions is None or args.strip() == "reload":
         await context.reload_instructions()
-    await view.transcript.add_notice(describe(context.instructions, context.workspace))
+    text = describe(context.instructions, context.workspace)
+    if context.skill:
+        text += f"\nStarted from skill {context.skill['name']} (version {context.skill['version']})."
+    await view.transcript.add_notice(text)
 
 
 async def memory(app, view, args: str) -> None:

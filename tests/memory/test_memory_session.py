@@ -208,3 +208,25 @@ async def test_bad_memory_calls_get_words_not_tracebacks(fake_openai, tmp_path):
     assert not any("Traceback" in r or "internal error" in r for r in results)
     assert await service.list(None) == []
     await close(models, store)
+
+
+async def test_a_resumed_workstream_keeps_its_skill(fake_openai, tmp_path):
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    fake_openai.queue(TextReply("one"), TextReply("two"))
+    models = registry_for({"local": openai_model(fake_openai, "local")})
+    store = await AsyncStore.open(tmp_path / "data" / "whimbrel.db")
+    service = MemoryService(store)
+    first = await _session(models, store, service, workspace, None, Recorder())
+    await first.memory_context.start_skill(first, {"name": "review", "version": "abc123def456", "path": "x",
+                                                   "values": {}, "settings": {}, "prompt": "Review strictly."})
+    await first.run_turn("start")
+    assert "# Skill: review\nReview strictly." in _system(fake_openai.requests[0])
+    resumed = Session(workstream_id=first.workstream_id, provider=None, models=models,
+                      registry=ToolRegistry.load_builtin(), tool_context=ToolContext(workspace=workspace),
+                      emit=Recorder(), store=store, messages=await store.load_messages(first.workstream_id))
+    attach_memory(resumed, service)
+    await resumed.run_turn("again")
+    assert "# Skill: review\nReview strictly." in _system(fake_openai.requests[1])
+    assert (await store.get_config(first.workstream_id))["skill"]["version"] == "abc123def456"
+    await close(models, store)
