@@ -150,3 +150,31 @@ def test_suggested_names_are_valid():
     assert suggest_name("This project uses tabs, not spaces!") == "this_project_uses_tabs_not_spaces"
     assert suggest_name("42 is the answer") == "note_42_is_the_answer"
     assert suggest_name("!!!") == "note"
+
+
+def test_two_instances_upserting_the_same_name_at_once(tmp_path):
+    """Two stores on one file (two windows): the upsert's read and write share one locked transaction,
+    so racing saves of one name never collide on the unique constraint."""
+    import threading
+
+    stores = [Store(tmp_path / "whimbrel.db") for _ in range(2)]
+    errors: list[BaseException] = []
+
+    def save_many(store: Store, who: int) -> None:
+        memories = MemoryStore(store.engine)
+        try:
+            for number in range(40):
+                memories.save(HERE, "shared_fact", f"from {who}: {number}")
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=save_many, args=(store, who)) for who, store in enumerate(stores)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    [only] = MemoryStore(stores[0].engine).list(HERE)
+    assert only.content.endswith(": 39")
+    for store in stores:
+        store.close()
