@@ -124,6 +124,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         super().__init__()
         self.options = options
         self.store = None
+        self.memory_service = None  # app/memory/service.py, once the store is open
         self.models = None  # ModelRegistry, None until a model is configured
         self.manager = None
         self.layout_tree: LayoutTree | None = None
@@ -187,6 +188,8 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         await self.store.prune(options.retention_days, keep=tuple(open_tabs))
         recovered = await checkpoint_wiring.at_start(self)  # finishes a rewind a crash cut short
         self.registry = await asyncio.to_thread(ToolRegistry.load_builtin)
+        from app.memory.service import MemoryService
+        self.memory_service = MemoryService(self.store, options.config_path.parent)  # memories and recall (app/memory/)
         self.models = options.models or self._registry_for(options.settings)
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
@@ -283,6 +286,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
 
     def _make_session(self, workstream_id, saved, listener):
         """A Session for a workstream, restored from its SavedState (model, /clear point, compaction)."""
+        from app.engine.memory_context import attach_memory
         from app.engine.session import Session
         from tools.context import ToolContext
 
@@ -297,6 +301,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
             session.restore_compaction(*saved.compaction)
         session.system_extra = self.mcp_catalog
         checkpoint_wiring.attach(self, session)
+        attach_memory(session, self.memory_service)
         return session
 
     async def _restore_workspace(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app import checkpoint_wiring
+from app import memory_commands
 from app.engine.commands import CommandError, parse
 from app.screens.confirm import ConfirmScreen
 
@@ -218,4 +219,5 @@ HANDLERS = {
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
+    **memory_commands.HANDLERS,
 }

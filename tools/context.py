@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 
 def _discard(_text: str) -> None:
@@ -33,6 +33,7 @@ class ToolContext:
     workstream_id: str = ""
     bash_timeout: float = 120.0
     output_limit: int = 30_000
+    memory: Any = None  # an app.memory.service.MemoryService: the memory and recall tools use it
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).expanduser().resolve()

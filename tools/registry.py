@@ -10,7 +10,9 @@ from typing import Any, Awaitable, Callable
 from tools.bash import bash
 from tools.context import ToolContext
 from tools.files import edit_file, read_file, write_file
+from tools.memory_tools import memory, recall
 from tools.search import search
+from tools.skill_tool import skill
 
 Implementation = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
 """Runs a call with validated arguments; returns the result text or raises ToolError."""
@@ -21,6 +23,9 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "write_file": write_file,
     "edit_file": edit_file,
     "search": search,
+    "memory": memory,
+    "recall": recall,
+    "skill": skill,
 }
 
 METADATA_KEYS = ("auto_approve", "agent", "task_agent", "primary_key", "path_args", "approval_reason")

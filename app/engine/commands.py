@@ -36,6 +36,10 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mcp", "[status | refresh [server]]", "the MCP inspector (F9); status lists the servers, refresh re-lists"),
     SlashCommand("split", "[h|v]", "split the focused pane (side by side or stacked)"),
     SlashCommand("unsplit", "", "close the focused pane (the workstream stays open)"),
+    SlashCommand("memory", "[query]", "browse, search, edit and delete memories ('# text' saves one)"),
+    SlashCommand("instructions", "[reload]", "the instruction files (AGENTS.md …) given to the model, and from where"),
+    SlashCommand("skill", "[name var=value …]", "start a new workstream from a skill (a picker without a name)"),
+    SlashCommand("init", "", "have the model draft an AGENTS.md for this workspace (you approve the write)"),
     SlashCommand("quit", "", "quit Whimbrel"),
 )
 BY_NAME = {c.name: c for c in COMMANDS}

@@ -107,6 +107,7 @@ class Session:
         self._slice = StreamSlice()  # this session's part of the streams' shared loop budget
         self.system_extra: Callable[[], str] | None = None  # e.g. the MCP resource/prompt catalog
         self.checkpoints: Any = None  # app.checkpoints.turns.TurnCheckpoints: a snapshot around each turn
+        self.memory_context: Any = None  # app/engine/memory_context.py: instructions and memories
 
     # -- helpers -------------------------------------------------------------------------
     def emit(self, event: ev.EngineEvent) -> None:
@@ -123,9 +124,10 @@ class Session:
 
     def model_messages(self) -> list[Message]:
         """What the model sees: system prompt, the compaction summary if any, then the live context."""
-        extra = self.system_extra() if self.system_extra is not None else ""
-        system = Message(role="system", content=system_prompt(self.tool_context.workspace) +
-                         (f"\n\n{extra}" if extra else ""))
+        extras = [self.memory_context.system_text() if self.memory_context is not None else "",
+                  self.system_extra() if self.system_extra is not None else ""]
+        system = Message(role="system", content="\n\n".join(
+            [system_prompt(self.tool_context.workspace), *(e for e in extras if e)]))
         start = self._context_from()
         head = [self.compaction_summary] if self.compaction_summary is not None and \
             self.compacted_upto >= self.context_start else []
@@ -186,8 +188,12 @@ class Session:
         turn_start = len(self.messages) - 1
         await self._checkpoint_begin()
         try:
+            if self.memory_context is not None:
+                await self.memory_context.start_turn(self)
             while True:
                 await self._maybe_compact()
+                if self.memory_context is not None:
+                    await self.memory_context.before_request(self)
                 self.emit(ev.StateChanged("thinking"))
                 calls = await self._stream_response()
                 if calls is None:
@@ -435,6 +441,8 @@ class Session:
         self.tool_context.read_paths.clear()
         self.usage.last_prompt_tokens = 0
         self.emit(ev.CompactionDone(summary, len(old), tokens_before, auto, focus or ""))
+        if self.memory_context is not None:  # instructions and memories again, after the summary
+            await self.memory_context.after_compaction(self)
         return summary
 
     async def _share_the_loop(self) -> None:

@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
 from app.checkpoint_wiring import DoubleEscape
+from app import memory_commands
 from app.engine.commands import CommandError, is_command
 from app.screens.frame_timer import FrameTimer
 from widgets.footer import KeysFooter
@@ -189,6 +190,8 @@ class MainScreen(PaintTimerScreen):
         """A slash command runs here; anything else is a prompt for the view's workstream."""
         if is_command(text):
             self.run_worker(self._command(view, text), group="command", exit_on_error=False)
+        elif memory_commands.is_memory_note(text):
+            memory_commands.save_note(self.app, view, text)
         else:
             self.app.submit_prompt(view.workstream, text)  # type: ignore[attr-defined]
 

@@ -73,12 +73,20 @@ def _v6_checkpoints(conn: Connection) -> None:
         table.create(conn, checkfirst=True)
 
 
+def _v7_memories(conn: Connection) -> None:
+    """Structured memories (issue 16): name, description, content, type, scope, access counts."""
+    from app.storage.schema import memories
+
+    memories.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_initial),
     (2, _v2_usage_and_compactions),
     (3, _v3_history_state_resets),
     (4, _v4_workstream_leases),
-    (6, _v6_checkpoints),  # issue 15 (placeholder number: renumbered at merge)
+    (6, _v6_checkpoints),
+    (7, _v7_memories),
 ]
 
 

@@ -211,4 +211,26 @@ workstream_forks = Table(
     Column("parent_id", Text, nullable=False, index=True),
     Column("upto_seq", Integer, nullable=False),
     Column("created_at", Float, nullable=False),
+# -- memory (issue 16): structured memories the agent saves and is given by relevance ------
+
+# One row per memory. `scope` is global, workstream or workspace; `scope_key` is '' for global,
+# the workstream id or the resolved workspace path. A name is unique within its scope.
+memories = Table(
+    "memories",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", Text, nullable=False),
+    Column("description", Text, nullable=False, default=""),
+    Column("content", Text, nullable=False, default=""),
+    Column("type", Text, nullable=False, default="project"),
+    Column("scope", Text, nullable=False, default="global"),
+    Column("scope_key", Text, nullable=False, default=""),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Column("accessed_at", Float, nullable=True),
+    Column("access_count", Integer, nullable=False, default=0),
+    UniqueConstraint("name", "scope", "scope_key", name="uq_memories_name_scope"),
+    CheckConstraint("type IN ('user', 'project', 'feedback', 'reference')", name="ck_memories_type"),
+    CheckConstraint("scope IN ('global', 'workstream', 'workspace')", name="ck_memories_scope"),
+    Index("ix_memories_scope", "scope", "scope_key"),
 )

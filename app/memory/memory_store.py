@@ -1,0 +1,170 @@
+"""The memories table: upsert, look-up, list, search, delete and access counts (synchronous).
+
+Run on the store's database thread (`AsyncStore.run`); writes take the write lock up front
+(app/storage/engine.py), reads go through `reader(engine)`. What a workstream may see is a
+`Visibility`: global memories, its own workstream's, and its workspace's.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Iterable
+
+from sqlalchemy import Engine, and_, delete, func, insert, or_, select, update
+
+from app.memory.records import (Memory, check_content, check_description, check_name, check_scope,
+                                check_type, InvalidMemory, Visibility)
+from app.storage.engine import reader
+from app.storage.schema import memories
+
+NARROWEST_FIRST = {"workstream": 0, "workspace": 1, "global": 2}
+
+
+def visible_to(visibility: Visibility) -> Any:
+    """The SQL condition for the memories `visibility` sees."""
+    return or_(memories.c.scope == "global",
+               and_(memories.c.scope == "workstream", memories.c.scope_key == visibility.workstream_id),
+               and_(memories.c.scope == "workspace", memories.c.scope_key == visibility.workspace))
+
+
+def _memory(row: Any) -> Memory:
+    m = row._mapping
+    return Memory(id=m["id"], name=m["name"], description=m["description"], content=m["content"],
+                  type=m["type"], scope=m["scope"], scope_key=m["scope_key"], created_at=m["created_at"],
+                  updated_at=m["updated_at"], accessed_at=m["accessed_at"], access_count=m["access_count"])
+
+
+def like_pattern(text: str) -> str:
+    """`text` as a LIKE pattern matching it literally anywhere (%, _ and the escape escaped)."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+class MemoryStore:
+    """Memories in the store's SQLite file."""
+
+    def __init__(self, engine: Engine, *, clock: Callable[[], float] = time.time) -> None:
+        self._engine = engine
+        self._reads = reader(engine)
+        self._clock = clock
+
+    def save(self, visibility: Visibility, name: str, content: str | None, *, description: str | None = None,
+             type: str | None = None, scope: str = "workspace") -> tuple[Memory, bool]:
+        """Upsert by name within the scope; returns (memory, created).
+
+        An existing memory keeps its description, type (and content) when they are not given;
+        a new one needs content and gets type 'project' when none is given."""
+        name, scope = check_name(name), check_scope(scope)
+        key = visibility.key_for(scope)
+        fields: dict[str, Any] = {}
+        if content is not None:
+            fields["content"] = check_content(content)
+        if description is not None:
+            fields["description"] = check_description(description)
+        if type is not None:
+            fields["type"] = check_type(type)
+        now = self._clock()
+        where = and_(memories.c.name == name, memories.c.scope == scope, memories.c.scope_key == key)
+        with self._engine.begin() as conn:
+            exists = conn.execute(select(memories.c.id).where(where)).scalar()
+            if exists is not None:
+                conn.execute(update(memories).where(memories.c.id == exists).values(updated_at=now, **fields))
+            else:
+                if not fields.get("content", "").strip():
+                    raise InvalidMemory(f"a new memory needs content: nothing is saved as {name!r}")
+                conn.execute(insert(memories).values(
+                    name=name, description=fields.get("description", ""), content=fields["content"],
+                    type=fields.get("type", "project"), scope=scope, scope_key=key, created_at=now,
+                    updated_at=now, accessed_at=None, access_count=0))
+            row = conn.execute(select(memories).where(where)).first()
+        return _memory(row), exists is None
+
+    def get(self, visibility: Visibility | None, name: str, scope: str | None = None) -> Memory | None:
+        """The memory called `name` that `visibility` sees, narrowest scope first."""
+        found = self.list(visibility, scope=scope, names=[name.strip()])
+        return min(found, key=lambda m: NARROWEST_FIRST[m.scope]) if found else None
+
+    def list(self, visibility: Visibility | None, *, type: str | None = None, scope: str | None = None,
+             names: Iterable[str] | None = None, limit: int | None = None) -> list[Memory]:
+        """Memories `visibility` sees (None: every memory), most recently updated first."""
+        query = select(memories)
+        if visibility is not None:
+            query = query.where(visible_to(visibility))
+        if type:
+            query = query.where(memories.c.type == check_type(type))
+        if scope:
+            query = query.where(memories.c.scope == check_scope(scope))
+        if names is not None:
+            query = query.where(memories.c.name.in_(list(names)))
+        query = query.order_by(memories.c.updated_at.desc(), memories.c.id.desc())
+        if limit:
+            query = query.limit(limit)
+        with self._reads.connect() as conn:
+            return [_memory(r) for r in conn.execute(query)]
+
+    def by_ids(self, ids: list[int]) -> list[Memory]:
+        """Memories by id, in the order given (ids that are gone are skipped)."""
+        with self._reads.connect() as conn:
+            rows = {r.id: _memory(r) for r in conn.execute(select(memories).where(memories.c.id.in_(ids)))}
+        return [rows[i] for i in ids if i in rows]
+
+    def search(self, visibility: Visibility | None, query: str, *, type: str | None = None,
+               scope: str | None = None, limit: int = 20) -> list[Memory]:
+        """Memories whose name, description or content contains every word of `query` literally
+        (LIKE with %, _ and \\ escaped), most recently updated first."""
+        words = query.split()
+        statement = select(memories)
+        if visibility is not None:
+            statement = statement.where(visible_to(visibility))
+        for word in words:
+            pattern = like_pattern(word)
+            statement = statement.where(or_(*(column.like(pattern, escape="\\") for column in
+                                              (memories.c.name, memories.c.description, memories.c.content))))
+        if type:
+            statement = statement.where(memories.c.type == check_type(type))
+        if scope:
+            statement = statement.where(memories.c.scope == check_scope(scope))
+        statement = statement.order_by(memories.c.updated_at.desc(), memories.c.id.desc()).limit(limit)
+        with self._reads.connect() as conn:
+            return [_memory(r) for r in conn.execute(statement)]
+
+    def delete(self, visibility: Visibility | None, name: str, scope: str | None = None) -> Memory | None:
+        """Delete the memory `get` would find; returns it, or None when there was none."""
+        found = self.get(visibility, name, scope)
+        if found is not None:
+            self.delete_id(found.id)
+        return found
+
+    def delete_id(self, memory_id: int) -> None:
+        with self._engine.begin() as conn:
+            conn.execute(delete(memories).where(memories.c.id == memory_id))
+
+    def update(self, memory_id: int, **fields: Any) -> None:
+        """Edit a memory in place (the browser's edit): name, description, content, type."""
+        checks = {"name": check_name, "description": check_description, "content": check_content,
+                  "type": check_type}
+        values = {key: checks[key](value) for key, value in fields.items()}
+        with self._engine.begin() as conn:
+            conn.execute(update(memories).where(memories.c.id == memory_id).values(updated_at=self._clock(),
+                                                                                  **values))
+
+    def touch(self, ids: list[int]) -> None:
+        """Count one more use of each memory (given to the model in a turn)."""
+        if not ids:
+            return
+        with self._engine.begin() as conn:
+            conn.execute(update(memories).where(memories.c.id.in_(ids)).values(
+                accessed_at=self._clock(), access_count=memories.c.access_count + 1))
+
+    def signature(self) -> tuple[int, float, int]:
+        """(count, newest update, highest id): changes whenever a memory is added, edited or deleted."""
+        with self._reads.connect() as conn:
+            row = conn.execute(select(func.count(), func.max(memories.c.updated_at), func.max(memories.c.id))).one()
+        return int(row[0]), float(row[1] or 0), int(row[2] or 0)
+
+    def index_rows(self) -> list[tuple[int, str, str, str, str, float]]:
+        """(id, name, description, scope, scope_key, updated_at) of every memory: what BM25 indexes."""
+        with self._reads.connect() as conn:
+            return [tuple(r) for r in conn.execute(select(
+                memories.c.id, memories.c.name, memories.c.description, memories.c.scope, memories.c.scope_key,
+                memories.c.updated_at))]
