@@ -211,6 +211,9 @@ workstream_forks = Table(
     Column("parent_id", Text, nullable=False, index=True),
     Column("upto_seq", Integer, nullable=False),
     Column("created_at", Float, nullable=False),
+)
+
+
 # -- memory (issue 16): structured memories the agent saves and is given by relevance ------
 
 # One row per memory. `scope` is global, workstream or workspace; `scope_key` is '' for global,
