@@ -96,6 +96,8 @@ def exit_hint(app, data_dir_arg: Path | None) -> str:
                 "session used a temporary store, deleted now.")
     if app.store is not None and app.store.lost:
         return f"Nothing more was saved: {app.store.path} was deleted while Whimbrel was running."
+    if not workstream.session.messages:
+        return ""  # an empty workstream is pruned: there is nothing to resume
     return (f"Resume this conversation with: whimbrel --resume {workstream.id[:8]}"
             + (f" --data-dir {data_dir_arg}" if data_dir_arg else ""))
 

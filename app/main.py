@@ -29,6 +29,7 @@ from app.screens.main import MainScreen
 from app.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
 from widgets import terminal_guard
+from widgets.dialog_footer import follow_dialogs
 from widgets.footer import KeysFooter
 
 BOOT_AT_THE_LATEST = 0.5  # seconds after mount: boot starts then even if no footer has shown its keys
@@ -163,6 +164,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         # Boot once the first frame is complete (the footer's keys painted): its imports, on a thread,
         # would slow that frame down; BOOT_AT_THE_LATEST in case no footer is shown.
         self.set_timer(BOOT_AT_THE_LATEST, self.start_boot)
+        follow_dialogs(self)  # each dialog's footer shows its own keys
 
     @on(KeysFooter.KeysShown)
     def start_boot(self) -> None:
@@ -349,6 +351,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
     async def _run_turn(self, workstream, text: str) -> None:
         await self.ready.wait()
         await workstream.submit(text)
+        self.refresh_chrome()  # the first prompt may have named the workstream
         if not workstream.title_generated and self.provider is not None and self.options.auto_title:
             workstream.title_generated = True
             self.run_worker(self._auto_title(workstream), group="titles", exit_on_error=False)

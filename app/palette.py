@@ -32,6 +32,10 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
     for title, help_text, callback in actions:
         yield SystemCommand(title, help_text, callback)
     if app.manager is not None:
-        for number, workstream in enumerate(app.manager.workstreams, start=1):
-            yield SystemCommand(f"Go to {number}: {workstream.name}", f"Switch to workstream {number} "
-                                f"({workstream.state})", lambda n=number: app.action_switch_tab(n - 1))
+        from widgets.tab_bar import TabBar
+
+        app.refresh_chrome()  # the tabs show the current names: the entries repeat them as shown
+        tabs = app.main_screen.query_one(TabBar).tabs
+        for number, tab in enumerate(tabs, start=1):
+            yield SystemCommand(f"Go to {number}: {tab.name}", f"Switch to workstream {number} "
+                                f"({tab.state})", lambda n=number: app.action_switch_tab(n - 1))

@@ -23,6 +23,7 @@ KEYS = (
     ("Ctrl+G", "next workstream waiting for approval"),
     ("F2 / F3 / F4 / F8", "next pane / split side by side / split stacked / close pane"),
     ("F9", "MCP inspector (also /mcp)"),
+    ("F1", "this help (also /help)"),
     ("Ctrl+P", "command palette"),
     ("Ctrl+Q", "quit"),
 )
@@ -43,7 +44,7 @@ def help_table() -> Table:
 class HelpScreen(ModalScreen[None]):
 
     CSS_PATH = STYLES_DIR / "screens.tcss"
-    BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q,enter,f1", "dismiss", "Close")]
 
     def __init__(self, *_args) -> None:
         super().__init__()

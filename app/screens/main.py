@@ -66,6 +66,7 @@ class MainScreen(PaintTimerScreen):
 
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("f1", "app.help", "Help", priority=True),
         Binding("ctrl+n", "app.new_workstream", "New", priority=True),
         Binding("ctrl+g", "app.next_attention", "Attention", priority=True),
         # Keys that move focus are priority bindings: they run before the next key is routed, so text
