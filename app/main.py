@@ -84,7 +84,7 @@ WORKER_TASKS = {
     "browser": "Opening the browser", "command": "Running the command", "cost": "Adding up the costs",
     "delete": "Deleting the workstream", "open-url": "Opening the link", "persist-layout": "Saving the layout",
     "sign-in": "Signing in", "transcript-page": "Showing earlier messages",
-    "transcript-settle": "Laying out the transcript",
+    "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 

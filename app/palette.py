@@ -21,6 +21,8 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Resume a saved workstream", "Browse and search history (/resume)", app.action_resume_browser),
         ("Cancel turn", "Stop the focused workstream's running turn (Esc)",
          lambda: app.cancel_turn(app.workstream)),
+        ("Edit the prompt in $EDITOR", "Compose the prompt in $VISUAL or $EDITOR; saving brings it back (Ctrl+O)",
+         lambda: app.main_screen.action_edit_prompt()),
         ("Slash command help", "List every /command (/help)", app.action_help),
         ("Switch model…", "Pick the model of the focused workstream (/model)", app.action_pick_model),
         ("Show cost", "Tokens and cost per workstream (/cost)",

@@ -17,6 +17,7 @@ KEYS = (
     ("Enter / Ctrl+J", "send / new line"),
     ("Up / Down", "earlier prompts of this workstream"),
     ("Tab", "complete a /command"),
+    ("Ctrl+O", "compose the prompt in $VISUAL / $EDITOR"),
     ("Esc", "cancel the running turn"),
     ("Ctrl+N", "new workstream"),
     ("Alt+1…9, Ctrl+PgUp/PgDn", "switch workstream"),

@@ -67,6 +67,7 @@ class MainScreen(PaintTimerScreen):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("f1", "app.help", "Help", priority=True),
+        Binding("ctrl+o", "edit_prompt", "Editor", show=False),  # in /help and the palette
         Binding("ctrl+n", "app.new_workstream", "New", priority=True),
         Binding("ctrl+g", "app.next_attention", "Attention", priority=True),
         # Keys that move focus are priority bindings: they run before the next key is routed, so text
@@ -229,6 +230,14 @@ class MainScreen(PaintTimerScreen):
         view = next((a for a in event.widget.ancestors_with_self if isinstance(a, WorkstreamView)), None)
         if view is not None:
             self.app.view_focused(view)  # type: ignore[attr-defined]
+
+    def action_edit_prompt(self) -> None:
+        """Compose the focused prompt in $VISUAL / $EDITOR (app/editor_compose.py)."""
+        from app.editor_compose import edit_prompt
+
+        view = self.view_for(self.app.focused_id)
+        if view is not None:
+            self.run_worker(edit_prompt(self.app, view.prompt), group="editor", exit_on_error=False)
 
     def action_cancel_turn(self) -> None:
         self.app.cancel_turn(self.app.workstream)  # type: ignore[attr-defined]
