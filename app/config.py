@@ -75,6 +75,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
     "ui": {
         "bell": Key(BOOLEAN, True),
         "notifications": Key(BOOLEAN, True),
+        "theme": Key(STRING),  # a Textual theme or whimbrel-dark / whimbrel-light (checked by the app)
     },
     "workstreams": {
         "max_open": Key(INTEGER, 20, minimum=1),
@@ -153,6 +154,7 @@ class Config:
     output_limit: int = 30000
     bell: bool = True
     notifications: bool = True
+    theme: str | None = None
     max_open: int = 20
     retention_days: int = 90
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # [mcp.servers.<name>], as written

@@ -85,6 +85,7 @@ WORKER_TASKS = {
     "delete": "Deleting the workstream", "open-url": "Opening the link", "persist-layout": "Saving the layout",
     "sign-in": "Signing in", "transcript-page": "Showing earlier messages",
     "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
+    "theme": "Saving the theme",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 
@@ -165,6 +166,22 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         # would slow that frame down; BOOT_AT_THE_LATEST in case no footer is shown.
         self.set_timer(BOOT_AT_THE_LATEST, self.start_boot)
         follow_dialogs(self)  # each dialog's footer shows its own keys
+        self._apply_look()
+
+    def _apply_look(self) -> None:
+        """Whimbrel's themes and the configured one (app/theming.py)."""
+        from app.theming import apply_theme, register_themes
+
+        register_themes(self)
+        problem = apply_theme(self, getattr(self.options.config, "theme", None))
+        if problem:
+            self.notify(problem, severity="warning", timeout=10)
+
+    def action_change_theme(self) -> None:
+        """The palette's "Theme": Whimbrel's picker, with a live preview, saved to config.toml."""
+        from app.theming import open_theme_picker
+
+        open_theme_picker(self)
 
     @on(KeysFooter.KeysShown)
     def start_boot(self) -> None:
