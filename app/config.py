@@ -119,7 +119,7 @@ MCP_SERVER_KEYS: dict[str, Key] = {
     "oauth": Key(Kind("true, false or a table", lambda v: isinstance(v, (bool, dict)))),  # app/mcp/oauth
 }
 
-TOP_LEVEL = (*SECTIONS, "models", "mcp")
+TOP_LEVEL = (*SECTIONS, "models", "mcp", "keymap")
 
 
 @dataclass
@@ -163,6 +163,7 @@ class Config:
     mcp_connect_timeout: float = 30.0
     mcp_cli_connect_timeout: float = 10.0
     mcp_config_files: list[str] = field(default_factory=list)
+    keymap: dict[str, str] = field(default_factory=dict)  # [keymap]: binding id -> keys (app/keymap.py)
 
 
 # -- finding line numbers in the raw text -----------------------------------------------
@@ -314,11 +315,24 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
                                                     "price": dict(values["price"])})
     _check_references(v, models, settings)
     _validate_mcp(v, data, settings)
+    settings["keymap"] = _validate_keymap(v, data)
     if v.problems:
         raise ConfigError(v.problems)
     settings["fallback"] = list(settings["fallback"])
     settings["mcp_config_files"] = list(settings["mcp_config_files"])
     return Config(path=path, models=models, **settings)
+
+
+# -- [keymap] (issue 19: keymaps): binding id = "keys"; the ids are checked by the app (app/keymap.py)
+def _validate_keymap(v: _Validator, data: dict[str, Any]) -> dict[str, str]:
+    keymap = {}
+    for binding_id, keys in v.section((), data, "keymap").items():
+        if isinstance(keys, str):
+            keymap[binding_id] = keys
+        else:
+            v.problem(("keymap", binding_id), f"[keymap] {binding_id} must be a string of keys such as "
+                                              f'"ctrl+k" or "f5,ctrl+k", got {_type_name(keys)}')
+    return keymap
 
 
 def _validate_mcp(v: _Validator, data: dict[str, Any], settings: dict[str, Any]) -> None:

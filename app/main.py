@@ -169,13 +169,16 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         self._apply_look()
 
     def _apply_look(self) -> None:
-        """Whimbrel's themes and the configured one (app/theming.py)."""
+        """Whimbrel's themes and the configured one (app/theming.py), the [keymap] (app/keymap.py)."""
+        from app.keymap import apply_keymap
         from app.theming import apply_theme, register_themes
 
         register_themes(self)
-        problem = apply_theme(self, getattr(self.options.config, "theme", None))
-        if problem:
-            self.notify(problem, severity="warning", timeout=10)
+        self.configured_keymap = dict(getattr(self.options.config, "keymap", None) or {})
+        problems = [apply_theme(self, getattr(self.options.config, "theme", None)),
+                    *apply_keymap(self, self.configured_keymap)]
+        for problem in filter(None, problems):
+            self.notify(problem, severity="warning", timeout=15)
 
     def action_change_theme(self) -> None:
         """The palette's "Theme": Whimbrel's picker, with a live preview, saved to config.toml."""
@@ -520,7 +523,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
     def action_help(self) -> None:
         from app.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen(self.main_screen.active_bindings))
+        self.push_screen(HelpScreen(self.configured_keymap))
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P) offers every action."""

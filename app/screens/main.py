@@ -53,7 +53,7 @@ def _switch_bindings() -> list[Binding]:
     for number in range(1, 10):
         keys = f"alt+{number},{OPTION_DIGIT_KEYS[number - 1]}"
         bindings.append(Binding(keys, f"app.switch_tab({number - 1})", f"Tab {number}", show=False,
-                                priority=True))
+                                priority=True, id=f"tab_{number}"))
     return bindings
 
 
@@ -65,21 +65,21 @@ class MainScreen(PaintTimerScreen):
     """
 
     BINDINGS = [
-        Binding("escape", "cancel_turn", "Cancel turn"),
-        Binding("f1", "app.help", "Help", priority=True),
-        Binding("ctrl+o", "edit_prompt", "Editor", show=False),  # in /help and the palette
-        Binding("ctrl+n", "app.new_workstream", "New", priority=True),
-        Binding("ctrl+g", "app.next_attention", "Attention", priority=True),
+        Binding("escape", "cancel_turn", "Cancel turn", id="cancel_turn"),
+        Binding("f1", "app.help", "Help", show=False, priority=True, id="help"),
+        Binding("ctrl+o", "edit_prompt", "Editor", show=False, id="edit_prompt"),  # in /help and the palette
+        Binding("ctrl+n", "app.new_workstream", "New", priority=True, id="new_workstream"),
+        Binding("ctrl+g", "app.next_attention", "Attention", priority=True, id="next_attention"),
         # Keys that move focus are priority bindings: they run before the next key is routed, so text
         # typed right after them lands in the newly focused prompt (see also apply_layout).
-        Binding("f2", "app.focus_next_pane", "Next pane", priority=True),
-        Binding("f3", "app.split('horizontal')", "Split ┃", priority=True),
-        Binding("f4", "app.split('vertical')", "Split ━", priority=True),
-        Binding("f8", "app.close_pane", "Close pane", priority=True),
-        Binding("f9", "app.mcp_inspector", "MCP", show=False),  # in /help and the palette: the footer is full
-        Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True),
-        Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True),
-        Binding("ctrl+q", "app.quit", "Quit", priority=True),
+        Binding("f2", "app.focus_next_pane", "Next pane", priority=True, id="focus_next_pane"),
+        Binding("f3", "app.split('horizontal')", "Split ┃", priority=True, id="split_side_by_side"),
+        Binding("f4", "app.split('vertical')", "Split ━", priority=True, id="split_stacked"),
+        Binding("f8", "app.close_pane", "Close pane", priority=True, id="close_pane"),
+        Binding("f9", "app.mcp_inspector", "MCP", show=False, id="mcp_inspector"),  # footer full: /help, palette
+        Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True, id="previous_tab"),
+        Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True, id="next_tab"),
+        Binding("ctrl+q", "app.quit", "Quit", priority=True, id="quit"),
         *_switch_bindings(),
     ]
 
