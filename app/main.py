@@ -22,6 +22,7 @@ from app import quit_signals
 from app.attention import Attention
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
 from app.mcp_wiring import McpWiring
+from app.mentions import MentionIndex, expand_mentions
 from app.ownership_wiring import OwnershipWiring
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
@@ -85,7 +86,7 @@ WORKER_TASKS = {
     "delete": "Deleting the workstream", "open-url": "Opening the link", "persist-layout": "Saving the layout",
     "sign-in": "Signing in", "transcript-page": "Showing earlier messages",
     "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
-    "theme": "Saving the theme",
+    "theme": "Saving the theme", "mention-index": "Listing the workspace's files",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 
@@ -137,6 +138,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         self._boot_started = False
         self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/quit_signals.py)
         self.temporary_store = False  # the data dir's store could not be opened: nothing is kept
+        self.mention_index = MentionIndex(options.workdir)  # @-mention completion (listed on first use)
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = False) -> None:
@@ -370,6 +372,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
 
     async def _run_turn(self, workstream, text: str) -> None:
         await self.ready.wait()
+        text = await asyncio.to_thread(expand_mentions, text, self.options.workdir)  # @path attaches it
         await workstream.submit(text)
         self.refresh_chrome()  # the first prompt may have named the workstream
         if not workstream.title_generated and self.provider is not None and self.options.auto_title:

@@ -16,6 +16,7 @@ from textual.widgets import Static, TextArea
 from app.engine.commands import CommandError, is_command
 from app.screens.frame_timer import FrameTimer
 from widgets.footer import KeysFooter
+from widgets.mention_suggestions import MentionSuggestions
 from widgets.pane_area import PaneArea
 from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
@@ -169,7 +170,9 @@ class MainScreen(PaintTimerScreen):
 
     def complete_command(self, text: str) -> str | None:
         view = self.view_for(self.app.focused_id)
-        return view.query_one(SlashSuggestions).completion() if view else None
+        if view is None:
+            return None
+        return view.query_one(MentionSuggestions).completion(text) or view.query_one(SlashSuggestions).completion()
 
     # -- messages from views -------------------------------------------------------------
     @on(PromptInput.Submitted, "#boot-prompt")
@@ -184,6 +187,7 @@ class MainScreen(PaintTimerScreen):
         if view is None:
             return
         view.query_one(SlashSuggestions).update_for("")
+        view.query_one(MentionSuggestions).update_for("")
         self.route(view, message.text)
 
     def route(self, view: WorkstreamView, text: str) -> None:
@@ -206,6 +210,7 @@ class MainScreen(PaintTimerScreen):
         view = next((a for a in message.text_area.ancestors if isinstance(a, WorkstreamView)), None)
         if view is not None:
             view.query_one(SlashSuggestions).update_for(message.text_area.text)
+            view.query_one(MentionSuggestions).update_for(message.text_area.text)
 
     @on(PromptInput.Echoed)
     def echo_painted(self) -> None:
