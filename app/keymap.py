@@ -68,7 +68,8 @@ HELP_TEXT = {
     "next_attention": "next workstream waiting for approval", "focus_next_pane": "next pane",
     "split_side_by_side": "split side by side", "split_stacked": "split stacked", "close_pane": "close pane",
     "mcp_inspector": "MCP inspector (also /mcp)", "previous_tab": "previous workstream",
-    "next_tab": "next workstream", "quit": "quit",
+    "next_tab": "next workstream", "quit": "quit", "copy_reply": "copy the last reply (OSC 52)",
+    "copy_code": "copy a code block of the last reply",
 }
 KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "escape": "Esc", "enter": "Enter", "tab": "Tab"}
 

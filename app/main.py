@@ -182,6 +182,16 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         for problem in filter(None, problems):
             self.notify(problem, severity="warning", timeout=15)
 
+    def action_copy_reply(self) -> None:
+        from app.copying import copy_last_reply
+
+        copy_last_reply(self)
+
+    def action_copy_code(self) -> None:
+        from app.copying import copy_code_block
+
+        copy_code_block(self)
+
     def action_change_theme(self) -> None:
         """The palette's "Theme": Whimbrel's picker, with a live preview, saved to config.toml."""
         from app.theming import open_theme_picker

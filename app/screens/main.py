@@ -69,6 +69,8 @@ class MainScreen(PaintTimerScreen):
         Binding("escape", "cancel_turn", "Cancel turn", id="cancel_turn"),
         Binding("f1", "app.help", "Help", show=False, priority=True, id="help"),
         Binding("ctrl+o", "edit_prompt", "Editor", show=False, id="edit_prompt"),  # in /help and the palette
+        Binding("f6", "app.copy_reply", "Copy reply", show=False, priority=True, id="copy_reply"),
+        Binding("f7", "app.copy_code", "Copy code", show=False, priority=True, id="copy_code"),
         Binding("ctrl+n", "app.new_workstream", "New", priority=True, id="new_workstream"),
         Binding("ctrl+g", "app.next_attention", "Attention", priority=True, id="next_attention"),
         # Keys that move focus are priority bindings: they run before the next key is routed, so text
