@@ -87,6 +87,7 @@ WORKER_TASKS = {
     "sign-in": "Signing in", "transcript-page": "Showing earlier messages",
     "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
     "theme": "Saving the theme", "mention-index": "Listing the workspace's files",
+    "settings": "Saving the settings",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 
@@ -181,6 +182,12 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
                     *apply_keymap(self, self.configured_keymap)]
         for problem in filter(None, problems):
             self.notify(problem, severity="warning", timeout=15)
+
+    async def open_settings(self) -> None:
+        """The settings screen (/settings, the palette): app/settings_file.py."""
+        from app.settings_file import open_settings
+
+        open_settings(self)
 
     def action_copy_reply(self) -> None:
         from app.copying import copy_last_reply

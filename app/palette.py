@@ -27,6 +27,8 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
          app.action_copy_reply),
         ("Copy a code block", "A code block of the last reply, to the clipboard; a picker when there are several (F7)",
          app.action_copy_code),
+        ("Settings…", "Theme, bell, limits, default model and keys, saved to config.toml (/settings)",
+         lambda: app.run_worker(app.open_settings(), group="settings", exit_on_error=False)),
         ("Slash command help", "List every /command (/help)", app.action_help),
         ("Switch model…", "Pick the model of the focused workstream (/model)", app.action_pick_model),
         ("Show cost", "Tokens and cost per workstream (/cost)",

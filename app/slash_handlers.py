@@ -206,4 +206,5 @@ HANDLERS = {
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
     "compact": _compact, "setup": _setup, "mcp": _mcp,
+    "settings": lambda app, view, args: app.open_settings(),
 }
