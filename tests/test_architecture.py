@@ -44,7 +44,8 @@ UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palett
       "app.idle_gc", "app.mcp_client_ui", "app.mcp_wiring", "app.ownership_wiring", "app.slash_handlers",
       "app.workspace_ops", "app.cli", "app.error_log", "app.quit_signals", "styles",
       "app.editor_compose", "app.theming", "app.keymap", "app.mentions", "app.workspace_files",
-      "app.copying", "app.settings_file"}
+      "app.copying", "app.settings_file",
+      "app.workstream_transfer"}
 LOWER = {"app.vocabulary", "app.storage", "app.sandbox", "app.permissions", "app.providers", "tools",
          "app.memory", "app.checkpoints", "app.mcp"}
 ROOMS: dict[str, set[str]] = {
