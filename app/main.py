@@ -389,6 +389,11 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
 
     async def _run_turn(self, workstream, text: str) -> None:
         await self.ready.wait()
+        from app.engine.user_command import is_user_command, run_user_command
+
+        if is_user_command(text):  # !command: the agent's bash path (approval, sandbox), output kept
+            await run_user_command(workstream.session, text[1:].strip())
+            return
         text = await asyncio.to_thread(expand_mentions, text, self.options.workdir)  # @path attaches it
         await workstream.submit(text)
         self.refresh_chrome()  # the first prompt may have named the workstream
