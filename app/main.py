@@ -87,7 +87,7 @@ WORKER_TASKS = {
     "sign-in": "Signing in", "transcript-page": "Showing earlier messages",
     "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
     "theme": "Saving the theme", "mention-index": "Listing the workspace's files",
-    "settings": "Saving the settings",
+    "settings": "Saving the settings", "image": "Attaching the image",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 
@@ -140,6 +140,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/quit_signals.py)
         self.temporary_store = False  # the data dir's store could not be opened: nothing is kept
         self.mention_index = MentionIndex(options.workdir)  # @-mention completion (listed on first use)
+        self.pending_images: dict[str, list[dict]] = {}  # per workstream, for its next message (app/image_attach.py)
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = False) -> None:
@@ -188,6 +189,12 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         from app.settings_file import open_settings
 
         open_settings(self)
+
+    def attach_pasted_image(self, prompt, text: str) -> bool:
+        """A pasted image path (a dropped file) attaches the image: app/image_attach.py."""
+        from app.image_attach import attach_pasted
+
+        return attach_pasted(self, prompt, text)
 
     def action_copy_reply(self) -> None:
         from app.copying import copy_last_reply
@@ -395,7 +402,10 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
             await run_user_command(workstream.session, text[1:].strip())
             return
         text = await asyncio.to_thread(expand_mentions, text, self.options.workdir)  # @path attaches it
-        await workstream.submit(text)
+        from app.image_attach import take_pending
+
+        text, images = await take_pending(self, workstream, text)  # /image and pasted image paths
+        await workstream.submit(text, images)
         self.refresh_chrome()  # the first prompt may have named the workstream
         if not workstream.title_generated and self.provider is not None and self.options.auto_title:
             workstream.title_generated = True

@@ -11,9 +11,11 @@ from app.vocabulary.inert import inert
 
 def marker(attachment: Attachment) -> Text:
     """One attachment as a line: icon, path, size (entries of a folder), truncation."""
-    line = Text("📎 " if attachment.kind == "file" else "🗀 ", style="bold")
+    line = Text({"file": "📎 ", "image": "🖼 "}.get(attachment.kind, "🗀 "), style="bold")
     line.append(inert(attachment.path, multiline=False), style="bold")
-    if attachment.kind == "file":
+    if attachment.kind == "image":
+        line.append(f" · {human_size(attachment.size)} · {inert(attachment.body, multiline=False)}", style="dim")
+    elif attachment.kind == "file":
         line.append(f" · {human_size(attachment.size)}", style="dim")
         if attachment.truncated:
             line.append(" · first 100 kB attached", style="dim")

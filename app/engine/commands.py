@@ -34,6 +34,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mcp", "[status | refresh [server]]", "the MCP inspector (F9); status lists the servers, refresh re-lists"),
     SlashCommand("split", "[h|v]", "split the focused pane (side by side or stacked)"),
     SlashCommand("unsplit", "", "close the focused pane (the workstream stays open)"),
+    SlashCommand("image", "<path>", "attach an image to your next message (models that take images)"),
     SlashCommand("settings", "", "theme, bell, limits, default model and keys, saved to config.toml"),
     SlashCommand("quit", "", "quit Whimbrel"),
 )

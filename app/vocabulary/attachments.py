@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_HEADER = re.compile(r'^<attached-(file|folder) path="([^"\n]*)" bytes="(\d+)"( truncated="true")?>\n',
+_HEADER = re.compile(r'^<attached-(file|folder|image) path="([^"\n]*)" bytes="(\d+)"( truncated="true")?>\n',
                      re.MULTILINE)
 
 
@@ -19,7 +19,7 @@ _HEADER = re.compile(r'^<attached-(file|folder) path="([^"\n]*)" bytes="(\d+)"( 
 class Attachment:
     """One attached file or folder listing, as the message carries it."""
 
-    kind: str  # "file" or "folder"
+    kind: str  # "file", "folder" or "image" (body: its media type; the data travels in Message.raw)
     path: str
     size: int  # bytes of the file (entries of a folder)
     body: str
