@@ -108,4 +108,6 @@ def open_settings(app) -> None:
         if saved is not None and (saved.changes or saved.keymap):
             app.run_worker(save(saved), group="settings", exit_on_error=False)
 
-    app.push_screen(SettingsScreen(config, theme_names(app), models, main_bindings()), callback=done)
+    screen = SettingsScreen(config, theme_names(app), models, main_bindings(), config_path=app.options.config_path,
+                            theme=app.theme)
+    app.push_screen(screen, callback=done)

@@ -48,12 +48,15 @@ class SettingsScreen(ModalScreen["SavedSettings | None"]):
     """
     BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True), Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, config, themes: list[str], models: list[str], bindings: list[BindingInfo]) -> None:
+    def __init__(self, config, themes: list[str], models: list[str], bindings: list[BindingInfo], *,
+                 config_path: object = "", theme: str | None = None) -> None:
         super().__init__()
         self.values = current_values(config)
+        if self.values[("ui", "theme")] is None:
+            self.values[("ui", "theme")] = theme  # the theme in use, when config.toml names none
         self.keymap = dict(getattr(config, "keymap", {}) or {})
         self.themes, self.models, self.bindings = themes, models, bindings
-        self.config_path = getattr(config, "path", "")
+        self.config_path = config_path
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings-dialog"):

@@ -50,7 +50,7 @@ class SetupScreen(ModalScreen["Candidate | None"]):
             yield Input(placeholder="model name", id="setup-model", classes="found")
             yield Static("", id="setup-status", classes="status")
             yield Static(f"Enter saves to {self.config_path}   Esc skips (use --model later)",
-                         classes="hint")
+                         classes="hint found")
 
     def on_mount(self) -> None:
         self._refresh_list()
