@@ -20,9 +20,10 @@ from textual.worker import Worker, WorkerState
 
 from app import quit_signals
 from app.attention import Attention
+from app.daily_actions import DailyActions
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
 from app.mcp_wiring import McpWiring
-from app.mentions import MentionIndex, expand_mentions
+from app.mentions import MentionIndex
 from app.ownership_wiring import OwnershipWiring
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
@@ -117,7 +118,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, App):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -171,46 +172,6 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         self.set_timer(BOOT_AT_THE_LATEST, self.start_boot)
         follow_dialogs(self)  # each dialog's footer shows its own keys
         self._apply_look()
-
-    def _apply_look(self) -> None:
-        """Whimbrel's themes and the configured one (app/theming.py), the [keymap] (app/keymap.py)."""
-        from app.keymap import apply_keymap
-        from app.theming import apply_theme, register_themes
-
-        register_themes(self)
-        self.configured_keymap = dict(getattr(self.options.config, "keymap", None) or {})
-        problems = [apply_theme(self, getattr(self.options.config, "theme", None)),
-                    *apply_keymap(self, self.configured_keymap)]
-        for problem in filter(None, problems):
-            self.notify(problem, severity="warning", timeout=15)
-
-    async def open_settings(self) -> None:
-        """The settings screen (/settings, the palette): app/settings_file.py."""
-        from app.settings_file import open_settings
-
-        open_settings(self)
-
-    def attach_pasted_image(self, prompt, text: str) -> bool:
-        """A pasted image path (a dropped file) attaches the image: app/image_attach.py."""
-        from app.image_attach import attach_pasted
-
-        return attach_pasted(self, prompt, text)
-
-    def action_copy_reply(self) -> None:
-        from app.copying import copy_last_reply
-
-        copy_last_reply(self)
-
-    def action_copy_code(self) -> None:
-        from app.copying import copy_code_block
-
-        copy_code_block(self)
-
-    def action_change_theme(self) -> None:
-        """The palette's "Theme": Whimbrel's picker, with a live preview, saved to config.toml."""
-        from app.theming import open_theme_picker
-
-        open_theme_picker(self)
 
     @on(KeysFooter.KeysShown)
     def start_boot(self) -> None:
@@ -401,7 +362,9 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         if is_user_command(text):  # !command: the agent's bash path (approval, sandbox), output kept
             await run_user_command(workstream.session, text[1:].strip())
             return
-        text = await asyncio.to_thread(expand_mentions, text, self.options.workdir)  # @path attaches it
+        from app.mention_resources import attach_mentions
+
+        text = await attach_mentions(self, text)  # @path and @server:uri attach what they name
         from app.image_attach import take_pending
 
         text, images = await take_pending(self, workstream, text)  # /image and pasted image paths

@@ -73,6 +73,11 @@ def _folder(root: Path, path: Path) -> Attachment:
 
 def expand_mentions(text: str, workspace: Path) -> str:
     """The message to send: `text` with every mentioned workspace file or folder attached."""
+    return with_attachments(text, file_attachments(text, workspace))
+
+
+def file_attachments(text: str, workspace: Path) -> list[Attachment]:
+    """The workspace files and folders `text` mentions (blocking: call it off the UI thread)."""
     root = workspace.resolve()
     attachments = []
     for word in mentioned_paths(text):
@@ -82,7 +87,7 @@ def expand_mentions(text: str, workspace: Path) -> str:
             attachment = None  # unreadable: the mention stays plain text
         if attachment is not None:
             attachments.append(attachment)
-    return with_attachments(text, attachments)
+    return attachments
 
 
 def mention_at_end(text: str) -> str | None:

@@ -45,7 +45,8 @@ UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palett
       "app.workspace_ops", "app.cli", "app.error_log", "app.quit_signals", "styles",
       "app.editor_compose", "app.theming", "app.keymap", "app.mentions", "app.workspace_files",
       "app.copying", "app.settings_file",
-      "app.workstream_transfer", "app.images", "app.image_attach"}
+      "app.workstream_transfer", "app.images", "app.image_attach",
+      "app.mention_resources", "app.daily_actions"}
 LOWER = {"app.vocabulary", "app.storage", "app.sandbox", "app.permissions", "app.providers", "tools",
          "app.memory", "app.checkpoints", "app.mcp"}
 ROOMS: dict[str, set[str]] = {

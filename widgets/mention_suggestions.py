@@ -44,7 +44,11 @@ class MentionSuggestions(Static):
             self.matches = []
             self._show(Text("Listing the workspace's files…", style="dim"))
             return
-        self.matches = holder.index.match(query, limit=SHOWN * 4)
+        from app.mention_resources import matching_resources
+
+        files = holder.index.match(query, limit=SHOWN * 4)
+        resources = matching_resources(getattr(self.app, "mcp", None), query, SHOWN * 4)
+        self.matches = resources + files if ":" in query else files + resources
         body = Text()
         for number, path in enumerate(self.matches[:SHOWN]):
             if number:
