@@ -40,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.mcp.cli import main as mcp_main
 
         return mcp_main(argv[1:])
+    if argv[:1] in (["export"], ["import"]):
+        from app.workstream_transfer import main as transfer_main
+
+        return transfer_main(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
     from app.config import ConfigError, load_config
     from app.paths import chosen_config_path, default_data_dir
@@ -99,6 +103,8 @@ def exit_hint(app, data_dir_arg: Path | None) -> str:
                 "session used a temporary store, deleted now.")
     if app.store is not None and app.store.lost:
         return f"Nothing more was saved: {app.store.path} was deleted while Whimbrel was running."
+    if not workstream.session.messages:
+        return ""  # an empty workstream is pruned: there is nothing to resume
     return (f"Resume this conversation with: whimbrel --resume {workstream.id[:8]}"
             + (f" --data-dir {data_dir_arg}" if data_dir_arg else ""))
 

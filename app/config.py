@@ -75,6 +75,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
     "ui": {
         "bell": Key(BOOLEAN, True),
         "notifications": Key(BOOLEAN, True),
+        "theme": Key(STRING),  # a Textual theme or whimbrel-dark / whimbrel-light (checked by the app)
     },
     "workstreams": {
         "max_open": Key(INTEGER, 20, minimum=1),
@@ -124,7 +125,7 @@ MCP_SERVER_KEYS: dict[str, Key] = {
     "oauth": Key(Kind("true, false or a table", lambda v: isinstance(v, (bool, dict)))),  # app/mcp/oauth
 }
 
-TOP_LEVEL = (*SECTIONS, "models", "mcp")
+TOP_LEVEL = (*SECTIONS, "models", "mcp", "keymap")
 
 
 @dataclass
@@ -159,6 +160,7 @@ class Config:
     output_limit: int = 30000
     bell: bool = True
     notifications: bool = True
+    theme: str | None = None
     max_open: int = 20
     retention_days: int = 90
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # [mcp.servers.<name>], as written
@@ -170,6 +172,7 @@ class Config:
     checkpoints_enabled: bool = True  # [checkpoints]
     checkpoint_ignore: list[str] = field(default_factory=list)
     checkpoint_max_file_mb: float = 10.0
+    keymap: dict[str, str] = field(default_factory=dict)  # [keymap]: binding id -> keys (app/keymap.py)
 
 
 # -- finding line numbers in the raw text -----------------------------------------------
@@ -321,12 +324,25 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
                                                     "price": dict(values["price"])})
     _check_references(v, models, settings)
     _validate_mcp(v, data, settings)
+    settings["keymap"] = _validate_keymap(v, data)
     if v.problems:
         raise ConfigError(v.problems)
     settings["fallback"] = list(settings["fallback"])
     settings["mcp_config_files"] = list(settings["mcp_config_files"])
     settings["checkpoint_ignore"] = list(settings["checkpoint_ignore"])
     return Config(path=path, models=models, **settings)
+
+
+# -- [keymap] (issue 19: keymaps): binding id = "keys"; the ids are checked by the app (app/keymap.py)
+def _validate_keymap(v: _Validator, data: dict[str, Any]) -> dict[str, str]:
+    keymap = {}
+    for binding_id, keys in v.section((), data, "keymap").items():
+        if isinstance(keys, str):
+            keymap[binding_id] = keys
+        else:
+            v.problem(("keymap", binding_id), f"[keymap] {binding_id} must be a string of keys such as "
+                                              f'"ctrl+k" or "f5,ctrl+k", got {_type_name(keys)}')
+    return keymap
 
 
 def _validate_mcp(v: _Validator, data: dict[str, Any], settings: dict[str, Any]) -> None:

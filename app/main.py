@@ -20,8 +20,10 @@ from textual.worker import Worker, WorkerState
 
 from app import checkpoint_wiring, quit_signals
 from app.attention import Attention
+from app.daily_actions import DailyActions
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
 from app.mcp_wiring import McpWiring
+from app.mentions import MentionIndex
 from app.ownership_wiring import OwnershipWiring
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
@@ -29,6 +31,7 @@ from app.screens.main import MainScreen
 from app.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
 from widgets import terminal_guard
+from widgets.dialog_footer import follow_dialogs
 from widgets.footer import KeysFooter
 
 BOOT_AT_THE_LATEST = 0.5  # seconds after mount: boot starts then even if no footer has shown its keys
@@ -84,7 +87,9 @@ WORKER_TASKS = {
     "browser": "Opening the browser", "command": "Running the command", "cost": "Adding up the costs",
     "delete": "Deleting the workstream", "open-url": "Opening the link", "persist-layout": "Saving the layout",
     "sign-in": "Signing in", "transcript-page": "Showing earlier messages",
-    "transcript-settle": "Laying out the transcript",
+    "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
+    "theme": "Saving the theme", "mention-index": "Listing the workspace's files",
+    "settings": "Saving the settings", "image": "Attaching the image",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 
@@ -114,7 +119,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, App):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -137,6 +142,8 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         self._boot_started = False
         self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/quit_signals.py)
         self.temporary_store = False  # the data dir's store could not be opened: nothing is kept
+        self.mention_index = MentionIndex(options.workdir)  # @-mention completion (listed on first use)
+        self.pending_images: dict[str, list[dict]] = {}  # per workstream, for its next message (app/image_attach.py)
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = False) -> None:
@@ -165,6 +172,8 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         # Boot once the first frame is complete (the footer's keys painted): its imports, on a thread,
         # would slow that frame down; BOOT_AT_THE_LATEST in case no footer is shown.
         self.set_timer(BOOT_AT_THE_LATEST, self.start_boot)
+        follow_dialogs(self)  # each dialog's footer shows its own keys
+        self._apply_look()
 
     @on(KeysFooter.KeysShown)
     def start_boot(self) -> None:
@@ -357,7 +366,19 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
 
     async def _run_turn(self, workstream, text: str) -> None:
         await self.ready.wait()
-        await workstream.submit(text)
+        from app.engine.user_command import is_user_command, run_user_command
+
+        if is_user_command(text):  # !command: the agent's bash path (approval, sandbox), output kept
+            await run_user_command(workstream.session, text[1:].strip())
+            return
+        from app.mention_resources import attach_mentions
+
+        text = await attach_mentions(self, text)  # @path and @server:uri attach what they name
+        from app.image_attach import take_pending
+
+        text, images = await take_pending(self, workstream, text)  # /image and pasted image paths
+        await workstream.submit(text, images)
+        self.refresh_chrome()  # the first prompt may have named the workstream
         if not workstream.title_generated and self.provider is not None and self.options.auto_title:
             workstream.title_generated = True
             self.run_worker(self._auto_title(workstream), group="titles", exit_on_error=False)
@@ -509,7 +530,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
     def action_help(self) -> None:
         from app.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen(self.main_screen.active_bindings))
+        self.push_screen(HelpScreen(self.configured_keymap))
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P) offers every action."""

@@ -21,6 +21,14 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Resume a saved workstream", "Browse and search history (/resume)", app.action_resume_browser),
         ("Cancel turn", "Stop the focused workstream's running turn (Esc)",
          lambda: app.cancel_turn(app.workstream)),
+        ("Edit the prompt in $EDITOR", "Compose the prompt in $VISUAL or $EDITOR; saving brings it back (Ctrl+O)",
+         lambda: app.main_screen.action_edit_prompt()),
+        ("Copy the last reply", "The focused workstream's last reply, to the clipboard via OSC 52 (F6)",
+         app.action_copy_reply),
+        ("Copy a code block", "A code block of the last reply, to the clipboard; a picker when there are several (F7)",
+         app.action_copy_code),
+        ("Settings…", "Theme, bell, limits, default model and keys, saved to config.toml (/settings)",
+         lambda: app.run_worker(app.open_settings(), group="settings", exit_on_error=False)),
         ("Slash command help", "List every /command (/help)", app.action_help),
         ("Switch model…", "Pick the model of the focused workstream (/model)", app.action_pick_model),
         ("Show cost", "Tokens and cost per workstream (/cost)",
@@ -32,6 +40,10 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
     for title, help_text, callback in actions:
         yield SystemCommand(title, help_text, callback)
     if app.manager is not None:
-        for number, workstream in enumerate(app.manager.workstreams, start=1):
-            yield SystemCommand(f"Go to {number}: {workstream.name}", f"Switch to workstream {number} "
-                                f"({workstream.state})", lambda n=number: app.action_switch_tab(n - 1))
+        from widgets.tab_bar import TabBar
+
+        app.refresh_chrome()  # the tabs show the current names: the entries repeat them as shown
+        tabs = app.main_screen.query_one(TabBar).tabs
+        for number, tab in enumerate(tabs, start=1):
+            yield SystemCommand(f"Go to {number}: {tab.name}", f"Switch to workstream {number} "
+                                f"({tab.state})", lambda n=number: app.action_switch_tab(n - 1))

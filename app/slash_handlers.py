@@ -214,10 +214,17 @@ async def _quit(app, view, args: str) -> None:
     app.exit()
 
 
+async def _image(app, view, args: str) -> None:
+    from app.image_attach import attach_image  # app/images.py checks the file and the model
+
+    await attach_image(app, view, args)
+
+
 HANDLERS = {
     "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume,
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
+    "settings": lambda app, view, args: app.open_settings(), "image": _image,
     **memory_commands.HANDLERS,
 }

@@ -43,7 +43,10 @@ SETTINGS = {"app.config", "app.config_edit", "app.paths"}
 UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palette", "app.attention",
       "app.idle_gc", "app.mcp_client_ui", "app.mcp_wiring", "app.ownership_wiring", "app.slash_handlers",
       "app.workspace_ops", "app.checkpoint_wiring", "app.cli", "app.error_log", "app.quit_signals",
-      "app.memory_commands", "styles"}
+      "app.memory_commands", "styles", "app.editor_compose", "app.theming", "app.keymap",
+      "app.mentions", "app.workspace_files", "app.copying", "app.settings_file",
+      "app.workstream_transfer", "app.images", "app.image_attach", "app.mention_resources",
+      "app.daily_actions"}
 LOWER = {"app.vocabulary", "app.storage", "app.sandbox", "app.permissions", "app.providers", "tools",
          "app.memory", "app.checkpoints", "app.mcp"}
 ROOMS: dict[str, set[str]] = {

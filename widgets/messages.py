@@ -16,7 +16,9 @@ class UserMessage(Static):
     """What the user sent, shown as plain text (no Markdown surprises)."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(text, markup=False, classes="user-message")
+        from widgets.attachment_marker import user_message_body  # attachments show as markers
+
+        super().__init__(user_message_body(text), markup=False, classes="user-message")
 
 
 class Notice(Static):

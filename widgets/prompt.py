@@ -80,6 +80,13 @@ class PromptInput(KeyFirstTextArea):
             handled = False
         return handled
 
+    def on_paste(self, event: events.Paste) -> None:
+        """A pasted image path (a terminal's drag and drop) attaches the image instead of typing it."""
+        attach = getattr(self.app, "attach_pasted_image", None)
+        if attach is not None and attach(self, event.text):
+            event.prevent_default()
+            event.stop()
+
     def _echoed(self) -> None:
         """The key is on screen: streams may take their turn, and held output its piece."""
         SHARE.echo_painted()

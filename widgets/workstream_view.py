@@ -19,6 +19,7 @@ from widgets.held_banner import READ_ONLY_PLACEHOLDER, TAKE_OVER_ID, HeldBanner
 from widgets.held_output import SLICE_CHARS, HeldOutput
 from widgets.messages import AssistantMessage, CompactionBlock
 from widgets.prompt import TYPING_QUIET, PromptInput  # held output waits for a pause in typing ...
+from widgets.mention_suggestions import MentionSuggestions
 from widgets.slash_suggestions import SlashSuggestions
 from widgets.status_bar import STATE_STYLES
 from widgets.tool_card import ToolCard
@@ -87,6 +88,7 @@ class WorkstreamView(Vertical):
         yield ViewTitle(classes="view-title")
         yield Transcript()
         yield SlashSuggestions()
+        yield MentionSuggestions()
         yield HeldBanner(classes="held-banner")
         yield PromptInput()
 

@@ -40,6 +40,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("instructions", "[reload]", "the instruction files (AGENTS.md …) given to the model, and from where"),
     SlashCommand("skill", "[name var=value …]", "start a new workstream from a skill (a picker without a name)"),
     SlashCommand("init", "", "have the model draft an AGENTS.md for this workspace (you approve the write)"),
+    SlashCommand("image", "<path>", "attach an image to your next message (models that take images)"),
+    SlashCommand("settings", "", "theme, bell, limits, default model and keys, saved to config.toml"),
     SlashCommand("quit", "", "quit Whimbrel"),
 )
 BY_NAME = {c.name: c for c in COMMANDS}

@@ -174,14 +174,16 @@ class Session:
             self.restore_compaction(*self._compaction_anchor)
 
     # -- the turn ------------------------------------------------------------------------
-    async def run_turn(self, text: str) -> None:
-        """Add the user's message and loop model → tools until the model stops calling tools."""
+    async def run_turn(self, text: str, images: list[dict] | None = None) -> None:
+        """Add the user's message and loop model → tools until the model stops calling tools.
+
+        `images` (app/images.py) are stored with the message in `raw` and sent by the provider."""
         if self.provider is None:
             self.emit(ev.Notice("No model is configured, so nothing was sent. "
                                 "Start with --model NAME (and --base-url URL), or add [models.*] to the config file.",
                                 level="error"))
             return
-        await self._persist(Message(role="user", content=text))
+        await self._persist(Message(role="user", content=text, raw={"images": images} if images else None))
         self.emit(ev.UserMessageAdded(text))
         outcome: str = "done"
         self.usage.turn += 1

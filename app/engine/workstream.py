@@ -113,7 +113,7 @@ class Workstream:
         if event in self.pending:
             self.pending.remove(event)
 
-    async def submit(self, text: str) -> None:
+    async def submit(self, text: str, images: list[dict] | None = None) -> None:
         """Run one user turn to completion (the caller runs this as a cancellable task)."""
         if self.held_by is not None:
             raise HeldElsewhere(self.held_by)
@@ -121,7 +121,7 @@ class Workstream:
             self.title = _title_from(text)
             if self.store is not None and self.id:
                 await self.store.update_workstream(self.id, title=self.title)
-        await self.session.run_turn(text)
+        await self.session.run_turn(text, images)
 
 
 def _title_from(text: str, limit: int = 40) -> str:

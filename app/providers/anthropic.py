@@ -73,7 +73,9 @@ def to_anthropic(messages: list[Message], *, replay_reasoning: bool = True
             if msg.content:
                 system.append({"type": "text", "text": msg.content})
         elif role == "user":
-            add("user", [{"type": "text", "text": msg.content or " "}])
+            add("user", [{"type": "text", "text": msg.content or " "}, *(
+                {"type": "image", "source": {"type": "base64", "media_type": i["media_type"], "data": i["data"]}}
+                for i in (msg.raw or {}).get("images") or [])])
         elif role == "tool":
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": msg.tool_call_id or "",
                                      "content": msg.content or "(no output)"}

@@ -51,6 +51,10 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
                     for tc in msg.tool_calls
                 ],
             })
+        elif msg.role == "user" and (images := (msg.raw or {}).get("images")):
+            out.append({"role": "user", "content": [{"type": "text", "text": msg.content}, *(
+                {"type": "image_url", "image_url": {"url": f"data:{i['media_type']};base64,{i['data']}"}}
+                for i in images)]})
         else:
             out.append({"role": msg.role, "content": msg.content})
     return out

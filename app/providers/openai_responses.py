@@ -53,6 +53,9 @@ def to_responses_input(messages: list[Message], *, replay_reasoning: bool = Fals
                 items.append({"role": "assistant", "content": msg.content})
             items += [{"type": "function_call", "call_id": call.id, "name": call.name,
                        "arguments": call.arguments or "{}"} for call in msg.tool_calls]
+        elif msg.role == "user" and (images := (msg.raw or {}).get("images")):
+            items.append({"role": "user", "content": [{"type": "input_text", "text": msg.content or " "}, *(
+                {"type": "input_image", "image_url": f"data:{i['media_type']};base64,{i['data']}"} for i in images)]})
         else:  # system, developer, user
             items.append({"role": msg.role, "content": msg.content or " "})
     return items

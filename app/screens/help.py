@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,42 +15,39 @@ from textual.widgets import Static
 from app.engine.commands import COMMANDS
 from styles import STYLES_DIR
 
-KEYS = (
+PROMPT_KEYS = (
     ("Enter / Ctrl+J", "send / new line"),
     ("Up / Down", "earlier prompts of this workstream"),
     ("Tab", "complete a /command"),
-    ("Esc", "cancel the running turn"),
-    ("Ctrl+N", "new workstream"),
-    ("Alt+1…9, Ctrl+PgUp/PgDn", "switch workstream"),
-    ("Ctrl+G", "next workstream waiting for approval"),
-    ("F2 / F3 / F4 / F8", "next pane / split side by side / split stacked / close pane"),
-    ("F9", "MCP inspector (also /mcp)"),
     ("Ctrl+P", "command palette"),
-    ("Ctrl+Q", "quit"),
 )
 
 
-def help_table() -> Table:
+def help_table(keymap: Mapping[str, str] | None = None) -> Table:
+    """Every /command, then the keys in force (the [keymap] of config.toml applied)."""
+    from app.keymap import help_rows
+
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
     for command in COMMANDS:
         table.add_row(Text(f"/{command.name} {command.usage}".rstrip()), command.summary)
     table.add_row("", "")
-    for keys, what in KEYS:
-        table.add_row(Text(keys, style="bold cyan"), what)
+    for keys, what in (*PROMPT_KEYS, *help_rows(keymap or {})):
+        table.add_row(Text(keys, style="bold cyan"), Text(what))
     return table
 
 
 class HelpScreen(ModalScreen[None]):
 
     CSS_PATH = STYLES_DIR / "screens.tcss"
-    BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q,enter,f1", "dismiss", "Close")]
 
-    def __init__(self, *_args) -> None:
+    def __init__(self, keymap: Mapping[str, str] | None = None) -> None:
         super().__init__()
+        self.keymap = keymap or {}
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-dialog"):
             yield Static("[b]Commands and keys[/b]   (Esc closes)", id="help-heading")
-            yield Static(help_table())
+            yield Static(help_table(self.keymap))

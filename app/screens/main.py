@@ -18,6 +18,7 @@ from app import memory_commands
 from app.engine.commands import CommandError, is_command
 from app.screens.frame_timer import FrameTimer
 from widgets.footer import KeysFooter
+from widgets.mention_suggestions import MentionSuggestions
 from widgets.pane_area import PaneArea
 from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
@@ -55,7 +56,7 @@ def _switch_bindings() -> list[Binding]:
     for number in range(1, 10):
         keys = f"alt+{number},{OPTION_DIGIT_KEYS[number - 1]}"
         bindings.append(Binding(keys, f"app.switch_tab({number - 1})", f"Tab {number}", show=False,
-                                priority=True))
+                                priority=True, id=f"tab_{number}"))
     return bindings
 
 
@@ -67,19 +68,23 @@ class MainScreen(PaintTimerScreen):
     """
 
     BINDINGS = [
-        Binding("escape", "cancel_turn", "Cancel turn"),
-        Binding("ctrl+n", "app.new_workstream", "New", priority=True),
-        Binding("ctrl+g", "app.next_attention", "Attention", priority=True),
+        Binding("escape", "cancel_turn", "Cancel turn", id="cancel_turn"),
+        Binding("f1", "app.help", "Help", show=False, priority=True, id="help"),
+        Binding("ctrl+o", "edit_prompt", "Editor", show=False, id="edit_prompt"),  # in /help and the palette
+        Binding("f6", "app.copy_reply", "Copy reply", show=False, priority=True, id="copy_reply"),
+        Binding("f7", "app.copy_code", "Copy code", show=False, priority=True, id="copy_code"),
+        Binding("ctrl+n", "app.new_workstream", "New", priority=True, id="new_workstream"),
+        Binding("ctrl+g", "app.next_attention", "Attention", priority=True, id="next_attention"),
         # Keys that move focus are priority bindings: they run before the next key is routed, so text
         # typed right after them lands in the newly focused prompt (see also apply_layout).
-        Binding("f2", "app.focus_next_pane", "Next pane", priority=True),
-        Binding("f3", "app.split('horizontal')", "Split ┃", priority=True),
-        Binding("f4", "app.split('vertical')", "Split ━", priority=True),
-        Binding("f8", "app.close_pane", "Close pane", priority=True),
-        Binding("f9", "app.mcp_inspector", "MCP", show=False),  # in /help and the palette: the footer is full
-        Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True),
-        Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True),
-        Binding("ctrl+q", "app.quit", "Quit", priority=True),
+        Binding("f2", "app.focus_next_pane", "Next pane", priority=True, id="focus_next_pane"),
+        Binding("f3", "app.split('horizontal')", "Split ┃", priority=True, id="split_side_by_side"),
+        Binding("f4", "app.split('vertical')", "Split ━", priority=True, id="split_stacked"),
+        Binding("f8", "app.close_pane", "Close pane", priority=True, id="close_pane"),
+        Binding("f9", "app.mcp_inspector", "MCP", show=False, id="mcp_inspector"),  # footer full: /help, palette
+        Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True, id="previous_tab"),
+        Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True, id="next_tab"),
+        Binding("ctrl+q", "app.quit", "Quit", priority=True, id="quit"),
         *_switch_bindings(),
     ]
 
@@ -169,7 +174,9 @@ class MainScreen(PaintTimerScreen):
 
     def complete_command(self, text: str) -> str | None:
         view = self.view_for(self.app.focused_id)
-        return view.query_one(SlashSuggestions).completion() if view else None
+        if view is None:
+            return None
+        return view.query_one(MentionSuggestions).completion(text) or view.query_one(SlashSuggestions).completion()
 
     # -- messages from views -------------------------------------------------------------
     @on(PromptInput.Submitted, "#boot-prompt")
@@ -184,6 +191,7 @@ class MainScreen(PaintTimerScreen):
         if view is None:
             return
         view.query_one(SlashSuggestions).update_for("")
+        view.query_one(MentionSuggestions).update_for("")
         self.route(view, message.text)
 
     def route(self, view: WorkstreamView, text: str) -> None:
@@ -208,6 +216,7 @@ class MainScreen(PaintTimerScreen):
         view = next((a for a in message.text_area.ancestors if isinstance(a, WorkstreamView)), None)
         if view is not None:
             view.query_one(SlashSuggestions).update_for(message.text_area.text)
+            view.query_one(MentionSuggestions).update_for(message.text_area.text)
 
     @on(PromptInput.Echoed)
     def echo_painted(self) -> None:
@@ -232,6 +241,14 @@ class MainScreen(PaintTimerScreen):
         view = next((a for a in event.widget.ancestors_with_self if isinstance(a, WorkstreamView)), None)
         if view is not None:
             self.app.view_focused(view)  # type: ignore[attr-defined]
+
+    def action_edit_prompt(self) -> None:
+        """Compose the focused prompt in $VISUAL / $EDITOR (app/editor_compose.py)."""
+        from app.editor_compose import edit_prompt
+
+        view = self.view_for(self.app.focused_id)
+        if view is not None:
+            self.run_worker(edit_prompt(self.app, view.prompt), group="editor", exit_on_error=False)
 
     def action_cancel_turn(self) -> None:
         self._double_escape = getattr(self, "_double_escape", None) or DoubleEscape()

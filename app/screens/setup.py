@@ -44,13 +44,13 @@ class SetupScreen(ModalScreen["Candidate | None"]):
         with Vertical(classes="provider-dialog"):
             yield Static("Welcome to Whimbrel — choose a model", classes="heading")
             yield Static("API keys found in the environment and local servers that answered:",
-                         classes="hint")
-            yield OptionList(id="setup-list")
-            yield Static("Model (edit to pick another one the server offers):", classes="hint")
-            yield Input(placeholder="model name", id="setup-model")
+                         classes="hint found")
+            yield OptionList(id="setup-list", classes="found")
+            yield Static("Model (edit to pick another one the server offers):", classes="hint found")
+            yield Input(placeholder="model name", id="setup-model", classes="found")
             yield Static("", id="setup-status", classes="status")
             yield Static(f"Enter saves to {self.config_path}   Esc skips (use --model later)",
-                         classes="hint")
+                         classes="hint found")
 
     def on_mount(self) -> None:
         self._refresh_list()
@@ -83,6 +83,8 @@ class SetupScreen(ModalScreen["Candidate | None"]):
                                   "Nothing found: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, "
                                   "or start a local server, then reopen setup.")
         self.query_one("#setup-status", Static).update(status)
+        for widget in self.query(".found"):  # nothing found: no empty list, only what to set or start
+            widget.display = bool(self.candidates)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option_index is not None and event.option_index < len(self.candidates):

@@ -17,7 +17,10 @@ Row = dict[str, Any]
 def message_rows(msg: Message) -> list[Row]:
     """The rows (without ids, seq or timestamps) that store `msg`; the first is its main row."""
     if msg.role in ("user", "system"):
-        return [{"role": msg.role, "content": msg.content}]
+        row: Row = {"role": msg.role, "content": msg.content}
+        if msg.raw is not None:  # a user message's images (app/images.py)
+            row["raw"] = json.dumps(msg.raw)
+        return [row]
     if msg.role == "tool":
         return [{
             "role": "tool_result",
@@ -65,5 +68,6 @@ def rows_to_messages(rows: Iterable[Mapping[str, Any]]) -> list[Message]:
                                raw=json.loads(row["raw"]) if row["raw"] else None,
                                db_id=row["id"]))
         else:
-            out.append(Message(role=role, content=row["content"] or "", db_id=row["id"]))
+            out.append(Message(role=role, content=row["content"] or "", db_id=row["id"],
+                               raw=json.loads(row["raw"]) if row.get("raw") else None))
     return out

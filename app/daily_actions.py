@@ -1,0 +1,50 @@
+"""The daily-driver actions of the app (issue 19): look (themes, keymap), settings, copying, pasted
+images. A mixin of WhimbrelApp, so app/main.py stays short; each action hands over to its own module."""
+
+from __future__ import annotations
+
+
+class DailyActions:
+    """Needs the app's `options` and Textual's App API (notify, set_keymap, push_screen…)."""
+
+    configured_keymap: dict[str, str]
+
+    def _apply_look(self) -> None:
+        """Whimbrel's themes and the configured one (app/theming.py), the [keymap] (app/keymap.py)."""
+        from app.keymap import apply_keymap
+        from app.theming import apply_theme, register_themes
+
+        register_themes(self)
+        self.configured_keymap = dict(getattr(self.options.config, "keymap", None) or {})
+        problems = [apply_theme(self, getattr(self.options.config, "theme", None)),
+                    *apply_keymap(self, self.configured_keymap)]
+        for problem in filter(None, problems):
+            self.notify(problem, severity="warning", timeout=15)
+
+    async def open_settings(self) -> None:
+        """The settings screen (/settings, the palette): app/settings_file.py."""
+        from app.settings_file import open_settings
+
+        open_settings(self)
+
+    def attach_pasted_image(self, prompt, text: str) -> bool:
+        """A pasted image path (a dropped file) attaches the image: app/image_attach.py."""
+        from app.image_attach import attach_pasted
+
+        return attach_pasted(self, prompt, text)
+
+    def action_copy_reply(self) -> None:
+        from app.copying import copy_last_reply
+
+        copy_last_reply(self)
+
+    def action_copy_code(self) -> None:
+        from app.copying import copy_code_block
+
+        copy_code_block(self)
+
+    def action_change_theme(self) -> None:
+        """The palette's "Theme": Whimbrel's picker, with a live preview, saved to config.toml."""
+        from app.theming import open_theme_picker
+
+        open_theme_picker(self)

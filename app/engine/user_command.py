@@ -1,0 +1,73 @@
+"""`!command` typed in the prompt: run through the same pipeline as the agent's `bash` (prepare,
+the policy gate and approval, the sandbox, limits), shown as a tool card, and kept in the
+conversation as a user message with the output, so the model sees it on the next turn."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import uuid
+
+from app.engine import events as ev
+from app.vocabulary.messages import Message, ToolCall
+from tools.pipeline import approval_reason, execute, prepare
+
+
+def is_user_command(text: str) -> bool:
+    return text.startswith("!") and bool(text[1:].strip())
+
+
+def conversation_text(command: str, output: str, is_error: bool) -> str:
+    """How the command and its output read in the conversation (the model's next context)."""
+    state = "failed" if is_error else "ran"
+    fence = "`" * max(3, max((len(run) for run in output.split("\n") if set(run) == {"`"}), default=0) + 1)
+    return f"I {state} this shell command myself: `{command}`\n\n{fence}\n{output.rstrip()}\n{fence}"
+
+
+async def run_user_command(session, command: str) -> None:
+    """Run `command` as a bash call asked for by the user; persist what it printed."""
+    call = ToolCall(id=f"user_{uuid.uuid4().hex[:12]}", name="bash", arguments=json.dumps({"command": command}))
+    item = prepare(call, session.registry, session.tool_context)
+    session.emit(ev.ToolCallAdded(call.id, "bash", item.preview, call.arguments))
+    session.emit(ev.StateChanged("running"))
+    try:
+        output, is_error = await _approved_run(session, item)
+    except asyncio.CancelledError:
+        session.emit(ev.ToolCallUpdated(call.id, "error", "cancelled"))
+        session.emit(ev.StateChanged("idle"))
+        raise
+    if output is not None:
+        session.emit(ev.ToolCallUpdated(call.id, "error" if is_error else "done"))
+        session.emit(ev.ToolResultReady(call.id, output, is_error))
+        await session._persist(Message(role="user", content=conversation_text(command, output, is_error)))
+    session.emit(ev.StateChanged("idle"))
+
+
+async def _approved_run(session, item) -> tuple[str | None, bool]:
+    """(output, is_error) after the policy gate and approval; (None, True) when the user denied it."""
+    if item.error:
+        return item.error, True
+    reason = approval_reason(item, session.always_allowed)
+    if reason is not None:
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        session.emit(ev.StateChanged("attention"))
+        session.emit(ev.ApprovalRequested([ev.ApprovalItem(item.call.id, "bash", item.preview, item.diff, reason)],
+                                          future))
+        try:
+            decisions = await future
+        except asyncio.CancelledError:
+            if not future.done():
+                future.cancel()
+            raise
+        decision = decisions.get(item.call.id) or ev.ApprovalDecision("deny")
+        if decision.decision == "deny":
+            session.emit(ev.ToolCallUpdated(item.call.id, "denied", decision.feedback.strip()))
+            return None, True
+        if decision.decision == "always" and item.spec is not None:
+            session.always_allowed.add(item.spec.name)
+        session.emit(ev.ToolCallUpdated(item.call.id, "approved"))
+    ctx = dataclasses.replace(session.tool_context, workstream_id=session.workstream_id,
+                              on_output=lambda text: session.emit(ev.ToolOutput(item.call.id, text)))
+    session.emit(ev.ToolCallUpdated(item.call.id, "running"))
+    return await execute(item, ctx)

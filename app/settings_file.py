@@ -1,0 +1,113 @@
+"""The settings the settings screen edits, and writing them to config.toml with tomlkit: comments,
+order and untouched keys stay exactly as the user wrote them (app/config_edit.py does the writing)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One editable setting: where it lives in config.toml, its label and kind."""
+
+    section: str
+    key: str
+    label: str
+    kind: str  # "bool", "int", "number", "choice"
+    minimum: float = 0
+
+
+SETTINGS = (
+    Setting("ui", "theme", "Theme", "choice"),
+    Setting("ui", "bell", "Bell when a background workstream needs you", "bool"),
+    Setting("ui", "notifications", "Desktop notifications", "bool"),
+    Setting("model", "default", "Default model", "choice"),
+    Setting("workstreams", "retention_days", "Keep history for (days, 0 = forever)", "int"),
+    Setting("workstreams", "max_open", "Open workstreams at most", "int", 1),
+    Setting("tools", "bash_timeout", "Command timeout (seconds)", "number"),
+    Setting("tools", "output_limit", "Tool output kept (characters)", "int", 1),
+    Setting("model", "auto_compact_pct", "Compact the context at (% full)", "number"),
+)
+
+
+def current_values(config) -> dict[tuple[str, str], Any]:
+    """The values a loaded Config has for each setting."""
+    attrs = {("ui", "theme"): "theme", ("model", "default"): "default_model"}
+    return {(s.section, s.key): getattr(config, attrs.get((s.section, s.key), s.key), None) for s in SETTINGS}
+
+
+def parse(setting: Setting, raw: str) -> Any:
+    """A typed value from the form's text; ValueError names the setting and what it wants."""
+    text = raw.strip()
+    try:
+        value: Any = int(text) if setting.kind == "int" else float(text)
+    except ValueError:
+        wanted = "a whole number" if setting.kind == "int" else "a number"
+        raise ValueError(f"{setting.label}: {text!r} is not {wanted}") from None
+    if value < setting.minimum:
+        raise ValueError(f"{setting.label}: at least {setting.minimum:g}")
+    return value
+
+
+def write_settings(path: Path, changes: Mapping[tuple[str, str], Any], keymap: Mapping[str, str]) -> None:
+    """Set each changed (section, key) and the [keymap] overrides (an empty keys string removes one)."""
+    from app.config_edit import edit_config
+
+    def change(doc) -> None:
+        import tomlkit
+
+        for (section, key), value in changes.items():
+            if section not in doc:
+                doc.add(section, tomlkit.table())
+            doc[section][key] = value
+        if keymap:
+            if "keymap" not in doc:
+                doc.add("keymap", tomlkit.table())
+            for binding_id, keys in keymap.items():
+                if keys.strip():
+                    doc["keymap"][binding_id] = keys.strip()
+                elif binding_id in doc["keymap"]:
+                    del doc["keymap"][binding_id]
+
+    edit_config(Path(path), change)
+
+
+def open_settings(app) -> None:
+    """The settings screen; what is saved is written off the UI thread, the theme and keys apply now."""
+    import asyncio
+
+    from app.config import Config
+    from app.keymap import main_bindings
+    from app.screens.settings import SettingsScreen
+    from app.theming import theme_names
+
+    config = app.options.config or Config(path=app.options.config_path)
+    models = sorted(config.models)
+
+    async def save(saved) -> None:
+        from app.config import ConfigError, load_config
+
+        try:
+            await asyncio.to_thread(write_settings, app.options.config_path, saved.changes, saved.keymap)
+            app.options.config = await asyncio.to_thread(load_config, app.options.config_path)
+        except (OSError, ValueError, ConfigError) as error:
+            app.notify(f"Could not save the settings to {app.options.config_path}: {error}", severity="error")
+            return
+        if ("ui", "theme") in saved.changes:
+            app.theme = saved.changes[("ui", "theme")]
+        if saved.keymap:
+            app.configured_keymap = {k: v for k, v in {**app.configured_keymap, **saved.keymap}.items() if v}
+            app.set_keymap(app.configured_keymap)
+        later = [key for (_section, key) in saved.changes if key != "theme"]
+        app.notify(f"Saved to {app.options.config_path}." +
+                   (f" {', '.join(later)}: from the next start." if later else ""))
+
+    def done(saved) -> None:
+        if saved is not None and (saved.changes or saved.keymap):
+            app.run_worker(save(saved), group="settings", exit_on_error=False)
+
+    screen = SettingsScreen(config, theme_names(app), models, main_bindings(), config_path=app.options.config_path,
+                            theme=app.theme)
+    app.push_screen(screen, callback=done)

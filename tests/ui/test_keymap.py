@@ -1,0 +1,76 @@
+"""Keymaps: [keymap] in config.toml moves a binding to other keys (the footer and /help show them), and
+conflicts are reported at start naming both bindings; the config rejects a keymap value that is no string."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.config import ConfigError, load_config
+from app.keymap import help_rows, keymap_problems, main_bindings
+from app.screens.help import HelpScreen
+from tests.ui.helpers import booted, make_app, screen_text, wait_for
+
+
+def bottom_line(app) -> str:
+    return " ".join(strip.text for strip in app.screen._compositor.render_strips()[-1:])
+
+
+def app_with_keymap(tmp_path: Path, text: str):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return make_app(tmp_path, config=load_config(path))
+
+
+def test_every_main_screen_binding_has_an_id():
+    from app.screens.main import MainScreen
+
+    assert all(binding.id for binding in MainScreen.BINDINGS)
+    assert len({b.id for b in main_bindings()}) == len(MainScreen.BINDINGS)
+
+
+def test_a_conflict_names_both_bindings():
+    problems = keymap_problems({"cancel_turn": "ctrl+n"})
+    assert problems == ["[keymap] ctrl+n is bound twice: cancel_turn (Cancel turn) and new_workstream (New); "
+                        "change one of them in [keymap]"]
+    assert keymap_problems({"new_workstream": "f12"}) == []
+    assert "not a binding id" in keymap_problems({"no_such": "f12"})[0]
+
+
+def test_help_lists_the_keys_in_force():
+    rows = dict((what, keys) for keys, what in help_rows({"new_workstream": "ctrl+t"}))
+    assert rows["new workstream"] == "Ctrl+T" and rows["this help (also /help)"] == "F1"
+    assert rows["switch to workstream 1…9"] == "Alt+1…9"
+
+
+def test_a_keymap_value_must_be_a_string(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[keymap]\nnew_workstream = 5\n")
+    with pytest.raises(ConfigError, match="line 2.*keymap.*new_workstream must be a string"):
+        load_config(path)
+    path.write_text('[keymap]\nnew_workstream = "ctrl+t"\n')
+    assert load_config(path).keymap == {"new_workstream": "ctrl+t"}
+
+
+async def test_a_remapped_key_works_and_shows_in_the_footer_and_help(tmp_path):
+    app = app_with_keymap(tmp_path, '[keymap]\nnew_workstream = "ctrl+t"\nhelp = "f5"\n')
+    async with app.run_test(size=(160, 30)) as pilot:
+        await booted(pilot)
+        await wait_for(pilot, lambda: "^t New" in bottom_line(app), message="the footer shows the new key")
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: len(app.manager.workstreams) == 2, message="ctrl+t opens a workstream")
+        await pilot.press("ctrl+n")  # the old key no longer does
+        await pilot.pause(0.2)
+        assert len(app.manager.workstreams) == 2
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), message="help on its new key")
+        assert "Ctrl+T" in screen_text(app) and "new workstream" in screen_text(app)
+
+
+async def test_conflicts_are_reported_at_start(tmp_path):
+    app = app_with_keymap(tmp_path, '[keymap]\ncancel_turn = "ctrl+n"\n')
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        await wait_for(pilot, lambda: any("cancel_turn (Cancel turn) and new_workstream (New)" in n.message
+                                          for n in app._notifications), message="the conflict is reported")

@@ -1,0 +1,46 @@
+"""`!command`: asks for approval like the agent's bash, runs in the workspace, shows a card, and its
+output becomes part of the conversation the model gets next; a denied command runs nothing."""
+
+from __future__ import annotations
+
+from app.screens.approval import ApprovalScreen
+from tests.fake_llm.script import TextReply
+from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from widgets.tool_card import ToolCard
+
+
+async def type_and_send(pilot, text: str) -> None:
+    await booted(pilot)
+    pilot.app.main_screen.view_for(pilot.app.focused_id).prompt.insert(text)
+    await pilot.press("enter")
+
+
+async def test_an_approved_command_runs_and_its_output_reaches_the_model(fake_openai, tmp_path):
+    fake_openai.queue(TextReply("I see the file."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await type_and_send(pilot, "!echo made-by-shell > proof.txt && cat proof.txt")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="bash asks first")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any(c.status == "done" for c in app.main_screen.query(ToolCard)),
+                       message="the card finishes")
+        assert (tmp_path / "ws" / "proof.txt").read_text() == "made-by-shell\n"
+        session = app.workstream.session
+        assert session.messages[-1].role == "user" and "made-by-shell" in session.messages[-1].content
+        await type_and_send(pilot, "what did it print?")
+        await wait_for(pilot, lambda: "I see the file." in screen_text(app))
+    sent = fake_openai.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "user"]
+    assert "made-by-shell" in sent[1]["content"] and "echo made-by-shell" in sent[1]["content"]
+
+
+async def test_a_denied_command_runs_nothing_and_keeps_nothing(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await type_and_send(pilot, "!touch should-not-exist")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="bash asks first")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: any(c.status == "denied" for c in app.main_screen.query(ToolCard)),
+                       message="the card says denied")
+        assert not (tmp_path / "ws" / "should-not-exist").exists()
+        assert app.workstream.session.messages == []
