@@ -38,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.mcp.cli import main as mcp_main
 
         return mcp_main(argv[1:])
+    if argv[:1] == ["run"]:
+        from app.headless.cli import main as run_main
+
+        return run_main(argv[1:])
     args = build_parser().parse_args(argv)
     from app.config import ConfigError, load_config
     from app.paths import chosen_config_path, default_data_dir
