@@ -57,7 +57,7 @@ ROOMS: dict[str, set[str]] = {
     "app.mcp": {"app.vocabulary", "tools", "app.permissions", "app.providers"} | SETTINGS,
     "app.engine": LOWER | SETTINGS,
     "app.headless": {"app.engine"} | LOWER | SETTINGS,
-    "app.acp": {"app.engine"} | LOWER | SETTINGS,
+    "app.acp": {"app.engine", "app.headless"} | LOWER | SETTINGS,  # ACP shares the headless policy
     # Settings are read by every room; they hold parsed values only (they may name providers and MCP
     # settings to validate them, never the engine or the UI).
     **{name: {"app.providers", "app.mcp"} | SETTINGS for name in SETTINGS},

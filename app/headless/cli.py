@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
-from pathlib import Path
 
 from app.headless import exit_codes
 from app.headless.output import FORMATS, output_for
 from app.headless.policy import MODES, HeadlessPolicy, Rule
+from app.headless.setup import SetupProblem, add_common_arguments, setup_from
 
 EPILOG = ("Exit codes: 0 success, 1 error, 2 usage error, 3 refused by policy, 4 limit reached "
           "(turns, budget, time), 130 interrupted. Events of --output stream-json: docs/headless.md.")
@@ -33,8 +32,6 @@ def _positive(kind):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from app.providers.registry import PROVIDERS  # names only: no SDK is imported
-
     parser = _Parser(prog="whimbrel run", epilog=EPILOG,
                      description="Run one prompt without the window; the reply goes to stdout.")
     parser.add_argument("prompt", nargs="?", help="the prompt (default: read from stdin; '-' reads stdin too)")
@@ -53,13 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--continue", dest="continue_last", action="store_true",
                        help="continue the last workstream of this workspace")
     parser.add_argument("--name", metavar="ALIAS", help="give the workstream this alias")
-    parser.add_argument("--model", help="model name, or an alias from [models.*] in the config")
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
-    parser.add_argument("--provider", choices=PROVIDERS, default=None, help="API of an ad-hoc --model")
-    parser.add_argument("--workdir", type=Path, default=None, help="workspace (default: the current directory)")
-    parser.add_argument("--data-dir", type=Path, default=None, help="where workstreams are stored")
-    parser.add_argument("--config", type=Path, default=None, help="config file")
+    add_common_arguments(parser)
     return parser
 
 
@@ -85,28 +76,14 @@ def main(argv: list[str]) -> int:
     prompt = _prompt(args)
     if not prompt.strip():
         return _usage("no prompt: give it as an argument or on stdin")
-    from app.config import ConfigError, load_config
-    from app.paths import chosen_config_path, default_data_dir
-
-    config_path, named_by = chosen_config_path(args.config)
     try:
-        config = load_config(config_path, named_by)
-    except ConfigError as error:
-        return _usage(str(error))
-    workdir = (args.workdir or Path.cwd()).expanduser()
-    if not workdir.is_dir():
-        return _usage(f"--workdir {workdir} is not a directory")
-    from app.providers.models import ModelRegistry
-
-    models = ModelRegistry.from_config(config, provider=args.provider, base_url=args.base_url,
-                                       api_key=args.api_key, model=args.model, env=os.environ)
-    if not models.default:
-        return _usage("no model is configured: give --model NAME (and --base-url URL), "
-                      f"or add [models.*] to {config_path}")
+        setup = setup_from(args)
+    except SetupProblem as problem:
+        return _usage(str(problem))
     from app.headless.runner import HeadlessRun, RunOptions
 
-    options = RunOptions(prompt=prompt, workdir=workdir.resolve(),
-                         data_dir=(args.data_dir or default_data_dir()).expanduser(), models=models,
+    config = setup.config
+    options = RunOptions(prompt=prompt, workdir=setup.workdir, data_dir=setup.data_dir, models=setup.models,
                          decide=policy.decide, resume=args.resume, continue_last=args.continue_last,
                          name=args.name, max_turns=args.max_turns, max_budget_usd=args.max_budget_usd,
                          timeout=args.timeout, bash_timeout=config.bash_timeout, output_limit=config.output_limit,

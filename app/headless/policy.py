@@ -7,6 +7,7 @@ replace it with any callable taking `CallFacts` and returning a `Verdict`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Callable, Literal
@@ -27,7 +28,8 @@ def reads_only(command: str) -> bool:
     if not command.strip() or SHELL_SYNTAX & set(command):
         return False
     words = command.split()
-    if any(word.lstrip("-=").startswith("/") or ".." in word for word in words[1:]):
+    if any(".." in word or any(part.startswith("/") for part in re.split(r"[=,:]", word.lstrip("-")))
+           for word in words[1:]):
         return False
     if words[0] == "git":
         return len(words) > 1 and words[1] in READING_GIT
