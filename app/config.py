@@ -118,7 +118,38 @@ MCP_SERVER_KEYS: dict[str, Key] = {
     "oauth": Key(Kind("true, false or a table", lambda v: isinstance(v, (bool, dict)))),  # app/mcp/oauth
 }
 
-TOP_LEVEL = (*SECTIONS, "models", "mcp")
+# -- [agents.NAME]: external ACP agents (issue 17), e.g. command = "gemini", args = ["--acp"] ----------
+AGENT_KEYS: dict[str, Key] = {
+    "command": Key(STRING, required=True),
+    "args": Key(STRINGS, default=()),
+    "env": Key(Kind("a table of strings", lambda v: isinstance(v, dict) and all(isinstance(x, str)
+                                                                                 for x in v.values())), default={}),
+}
+
+
+@dataclass
+class AgentConfig:
+    """One `[agents.<name>]` entry: an ACP agent Whimbrel starts and drives in a workstream."""
+
+    name: str
+    command: str
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _validate_agents(v: "_Validator", data: dict[str, Any]) -> dict[str, AgentConfig]:
+    agents: dict[str, AgentConfig] = {}
+    for name, entry in v.section((), data, "agents").items():
+        if not isinstance(entry, dict):
+            v.problem(("agents", name), f"[agents.{name}] must be a table, got {_type_name(entry)}")
+            continue
+        values = v.table(("agents", name), entry, AGENT_KEYS)
+        if values.get("command"):
+            agents[name] = AgentConfig(name, values["command"], list(values["args"]), dict(values["env"]))
+    return agents
+
+
+TOP_LEVEL = (*SECTIONS, "models", "mcp", "agents")
 
 
 @dataclass
@@ -161,6 +192,7 @@ class Config:
     mcp_connect_timeout: float = 30.0
     mcp_cli_connect_timeout: float = 10.0
     mcp_config_files: list[str] = field(default_factory=list)
+    agents: dict[str, AgentConfig] = field(default_factory=dict)  # [agents.<name>] (issue 17)
 
 
 # -- finding line numbers in the raw text -----------------------------------------------
@@ -312,6 +344,7 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
                                                     "price": dict(values["price"])})
     _check_references(v, models, settings)
     _validate_mcp(v, data, settings)
+    settings["agents"] = _validate_agents(v, data)
     if v.problems:
         raise ConfigError(v.problems)
     settings["fallback"] = list(settings["fallback"])
