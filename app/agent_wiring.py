@@ -57,3 +57,20 @@ async def stop_agents(app: Any) -> None:
     for workstream in list(app.manager):
         if isinstance(workstream.session, ExternalAgentSession):
             await workstream.session.aclose()
+
+
+def pick_new_workstream(app: Any) -> None:
+    """Ctrl+N with agents configured: ask whether the new tab runs on Whimbrel's model or an agent."""
+    from app.screens.new_workstream import NewWorkstreamScreen
+
+    config = app.options.config
+    agents = {name: " ".join([agent.command, *agent.args]) for name, agent in sorted(config.agents.items())}
+    model = app.models.settings(app.models.default).model if app.models is not None else ""
+
+    def chosen(choice: str | None) -> None:
+        if choice == "":
+            app.run_worker(app.new_workstream(), group="tabs", exit_on_error=False)
+        elif choice:
+            app.run_worker(open_agent_workstream(app, choice), group="tabs", exit_on_error=False)
+
+    app.push_screen(NewWorkstreamScreen(model, agents), callback=chosen)

@@ -413,8 +413,13 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         return self.manager is not None
 
     async def action_new_workstream(self) -> None:
+        from app.agent_wiring import agent_names, pick_new_workstream
+
         if self._booted():
-            await self.new_workstream()
+            if agent_names(self):
+                pick_new_workstream(self)  # Whimbrel's own model or one of the [agents.*]
+            else:
+                await self.new_workstream()
 
     def action_switch_tab(self, index: int) -> None:
         if self._booted():

@@ -48,6 +48,7 @@ class TurnRecord:
         self.open = False  # a reply is streaming
         self._storing: list[asyncio.Task] = []
         self._in_order = asyncio.Lock()  # replies are stored in the order they ended
+        self._asking: set[asyncio.Future] = set()  # approvals shown now (cancelled when the turn ends)
 
     # -- updates -----------------------------------------------------------------------------
     def update(self, update: Any) -> None:
@@ -109,6 +110,8 @@ class TurnRecord:
         item = ev.ApprovalItem(call_id, call.name, tool_call.title or "", _diff_of(tool_call.content),
                                f"agent {self.session.agent.name} asks permission")
         future = asyncio.get_running_loop().create_future()
+        self._asking.add(future)
+        future.add_done_callback(self._asking.discard)
         self.session.emit(ev.StateChanged("attention"))
         self.session.emit(ev.ApprovalRequested([item], future))
         try:
@@ -147,7 +150,9 @@ class TurnRecord:
                 await self.session._persist(message)
 
     async def close(self, *, interrupted: bool) -> None:
-        """The turn ended: store what is left and wait until everything is stored."""
+        """The turn ended: close its approval dialogs, store what is left and wait until it is stored."""
+        for future in list(self._asking):
+            future.cancel()  # the agent hears "cancelled"; the frontend closes the dialog
         self._store_reply(interrupted)
         await asyncio.gather(*self._storing)
 

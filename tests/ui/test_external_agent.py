@@ -107,3 +107,25 @@ async def test_a_crashing_or_garbled_agent_fails_the_turn_with_the_reason(fake_o
                        "the garbled agent's failure")
         await submit(pilot, "/agent nosuch")
         await wait_for(pilot, lambda: "no agent named 'nosuch'" in screen_text(app), 15, "unknown agent")
+
+
+async def test_ctrl_n_offers_whimbrel_and_the_agents(fake_openai, tmp_path):
+    from app.acp.client_session import ExternalAgentSession
+    from app.screens.new_workstream import NewWorkstreamScreen
+
+    fake_openai.queue(TextReply("Hello from the agent."))
+    app = make_app(tmp_path, fake_openai.base_url, config=config_with_agents(tmp_path, fake_openai.base_url))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewWorkstreamScreen), message="the picker")
+        await pilot.press("enter")  # Whimbrel's own model, highlighted first
+        await wait_for(pilot, lambda: len(app.manager) == 2, message="a model tab")
+        assert not isinstance(app.workstream.session, ExternalAgentSession)
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewWorkstreamScreen), message="the picker again")
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: len(app.manager) == 3, message="the agent's tab")
+        assert isinstance(app.workstream.session, ExternalAgentSession)
+        await submit(pilot, "hi")
+        await wait_for(pilot, lambda: "Hello from the agent." in screen_text(app), AGENT_WAIT, "the agent's reply")
