@@ -43,6 +43,7 @@ async def open_agent_workstream(app: Any, name: str) -> Any:
         raise LookupError(f"no agent named '{name}' (configured: {known})")
     workstream, evicted = await app.manager.create(protect=app._protected(), settings={AGENT_KEY: name})
     workstream.model = f"agent {name}"
+    workstream.title_generated = True  # its conversation is not sent to Whimbrel's model for a title
     await app._mount_view(workstream, evicted)
     app.show_workstream(workstream)
     return workstream
