@@ -9,15 +9,17 @@ from typing import Any
 
 
 def agent_session(app: Any, workstream_id: str, saved: Any, listener: Any) -> Any | None:
-    """The session of an agent-backed workstream (None for a model-backed one)."""
-    from app.acp.client_session import AGENT_KEY, AGENT_SESSION_KEY, ExternalAgentSession
-    from app.config import AgentConfig
-    from tools.context import ToolContext
-    from tools.registry import ToolRegistry
+    """The session of an agent-backed workstream (None for a model-backed one, at no import cost)."""
+    from app.acp import AGENT_KEY, AGENT_SESSION_KEY
 
     name = saved.settings.get(AGENT_KEY)
     if not name:
         return None
+    from app.acp.client_session import ExternalAgentSession
+    from app.config import AgentConfig
+    from tools.context import ToolContext
+    from tools.registry import ToolRegistry
+
     config = app.options.config
     agent = (config.agents.get(name) if config is not None else None) or AgentConfig(name, command="")
     context = ToolContext(workspace=app.options.workdir.resolve(), bash_timeout=app.options.bash_timeout,
@@ -36,7 +38,7 @@ def agent_names(app: Any) -> list[str]:
 
 async def open_agent_workstream(app: Any, name: str) -> Any:
     """A new tab whose workstream is driven by the configured agent `name`; LookupError when unknown."""
-    from app.acp.client_session import AGENT_KEY
+    from app.acp import AGENT_KEY
 
     if name not in agent_names(app):
         known = ", ".join(agent_names(app)) or "none: add [agents.NAME] with command (and args) to config.toml"

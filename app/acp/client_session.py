@@ -20,7 +20,7 @@ from app.vocabulary.messages import Message
 from tools.workspace import resolve_path
 
 CANCEL_GRACE = 5.0  # seconds an agent gets to end a cancelled turn before its process is stopped
-AGENT_KEY, AGENT_SESSION_KEY = "acp_agent", "acp_session_id"
+from app.acp import AGENT_KEY, AGENT_SESSION_KEY  # noqa: F401  (re-exported for the app glue)
 
 
 class ExternalAgentSession(Session):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.snapshots.test_screens import SIZE, booted
 from tests.ui.helpers import make_app, wait_for
 from tests.ui.test_turns import submit
@@ -10,6 +12,7 @@ from app.screens.approval import ApprovalScreen
 from app.screens.new_workstream import NewWorkstreamScreen
 
 
+@pytest.mark.timeout(600)  # a second Python process (the agent) starts: slow on a loaded machine
 def test_agent_workstream_with_a_tool_call_asking_permission(snap_compare, fake_openai, tmp_path):
     fake_openai.queue(write_call("notes.txt", "from the agent\n"))
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
+
+import pytest
 from pathlib import Path
 
 from app.config import load_config
@@ -18,7 +20,8 @@ from tests.ui.helpers import make_app, screen_text, wait_for
 from tests.ui.test_turns import submit
 from widgets.tool_card import ToolCard
 
-AGENT_WAIT = 60.0  # the agent is a second Python process: slow to start on a loaded machine
+AGENT_WAIT = 150.0  # the agent is a second Python process: slow to start on a loaded machine
+pytestmark = pytest.mark.timeout(600)
 
 
 def config_with_agents(tmp_path: Path, base_url: str, **extra: str):
