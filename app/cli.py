@@ -44,6 +44,14 @@ def main(argv: list[str] | None = None) -> int:
         from app.workstream_transfer import main as transfer_main
 
         return transfer_main(argv[0], argv[1:])
+    if argv[:1] == ["run"]:
+        from app.headless.cli import main as run_main
+
+        return run_main(argv[1:])
+    if argv[:1] == ["acp"]:
+        from app.acp.cli import main as acp_main
+
+        return acp_main(argv[1:])
     args = build_parser().parse_args(argv)
     from app.config import ConfigError, load_config
     from app.paths import chosen_config_path, default_data_dir

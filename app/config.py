@@ -125,7 +125,38 @@ MCP_SERVER_KEYS: dict[str, Key] = {
     "oauth": Key(Kind("true, false or a table", lambda v: isinstance(v, (bool, dict)))),  # app/mcp/oauth
 }
 
-TOP_LEVEL = (*SECTIONS, "models", "mcp", "keymap")
+# -- [agents.NAME]: external ACP agents (issue 17), e.g. command = "gemini", args = ["--acp"] ----------
+AGENT_KEYS: dict[str, Key] = {
+    "command": Key(STRING, required=True),
+    "args": Key(STRINGS, default=()),
+    "env": Key(Kind("a table of strings", lambda v: isinstance(v, dict) and all(isinstance(x, str)
+                                                                                 for x in v.values())), default={}),
+}
+
+
+@dataclass
+class AgentConfig:
+    """One `[agents.<name>]` entry: an ACP agent Whimbrel starts and drives in a workstream."""
+
+    name: str
+    command: str
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _validate_agents(v: "_Validator", data: dict[str, Any]) -> dict[str, AgentConfig]:
+    agents: dict[str, AgentConfig] = {}
+    for name, entry in v.section((), data, "agents").items():
+        if not isinstance(entry, dict):
+            v.problem(("agents", name), f"[agents.{name}] must be a table, got {_type_name(entry)}")
+            continue
+        values = v.table(("agents", name), entry, AGENT_KEYS)
+        if values.get("command"):
+            agents[name] = AgentConfig(name, values["command"], list(values["args"]), dict(values["env"]))
+    return agents
+
+
+TOP_LEVEL = (*SECTIONS, "models", "mcp", "keymap", "agents")
 
 
 @dataclass
@@ -173,6 +204,7 @@ class Config:
     checkpoint_ignore: list[str] = field(default_factory=list)
     checkpoint_max_file_mb: float = 10.0
     keymap: dict[str, str] = field(default_factory=dict)  # [keymap]: binding id -> keys (app/keymap.py)
+    agents: dict[str, AgentConfig] = field(default_factory=dict)  # [agents.<name>] (issue 17)
 
 
 # -- finding line numbers in the raw text -----------------------------------------------
@@ -325,6 +357,7 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
     _check_references(v, models, settings)
     _validate_mcp(v, data, settings)
     settings["keymap"] = _validate_keymap(v, data)
+    settings["agents"] = _validate_agents(v, data)
     if v.problems:
         raise ConfigError(v.problems)
     settings["fallback"] = list(settings["fallback"])

@@ -296,9 +296,12 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, App):
     def _make_session(self, workstream_id, saved, listener):
         """A Session for a workstream, restored from its SavedState (model, /clear point, compaction)."""
         from app.engine.memory_context import attach_memory
+        from app.agent_wiring import agent_session
         from app.engine.session import Session
         from tools.context import ToolContext
 
+        if (external := agent_session(self, workstream_id, saved, listener)) is not None:
+            return external  # a workstream driven by an external ACP agent ([agents.NAME])
         context = ToolContext(workspace=self.options.workdir.resolve(), bash_timeout=self.options.bash_timeout,
                               output_limit=self.options.output_limit)
         alias = saved.model_alias if self.models is not None and saved.model_alias in self.models else None
@@ -440,8 +443,13 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, App):
         return self.manager is not None
 
     async def action_new_workstream(self) -> None:
+        from app.agent_wiring import agent_names, pick_new_workstream
+
         if self._booted():
-            await self.new_workstream()
+            if agent_names(self):
+                pick_new_workstream(self)  # Whimbrel's own model or one of the [agents.*]
+            else:
+                await self.new_workstream()
 
     def action_switch_tab(self, index: int) -> None:
         if self._booted():
@@ -540,8 +548,11 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, App):
         yield from whimbrel_commands(self)
 
     async def on_unmount(self) -> None:
+        from app.agent_wiring import stop_agents
+
         try:
             await self._end_turns()
+            await stop_agents(self)
             await self.release_ownership()
             await self.stop_mcp()
             if self.models is not None:

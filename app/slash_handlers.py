@@ -48,6 +48,18 @@ async def _new(app, view, args: str) -> None:
     await app.new_workstream()
 
 
+async def _agent(app, view, args: str) -> None:
+    from app.agent_wiring import agent_names, open_agent_workstream
+
+    if not args.strip():
+        names = ", ".join(agent_names(app)) or "none (add [agents.NAME] with command and args to config.toml)"
+        raise CommandError(f"Usage: /agent NAME — configured agents: {names}")
+    try:
+        await open_agent_workstream(app, args.strip())
+    except LookupError as error:
+        raise CommandError(str(error)) from None
+
+
 async def _name(app, view, args: str) -> None:
     if not args:
         raise CommandError("Usage: /name <alias>")
@@ -225,6 +237,6 @@ HANDLERS = {
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
-    "settings": lambda app, view, args: app.open_settings(), "image": _image,
+    "settings": lambda app, view, args: app.open_settings(), "image": _image, "agent": _agent,
     **memory_commands.HANDLERS,
 }

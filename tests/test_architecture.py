@@ -46,7 +46,7 @@ UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palett
       "app.memory_commands", "styles", "app.editor_compose", "app.theming", "app.keymap",
       "app.mentions", "app.workspace_files", "app.copying", "app.settings_file",
       "app.workstream_transfer", "app.images", "app.image_attach", "app.mention_resources",
-      "app.daily_actions"}
+      "app.daily_actions", "app.agent_wiring"}
 LOWER = {"app.vocabulary", "app.storage", "app.sandbox", "app.permissions", "app.providers", "tools",
          "app.memory", "app.checkpoints", "app.mcp"}
 ROOMS: dict[str, set[str]] = {
@@ -61,7 +61,7 @@ ROOMS: dict[str, set[str]] = {
     "app.mcp": {"app.vocabulary", "tools", "app.permissions", "app.providers"} | SETTINGS,
     "app.engine": LOWER | SETTINGS,
     "app.headless": {"app.engine"} | LOWER | SETTINGS,
-    "app.acp": {"app.engine"} | LOWER | SETTINGS,
+    "app.acp": {"app.engine", "app.headless"} | LOWER | SETTINGS,  # ACP shares the headless policy
     # Settings are read by every room; they hold parsed values only (they may name providers and MCP
     # settings to validate them, never the engine or the UI).
     **{name: {"app.providers", "app.mcp"} | SETTINGS for name in SETTINGS},

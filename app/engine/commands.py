@@ -19,6 +19,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "", "list every command"),
     SlashCommand("ws", "[new [name] | close [N] | N]", "list, create, close or switch workstreams"),
     SlashCommand("new", "", "start a fresh workstream in a new tab"),
+    SlashCommand("agent", "<name>", "open a tab driven by an external ACP agent"),
     SlashCommand("name", "<alias>", "give this workstream a unique alias"),
     SlashCommand("clear", "", "empty the model's context (history stays saved)"),
     SlashCommand("resume", "[query]", "browse and search saved workstreams"),

@@ -23,6 +23,7 @@ class SavedState:
     context_start: int = 0  # first message after the last /clear
     model_alias: str | None = None
     compaction: tuple[str, int] | None = None  # (summary, id of the last summarized message)
+    settings: dict[str, Any] = field(default_factory=dict)  # the workstream's stored config (e.g. its ACP agent)
 
 
 # (workstream_id, saved state, listener) -> its Session
@@ -68,14 +69,17 @@ class WorkstreamManager:
         await self.close(evicted)
         return evicted
 
-    async def create(self, *, protect: set[str] = frozenset()) -> tuple[Workstream, Workstream | None]:
+    async def create(self, *, protect: set[str] = frozenset(),
+                     settings: dict[str, Any] | None = None) -> tuple[Workstream, Workstream | None]:
         """Open a new, empty workstream; at the limit, first evict the oldest idle one (not in `protect`)."""
         evicted = await self._make_room(protect, (
             f"All {self.max_open} open workstreams are busy, so none can be closed to make room. "
             "Wait for one to finish, close one with /ws close N, or raise [workstreams] max_open."))
         workstream_id = await self.store.create_workstream(model=self.model or None, workdir=self.workdir)
         await self.ownership.claim(workstream_id)  # nobody else knows it yet
-        workstream = self._build(workstream_id, SavedState())
+        for key, value in (settings or {}).items():
+            await self.store.set_config(workstream_id, key, value)
+        workstream = self._build(workstream_id, SavedState(settings=dict(settings or {})))
         self.workstreams.append(workstream)
         return workstream, evicted
 
@@ -109,7 +113,7 @@ class WorkstreamManager:
         settings = await self.store.get_config(info.id)
         compaction = await self.store.latest_compaction(info.id)
         saved = SavedState(conversation.messages, conversation.context_start, settings.get("model_alias"),
-                           (compaction.summary, compaction.last_message_id) if compaction else None)
+                           (compaction.summary, compaction.last_message_id) if compaction else None, settings)
         workstream = self._build(info.id, saved, title=info.title or "", alias=info.alias, model=info.model or "")
         workstream.seen_update = info.updated_at
         return workstream

@@ -1,0 +1,54 @@
+"""`whimbrel acp`: serve the Agent Client Protocol on stdin/stdout (stdout carries only the protocol)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from app.headless.setup import SetupProblem, add_common_arguments, setup_from
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="whimbrel acp", description=(
+        "Run Whimbrel as an ACP agent over stdio, for editors (Zed, JetBrains, Neovim) and other clients. "
+        "Each ACP session is a workstream, stored and resumable like any other."))
+    add_common_arguments(parser)
+    return parser
+
+
+async def serve(setup) -> None:
+    import acp
+
+    from app.acp.agent import WhimbrelAgent
+    from app.storage.async_store import AsyncStore
+    from tools.registry import ToolRegistry
+
+    store = await AsyncStore.open(setup.data_dir / "whimbrel.db")
+    config = setup.config
+    agent = WhimbrelAgent(store=store, models=setup.models, registry=ToolRegistry.load_builtin(),
+                          bash_timeout=config.bash_timeout, output_limit=config.output_limit,
+                          auto_compact_pct=config.auto_compact_pct)
+    try:
+        await acp.run_agent(agent)
+    finally:
+        await agent.close()
+        await setup.models.aclose()
+        await store.aclose()
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        setup = setup_from(args)
+    except SetupProblem as problem:
+        print(f"whimbrel acp: {problem}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(setup))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # noqa: BLE001 - the store would not open, stdio broke: words on stderr
+        print(f"whimbrel acp: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,77 @@
+"""Engine events as ACP session updates (message, thought and tool-call chunks) and stored history replayed.
+
+Pure translations: the agent sends what these return, in order, through the client connection.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.engine import events as ev
+from app.vocabulary.messages import Message
+
+TOOL_KINDS = {"bash": "execute", "read_file": "read", "write_file": "edit", "edit_file": "edit", "search": "search"}
+STATUS = {"pending": "pending", "approved": "pending", "running": "in_progress", "done": "completed",
+          "error": "failed", "denied": "failed"}
+
+
+def _raw_input(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except (ValueError, TypeError):
+        return {"arguments": arguments}
+
+
+def tool_title(name: str, preview: str) -> str:
+    return f"{name} {preview}".strip()[:200]
+
+
+def update_for(event: ev.EngineEvent) -> Any | None:
+    """The session update for one engine event, or None for events ACP does not carry."""
+    import acp
+
+    if isinstance(event, ev.ContentDelta) and event.text:
+        return acp.update_agent_message_text(event.text)
+    if isinstance(event, ev.ReasoningDelta) and event.text:
+        return acp.update_agent_thought_text(event.text)
+    if isinstance(event, ev.ToolCallAdded):
+        return acp.start_tool_call(event.call_id, tool_title(event.name, event.preview),
+                                   kind=TOOL_KINDS.get(event.name, "other"), status="pending",
+                                   raw_input=_raw_input(event.arguments))
+    if isinstance(event, ev.ToolCallUpdated) and event.status in ("running", "denied"):
+        return acp.update_tool_call(event.call_id, status=STATUS[event.status])
+    if isinstance(event, ev.ToolResultReady):
+        return acp.update_tool_call(event.call_id, status="failed" if event.is_error else "completed",
+                                    content=[acp.tool_content(acp.text_block(event.output))],
+                                    raw_output=event.output)
+    if isinstance(event, ev.Notice) and event.level in ("warning", "error"):
+        return acp.update_agent_message_text(f"\n[{event.level}] {event.text}\n")
+    return None
+
+
+def history_updates(messages: list[Message]) -> list[Any]:
+    """A loaded session's conversation, replayed as the updates that first told it (session/load)."""
+    import acp
+
+    names: dict[str, tuple[str, str]] = {}
+    updates: list[Any] = []
+    for message in messages:
+        if message.role == "user" and message.content:
+            updates.append(acp.update_user_message_text(message.content))
+        elif message.role == "assistant":
+            if message.reasoning:
+                updates.append(acp.update_agent_thought_text(message.reasoning))
+            if message.content:
+                updates.append(acp.update_agent_message_text(message.content))
+            for call in message.tool_calls:
+                names[call.id] = (call.name, call.arguments)
+                updates.append(acp.start_tool_call(call.id, tool_title(call.name, ""),
+                                                   kind=TOOL_KINDS.get(call.name, "other"), status="pending",
+                                                   raw_input=_raw_input(call.arguments)))
+        elif message.role == "tool" and message.tool_call_id:
+            updates.append(acp.update_tool_call(message.tool_call_id,
+                                                status="failed" if message.is_error else "completed",
+                                                content=[acp.tool_content(acp.text_block(message.content))],
+                                                raw_output=message.content))
+    return updates

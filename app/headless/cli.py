@@ -1,0 +1,95 @@
+"""`whimbrel run [PROMPT]`: the argument parsing and the set-up of one headless run (no Textual here)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from app.headless import exit_codes
+from app.headless.output import FORMATS, output_for
+from app.headless.policy import MODES, HeadlessPolicy, Rule
+from app.headless.setup import SetupProblem, add_common_arguments, setup_from
+
+EPILOG = ("Exit codes: 0 success, 1 error, 2 usage error, 3 refused by policy, 4 limit reached "
+          "(turns, budget, time), 130 interrupted. Events of --output stream-json: docs/headless.md.")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own exit code 2 is USAGE already; keep its words
+        self.print_usage(sys.stderr)
+        self.exit(exit_codes.USAGE, f"whimbrel run: {message}\n")
+
+
+def _positive(kind):
+    def parse(text: str):
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be greater than 0, not {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="whimbrel run", epilog=EPILOG,
+                     description="Run one prompt without the window; the reply goes to stdout.")
+    parser.add_argument("prompt", nargs="?", help="the prompt (default: read from stdin; '-' reads stdin too)")
+    parser.add_argument("--output", choices=FORMATS, default="text", help="stdout format (default text)")
+    parser.add_argument("--mode", choices=MODES, default="ask",
+                        help="permission mode; in a headless run, what would ask is refused (default ask)")
+    parser.add_argument("--allow", action="append", default=[], metavar="RULE",
+                        help="allow calls matching TOOL or TOOL(GLOB), e.g. 'bash(git *)'; repeatable")
+    parser.add_argument("--deny", action="append", default=[], metavar="RULE",
+                        help="refuse calls matching TOOL or TOOL(GLOB); wins over --allow; repeatable")
+    parser.add_argument("--max-turns", type=_positive(int), metavar="N", help="at most N model requests")
+    parser.add_argument("--max-budget-usd", type=_positive(float), metavar="USD", help="stop once this is spent")
+    parser.add_argument("--timeout", type=_positive(float), metavar="SECONDS", help="stop after this long")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--resume", metavar="ID_OR_ALIAS", help="continue a saved workstream")
+    where.add_argument("--continue", dest="continue_last", action="store_true",
+                       help="continue the last workstream of this workspace")
+    parser.add_argument("--name", metavar="ALIAS", help="give the workstream this alias")
+    add_common_arguments(parser)
+    return parser
+
+
+def _prompt(args: argparse.Namespace) -> str:
+    if args.prompt is not None and args.prompt != "-":
+        return args.prompt
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    return sys.stdin.read()
+
+
+def _usage(message: str) -> int:
+    print(f"whimbrel run: {message}", file=sys.stderr)
+    return exit_codes.USAGE
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        policy = HeadlessPolicy(args.mode, [Rule.parse(r) for r in args.allow], [Rule.parse(r) for r in args.deny])
+    except ValueError as error:
+        return _usage(str(error))
+    prompt = _prompt(args)
+    if not prompt.strip():
+        return _usage("no prompt: give it as an argument or on stdin")
+    try:
+        setup = setup_from(args)
+    except SetupProblem as problem:
+        return _usage(str(problem))
+    from app.headless.runner import HeadlessRun, RunOptions
+
+    config = setup.config
+    options = RunOptions(prompt=prompt, workdir=setup.workdir, data_dir=setup.data_dir, models=setup.models,
+                         decide=policy.decide, resume=args.resume, continue_last=args.continue_last,
+                         name=args.name, max_turns=args.max_turns, max_budget_usd=args.max_budget_usd,
+                         timeout=args.timeout, bash_timeout=config.bash_timeout, output_limit=config.output_limit,
+                         auto_compact_pct=config.auto_compact_pct)
+    run = HeadlessRun(options, output_for(args.output))
+    try:
+        return asyncio.run(run.run())
+    except KeyboardInterrupt:  # a second Ctrl+C while the first one's clean-up ran
+        return exit_codes.INTERRUPTED

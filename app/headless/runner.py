@@ -1,0 +1,281 @@
+"""One headless run: open (or resume) a workstream, send one prompt, let the policy answer approvals.
+
+The run uses the same store, sessions and tools as the TUI, so either can resume what the other
+stored. Limits (turns, budget, time) and signals cancel the turn; the session keeps what completed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.engine import events as ev
+from app.headless import exit_codes
+from app.headless.approvals import decision_for, facts_for, gated_registry
+from app.headless.output import Output
+from app.headless.policy import Decide
+from app.headless.wire import RunRecord
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class RunRefused(Exception):
+    """The run cannot start (unknown --resume, nothing to continue, bad --name …): `code` says which."""
+
+    def __init__(self, message: str, code: int = exit_codes.USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class RunOptions:
+    prompt: str
+    workdir: Path
+    data_dir: Path
+    models: Any  # providers.models.ModelRegistry with a default model
+    decide: Decide
+    resume: str | None = None
+    continue_last: bool = False
+    name: str | None = None
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    timeout: float | None = None
+    bash_timeout: float = 120.0
+    output_limit: int = 30_000
+    retry_base_delay: float = 1.0
+    auto_compact_pct: float = 80.0
+
+
+@dataclass
+class _Stop:
+    outcome: str  # "limit" or "interrupted"
+    reason: str
+
+
+@dataclass
+class HeadlessRun:
+    options: RunOptions
+    output: Output
+    record: RunRecord = field(default_factory=RunRecord)
+
+    def __post_init__(self) -> None:
+        self._stop: _Stop | None = None
+        self._task: asyncio.Task | None = None
+        self._turn_outcome = ""
+        self._last_error = ""
+        self._budget_warned = False
+        self._registry = None
+        self._read_only: frozenset[str] = frozenset()
+        self.workstream = None
+        self._store = None
+
+    # -- the run -------------------------------------------------------------------------
+    async def run(self) -> int:
+        from app.storage.async_store import AsyncStore
+
+        path = self.options.data_dir / "whimbrel.db"
+        try:
+            store = await AsyncStore.open(path)
+        except Exception as error:  # noqa: BLE001 - any cause (permissions, disk, corruption) is reported
+            return self._fail_early(f"could not open {path}: {str(error).splitlines()[0][:300]}",
+                                    exit_codes.ERROR)
+        self._store = store
+        try:
+            return await self._run_in(store)
+        finally:
+            await self.options.models.aclose()
+            await store.aclose()
+
+    async def _run_in(self, store) -> int:
+        from app.engine.workstreams import WorkstreamManager
+        from tools.registry import ToolRegistry
+
+        self._registry, self._read_only = gated_registry(await asyncio.to_thread(ToolRegistry.load_builtin))
+        models = self.options.models
+        manager = WorkstreamManager(store=store, session_factory=self._make_session,
+                                    model=models.settings(models.default).model,
+                                    workdir=str(self.options.workdir))
+        try:
+            workstream = await self._open(manager, store)
+        except RunRefused as refused:
+            await manager.ownership.release_all()
+            return self._fail_early(str(refused), refused.code)
+        self.workstream = workstream
+        heartbeat = asyncio.create_task(self._beat(manager))
+        try:
+            return await self._turn(workstream)
+        finally:
+            heartbeat.cancel()
+            await manager.ownership.release_all()
+
+    async def _open(self, manager, store):
+        """The workstream this run talks in: --resume, --continue, or a new one; named by --name."""
+        from app.engine.ownership import HeldElsewhere, where
+
+        options = self.options
+        ref = options.resume
+        if options.continue_last:
+            ref = await self._last_here(store)
+        resumed = ref is not None
+        if ref is None:
+            workstream, _evicted = await manager.create()
+        else:
+            try:
+                workstream, _evicted = await manager.open(ref, only_if_free=True)
+            except LookupError as error:
+                raise RunRefused(str(error)) from None
+            except HeldElsewhere as held:
+                raise RunRefused(f"workstream {ref} is {where(held.lease)}; a headless run does not "
+                                 "write into it", exit_codes.ERROR) from None
+        if options.name:
+            try:
+                await manager.rename(workstream, options.name)
+            except ValueError as error:
+                raise RunRefused(f"--name: {error}") from None
+        workstream.listener = self._on_event
+        self._send({"type": "session_start", "workstream_id": workstream.id, "name": workstream.alias,
+                    "model": workstream.model, "workdir": str(options.workdir), "resumed": resumed})
+        return workstream
+
+    async def _last_here(self, store) -> str:
+        workdir = str(self.options.workdir)
+        for info in await store.list_workstreams():
+            if info.workdir == workdir and info.message_count:
+                return info.id
+        raise RunRefused(f"--continue: no earlier workstream in {workdir}")
+
+    async def _turn(self, workstream) -> int:
+        loop = asyncio.get_running_loop()
+        self._task = asyncio.create_task(workstream.submit(self.options.prompt))
+        installed = []
+        for sig in STOP_SIGNALS:
+            try:
+                loop.add_signal_handler(sig, self.stop, "interrupted", f"stopped by {signal.Signals(sig).name}")
+                installed.append(sig)
+            except (ValueError, RuntimeError, NotImplementedError):  # not the main thread (tests)
+                pass
+        timer = None
+        if self.options.timeout is not None:
+            timer = loop.call_later(self.options.timeout, self.stop, "limit",
+                                    f"--timeout {self.options.timeout:g} s reached")
+        crash = ""
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            if self._stop is None:
+                raise
+        except Exception as error:  # noqa: BLE001 - a bug in a lower room: words, never a traceback
+            import logging
+
+            logging.getLogger("whimbrel").exception("headless turn failed")
+            crash = f"internal error: {type(error).__name__}: {error}"
+        finally:
+            if timer is not None:
+                timer.cancel()
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+        return self._finish(workstream, crash)
+
+    def _finish(self, workstream, crash: str) -> int:
+        if crash:
+            outcome, code, reason = "error", exit_codes.ERROR, crash
+        elif self._stop is not None:
+            outcome, reason = self._stop.outcome, self._stop.reason
+            code = exit_codes.LIMIT if outcome == "limit" else exit_codes.INTERRUPTED
+        elif self._turn_outcome == "error":
+            outcome, code, reason = "error", exit_codes.ERROR, self._last_error or "the turn failed"
+        elif self.record.refusals:
+            outcome, code, reason = "refused", exit_codes.REFUSED, "; ".join(self.record.refusals)
+        else:
+            outcome, code, reason = "done", exit_codes.SUCCESS, ""
+        self.output.finish(self.record.summary(workstream_id=workstream.id, name=workstream.alias,
+                                               outcome=outcome, exit_code=code, reason=reason))
+        return code
+
+    def stop(self, outcome: str, reason: str) -> None:
+        """Cancel the turn (a limit or a signal); the first reason given is the one reported."""
+        if self._stop is None:
+            self._stop = _Stop(outcome, reason)
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    # -- events --------------------------------------------------------------------------
+    def _on_event(self, event: ev.EngineEvent) -> None:
+        wire = self.record.translate(event)
+        if wire is not None:
+            self._send(wire)
+        if isinstance(event, ev.ApprovalRequested):
+            self._answer(event)
+        elif isinstance(event, ev.AssistantStarted):
+            limit = self.options.max_turns
+            if limit is not None and self.record.model_requests > limit:
+                self.stop("limit", f"--max-turns {limit} reached")
+        elif isinstance(event, ev.UsageRecorded):
+            self._check_budget(event)
+        elif isinstance(event, ev.Notice) and event.level == "error":
+            self._last_error = event.text
+        elif isinstance(event, ev.TurnFinished):
+            self._turn_outcome = event.outcome
+
+    def _answer(self, event: ev.ApprovalRequested) -> None:
+        decisions = {}
+        for item in event.items:
+            call = self.record.calls.get(item.call_id)
+            facts = facts_for(item, call.arguments if call else "", self._registry, self._read_only,
+                              self.options.workdir)
+            verdict = self.options.decide(facts)
+            self._send(self.record.decided(item.call_id, item.name, verdict.allowed, verdict.reason))
+            decisions[item.call_id] = decision_for(verdict)
+        if not event.future.done():
+            event.future.set_result(decisions)
+
+    def _check_budget(self, event: ev.UsageRecorded) -> None:
+        budget = self.options.max_budget_usd
+        if budget is None:
+            return
+        if event.session_cost is None:
+            if not self._budget_warned:
+                self._budget_warned = True
+                self._send({"type": "notice", "level": "warning",
+                            "text": f"No price is known for {event.model}, so --max-budget-usd cannot be "
+                                    "enforced; set its prices in [models.*] to enforce it."})
+            return
+        if event.session_cost >= budget:
+            self.stop("limit", f"--max-budget-usd {budget:g} reached (spent ${event.session_cost:.4f})")
+
+    def _send(self, wire: dict) -> None:
+        self.output.event(wire)
+
+    def _fail_early(self, message: str, code: int) -> int:
+        self.output.finish({"type": "result", "workstream_id": "", "name": None, "outcome": "error",
+                            "exit_code": code, "reason": message, "text": "", "tool_calls": [],
+                            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "model_requests": 0},
+                            "cost": None, "refusals": []})
+        return code
+
+    async def _beat(self, manager) -> None:
+        """Keep this run's lease fresh, so a TUI opening the workstream meanwhile shows it read-only."""
+        while True:
+            await asyncio.sleep(manager.ownership.interval)
+            await manager.heartbeat()
+
+    # -- sessions ------------------------------------------------------------------------
+    def _make_session(self, workstream_id, saved, listener):
+        from app.engine.session import Session
+        from tools.context import ToolContext
+
+        options = self.options
+        context = ToolContext(workspace=options.workdir, bash_timeout=options.bash_timeout,
+                              output_limit=options.output_limit)
+        alias = saved.model_alias if saved.model_alias in options.models else None
+        session = Session(workstream_id=workstream_id, provider=None, registry=self._registry,
+                          tool_context=context, emit=listener, store=self._store,
+                          messages=saved.messages, context_start=saved.context_start,
+                          retry_base_delay=options.retry_base_delay, models=options.models, model_alias=alias,
+                          auto_compact_pct=options.auto_compact_pct)
+        if saved.compaction is not None:
+            session.restore_compaction(*saved.compaction)
+        return session

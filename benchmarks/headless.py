@@ -1,0 +1,93 @@
+"""`whimbrel run` and `whimbrel acp` beside the bare SDK doing the same request; prints the ratios.
+
+Each measurement is the wall time of a fresh process (imports included, as a script in CI pays them):
+
+- bare:  `python -c` with the openai SDK streaming one short reply from the fake server;
+- run:   `whimbrel run "hi"` (config, store, session, the same streamed request, stored);
+- acp:   the ACP SDK's client starting `whimbrel acp`, initialize, session/new, one prompt round trip.
+
+Targets: run / bare ≤ 1.3; acp / run is reported. Machines here are noisy: every ratio is the median of
+ROUNDS runs measured in the same loop.
+
+    python benchmarks/headless.py [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+BARE = """
+import sys
+from openai import OpenAI
+client = OpenAI(base_url=sys.argv[1], api_key="x")
+stream = client.chat.completions.create(model="fake-model", stream=True,
+                                        messages=[{"role": "user", "content": "hi"}])
+print("".join(c.choices[0].delta.content or "" for c in stream if c.choices))
+"""
+
+
+def timed(command: list[str], env: dict[str, str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, env=env, cwd=cwd, check=True, capture_output=True, timeout=120,
+                   stdin=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+async def acp_round_trip(base_url: str, env: dict[str, str], cwd: Path) -> float:
+    import acp
+
+    class Quiet:
+        async def session_update(self, session_id, update, **kwargs):
+            pass
+
+        async def request_permission(self, *args, **kwargs):
+            raise RuntimeError("no tool calls in this benchmark")
+
+    start = time.perf_counter()
+    async with acp.spawn_agent_process(Quiet(), sys.executable, "-m", "app.cli", "acp", "--model", "fake-model",
+                                       "--base-url", base_url, "--api-key", "x", env=env, cwd=cwd) as (conn, _p):
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+        session = await conn.new_session(cwd=str(cwd), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hi")])
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    rounds = parser.parse_args().rounds
+    from tests.fake_llm.openai_server import FakeOpenAIServer
+
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer() as server:
+        work = Path(tmp) / "ws"
+        work.mkdir()
+        env = {**os.environ, "WHIMBREL_DATA_DIR": str(Path(tmp) / "data"), "XDG_CONFIG_HOME": str(Path(tmp) / "cfg"),
+               "PYTHONPATH": str(ROOT)}
+        run = [sys.executable, "-m", "app.cli", "run", "--model", "fake-model", "--base-url", server.base_url,
+               "--api-key", "x", "hi"]
+        bare = [sys.executable, "-c", BARE, server.base_url]
+        times: dict[str, list[float]] = {"bare": [], "run": [], "acp": []}
+        for _ in range(rounds):
+            times["bare"].append(timed(bare, env, work))
+            times["run"].append(timed(run, env, work))
+            times["acp"].append(asyncio.run(acp_round_trip(server.base_url, env, work)))
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    for name, value in medians.items():
+        print(f"{name:>5}: median {value * 1000:7.0f} ms over {rounds} runs")
+    print(f"whimbrel run / bare SDK script: {medians['run'] / medians['bare']:.2f}x (target <= 1.3x)")
+    print(f"whimbrel acp round trip / whimbrel run: {medians['acp'] / medians['run']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
