@@ -33,6 +33,7 @@ class ToolContext:
     workstream_id: str = ""
     bash_timeout: float = 120.0
     output_limit: int = 30_000
+    wrap_command: Callable[[list[str]], list[str]] | None = None  # the sandbox around bash (tools/guard.py)
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).expanduser().resolve()
