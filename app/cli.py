@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, default=None,
                         help="config file (default: $WHIMBREL_CONFIG or config.toml in the user config dir)")
     parser.add_argument("--resume", metavar="ID_OR_PREFIX", help="resume a saved workstream")
+    parser.add_argument("--dangerously-bypass-approvals", action="store_true", dest="bypass",
+                        help="run every tool call without asking (critical risk still asks); shown in red")
     parser.add_argument("--version", action="version", version="whimbrel 0.1.0")
     return parser
 
@@ -38,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.mcp.cli import main as mcp_main
 
         return mcp_main(argv[1:])
+    if argv[:1] in (["policy"], ["audit"]):
+        from app.permissions.cli import main as permissions_main
+
+        return permissions_main(argv)
     args = build_parser().parse_args(argv)
     from app.config import ConfigError, load_config
     from app.paths import chosen_config_path, default_data_dir
@@ -74,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         retention_days=config.retention_days,
         bell=config.bell,
         notifications=config.notifications,
+        bypass=args.bypass,
     )
     app = WhimbrelApp(options)
     app.run()

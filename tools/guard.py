@@ -30,7 +30,7 @@ RuleSaver = Callable[[list[str], str], Awaitable[str]]  # (specs, scope) -> wher
 log = logging.getLogger("whimbrel")
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: the app keeps its guards in a WeakSet
 class CallGuard:
     """One workstream's gate. `audit_sink` stores rows; `save_rules` writes rules of project/user scope."""
 

@@ -52,7 +52,8 @@ async def screen_calls(session: Session, prepared: list[PreparedCall]) -> tuple[
             session.emit(ev.PermissionNoted(item.call.id, f"refused: {verdict.why}"))
             await session._finish_call(item, REFUSED.format(why=verdict.why), is_error=True, status=None)
         elif verdict.outcome == "allow":
-            session.emit(ev.PermissionNoted(item.call.id, f"ran unasked: {verdict.why}"))
+            if verdict.source != "tool":  # a harmless read needs no explanation
+                session.emit(ev.PermissionNoted(item.call.id, f"ran unasked: {verdict.why}"))
             runnable.append(item)
         else:
             asking.append(item)
@@ -92,7 +93,8 @@ async def apply_decision(session: Session, item: PreparedCall, decision: ev.Appr
         decided.decided_by = f"user: always ({', '.join(rules)} saved to {where})"
         session.emit(ev.Notice(f"Saved {', '.join(rules) or 'no rule'} → {where}.", level="info"))
     session.emit(ev.ToolCallUpdated(item.call.id, "approved"))
-    session.emit(ev.PermissionNoted(item.call.id, f"approved by you ({verdict.why})"))
+    if decision.decision != "approve":
+        session.emit(ev.PermissionNoted(item.call.id, decided.decided_by))
     return True
 
 

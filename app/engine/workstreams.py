@@ -23,6 +23,7 @@ class SavedState:
     context_start: int = 0  # first message after the last /clear
     model_alias: str | None = None
     compaction: tuple[str, int] | None = None  # (summary, id of the last summarized message)
+    settings: dict = field(default_factory=dict)  # its stored config (permission mode and rules, …)
 
 
 # (workstream_id, saved state, listener) -> its Session
@@ -109,7 +110,7 @@ class WorkstreamManager:
         settings = await self.store.get_config(info.id)
         compaction = await self.store.latest_compaction(info.id)
         saved = SavedState(conversation.messages, conversation.context_start, settings.get("model_alias"),
-                           (compaction.summary, compaction.last_message_id) if compaction else None)
+                           (compaction.summary, compaction.last_message_id) if compaction else None, settings)
         workstream = self._build(info.id, saved, title=info.title or "", alias=info.alias, model=info.model or "")
         workstream.seen_update = info.updated_at
         return workstream

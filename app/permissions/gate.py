@@ -177,3 +177,14 @@ def _redirect_targets(command: str, workspace: Path) -> list[Path]:
                 path = Path(text) if os.path.isabs(text) else workspace / text
                 out.append(Path(os.path.normpath(path)).resolve())
     return out
+
+
+def protected_places(workspace: Path, data_dir: Path, config_path: Path) -> list[Path]:
+    """Whimbrel's data dir and config file, unless the workspace lies inside one of them."""
+    root = Path(workspace).resolve()
+    out = []
+    for place in (Path(data_dir).expanduser(), Path(config_path).expanduser()):
+        resolved = place.resolve()
+        if not root.is_relative_to(resolved):
+            out.append(resolved)
+    return out

@@ -78,6 +78,7 @@ class MainScreen(PaintTimerScreen):
         Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True),
         Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True),
         Binding("ctrl+q", "app.quit", "Quit", priority=True),
+        Binding("shift+tab", "app.cycle_mode", "Mode", show=False, priority=True),  # app/permission_wiring.py
         *_switch_bindings(),
     ]
 
