@@ -7,6 +7,7 @@ command is confined. Nothing runs a tool around this, so nothing bypasses it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import time
@@ -43,6 +44,12 @@ class CallGuard:
     workstream_rules: list[Rule] = field(default_factory=list)
     on_workstream_rules: Callable[[list[dict[str, str]]], Awaitable[None]] | None = None
     notices: list[str] = field(default_factory=list)  # hook failures etc. for the user
+    agent: str | None = None  # set on a sub-agent's guard: its audit rows name it
+
+    def for_sub_agent(self, name: str) -> CallGuard:
+        """A sub-agent's guard: the very same gate (rules, mode), hooks, audit and sandbox as its
+        parent's, so a restriction of the parent binds the child too; its audit rows name it."""
+        return dataclasses.replace(self, agent=name, notices=[])
 
     @classmethod
     def permissive_default(cls, workspace: Path) -> CallGuard:
@@ -139,7 +146,8 @@ class CallGuard:
             decision=decision, decided_by=decided_by or (verdict.decided_by if verdict else "not run: invalid call"),
             mode=self.mode, risk=f"{risk.level}: {risk.reason}" if risk else "",
             sandbox=self.sandbox_label(network) if prepared.call.name.strip() == "bash" else "n/a",
-            status=status, duration_ms=None if duration is None else duration * 1000, created_at=time.time())
+            status=status, duration_ms=None if duration is None else duration * 1000, agent=self.agent,
+            created_at=time.time())
         try:
             await self.audit_sink(row)
         except Exception:  # the audit must never break a turn; the failure is logged

@@ -26,6 +26,7 @@ class Part:
 
     text: str
     quoted: bool
+    dynamic: bool = False  # holds a $-expansion or substitution: its value is only known at run time
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class Word:
     @property
     def has_expansion(self) -> bool:
         """An unquoted `$` or backtick: the value is only known when the command runs."""
-        return any(not p.quoted and ("$" in p.text or "`" in p.text) for p in self.parts)
+        return any(p.dynamic for p in self.parts)
 
     @classmethod
     def plain(cls, text: str) -> Word:
@@ -71,6 +72,7 @@ class _Reader:
         self.i = 0
         self.depth = depth
         self.commands: list[SimpleCommand] = []
+        self._expansions = 0  # how many $-expansions were read (a double-quoted word may hold some)
 
     # -- the list level ------------------------------------------------------------------
     def read_list(self, closer: str | None = None) -> list[SimpleCommand]:
@@ -193,7 +195,8 @@ class _Reader:
                 parts.append(Part(s[self.i + 1:end], True))
                 self.i = end + 1
             elif ch == '"':
-                parts.append(Part(self._double_quoted(), True))
+                before = self._expansions
+                parts.append(Part(self._double_quoted(), True, dynamic=self._expansions > before))
             elif ch == "\\":
                 if self.i + 1 >= len(s):
                     raise Unparseable("the line ends in a backslash")
@@ -201,7 +204,7 @@ class _Reader:
                     parts.append(Part(s[self.i + 1], True))
                 self.i += 2
             elif ch == "$" or ch == "`":
-                parts.append(Part(self._expansion(), False))
+                parts.append(Part(self._expansion(), False, dynamic=True))
             else:
                 start = self.i
                 while self.i < len(s) and s[self.i] not in BLANKS + "\n'\"\\$`" and s[self.i] not in OPERATOR_CHARS:
@@ -232,6 +235,7 @@ class _Reader:
     def _expansion(self) -> str:
         """`$(...)`, backticks (their commands are read too), `$((...))`, `${...}`, `$NAME`."""
         s, start = self.s, self.i
+        self._expansions += 1
         if s[self.i] == "`":
             end = self.i + 1
             while end < len(s) and s[end] != "`":
