@@ -18,7 +18,8 @@ class PermissionWiring:
         options = self.options
         self.permissions = PermissionSetup(
             options.config, options.workdir.resolve(), self.store, bypass=options.bypass,
-            protected=protected_places(options.workdir, options.data_dir, options.config_path))
+            protected=protected_places(options.workdir, options.data_dir, options.config_path),
+            config_file=options.config_path)
         loaded = await self.permissions.load()
         for notice in loaded.notices:
             self.notify(notice, title="Permission rules", severity="warning", timeout=12)

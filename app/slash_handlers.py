@@ -206,4 +206,11 @@ HANDLERS = {
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
     "compact": _compact, "setup": _setup, "mcp": _mcp,
+    "policy": lambda app, view, args: _later(app.action_policy_screen),
+    "audit": lambda app, view, args: _later(app.action_audit_screen),
 }
+
+
+async def _later(action) -> None:
+    """/policy, /audit: open their screen (app/permission_wiring.py)."""
+    action()

@@ -27,6 +27,7 @@ class PermissionSetup:
     loaded: loader.Loaded | None = None
     bypass: bool = False
     protected: list[Path] = field(default_factory=list)
+    config_file: Path | None = None  # where "everywhere" rules go (the app's --config path)
     _guards: weakref.WeakSet = field(default_factory=weakref.WeakSet)
 
     @property
@@ -35,11 +36,11 @@ class PermissionSetup:
 
     @property
     def config_path(self) -> Path:
-        return Path(getattr(self.config, "path", "config.toml"))
+        return Path(self.config_file or getattr(self.config, "path", None) or "config.toml")
 
     async def load(self) -> loader.Loaded:
         """(Re)read config rules, the project file and its review state; every guard gets them."""
-        self.config = await self._run(_fresh_config, self.config)
+        self.config = await self._run(_fresh_config, self.config, self.config_path)
         if self.store is not None:
             self.loaded = await self.store.run(loader.load, self.config, self.workspace, self.engine)
         else:
@@ -101,6 +102,49 @@ class PermissionSetup:
         await self.load()
         return f"{SCOPE_NAMES[scope]}: {path}"
 
+    async def add_rule(self, spec: str, decision: str, scope: str) -> str:
+        """The policy screen's "add": a rule of any decision into the project file or config.toml."""
+        from app.permissions.rules import Rule
+
+        Rule(spec, decision)  # RuleError tells the user what is wrong with it
+        if scope == "project":
+            path = await self._run(writer.save_project_rule, self.workspace, self.engine, spec, decision)
+        else:
+            path = await self._run(writer.save_user_rule, self.config_path, spec, decision)
+        await self.load()
+        return str(path)
+
+    async def delete_rule(self, spec: str, scope: str) -> bool:
+        """Delete a rule from where it is written (workstream rules go from every open guard)."""
+        if scope == "project":
+            removed = await self._run(writer.remove_project_rule, self.workspace, self.engine, spec)
+        elif scope == "user":
+            removed = await self._run(writer.remove_user_rule, self.config_path, spec)
+        else:
+            removed = False
+            for guard in list(self._guards):
+                kept = [r for r in guard.workstream_rules if r.spec != spec]
+                if len(kept) != len(guard.workstream_rules):
+                    guard.workstream_rules = kept
+                    removed = True
+                    if guard.on_workstream_rules is not None:
+                        await guard.on_workstream_rules([{"rule": r.spec, "decision": r.decision} for r in kept])
+        await self.load()
+        return removed
+
+    def rules_in_force(self) -> list:
+        """Every applied rule, workstream ones of all open guards included (each once)."""
+        seen, out = set(), []
+        rules = list(self.loaded.policy.rules if self.loaded else [])
+        for guard in list(self._guards):
+            rules += guard.workstream_rules
+        for rule in rules:
+            key = (rule.spec, rule.decision, rule.scope)
+            if key not in seen:
+                seen.add(key)
+                out.append(rule)
+        return out
+
     async def accept_project(self) -> None:
         """The user accepted the project policy file as it is now."""
         project = await self._run(read_project, self.workspace, self.engine)
@@ -114,15 +158,12 @@ class PermissionSetup:
         return fn(*args)
 
 
-def _fresh_config(config: Any) -> Any:
-    """The config file as it is now (a rule was saved to it); the loaded one if it no longer loads."""
+def _fresh_config(config: Any, path: Path) -> Any:
+    """The config file as it is now (a rule may have been saved to it); the loaded one when it no
+    longer loads (the user hears of that from the config's own checks at the next start)."""
     from app.config import ConfigError, load_config
 
-    path = getattr(config, "path", None)
-    if path is None:
-        return config
     try:
         return load_config(Path(path))
     except ConfigError:
         return config
-

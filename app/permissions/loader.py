@@ -35,14 +35,14 @@ class Loaded:
 def load(config: Any, workspace: Path, engine: Any | None = None, extra: list[Rule] | None = None) -> Loaded:
     """The user's rules ([policy] in config.toml), the accepted project file's, and `extra` ones."""
     workspace = Path(workspace).resolve()
-    config_path = Path(getattr(config, "path", "") or "config.toml")
+    config_path = Path(config.path) if getattr(config, "path", None) else None
     try:
-        config_text = config_path.read_text(encoding="utf-8")
+        config_text = config_path.read_text(encoding="utf-8") if config_path else ""
     except OSError:
         config_text = ""
     rules, problems = rules_from_table(getattr(config, "policy_rules", {}) or {}, scope="user", path=config_path,
                                        text=config_text)
-    hooks, hook_problems = parse_hooks(getattr(config, "hooks", {}) or {}, "user", str(config_path))
+    hooks, hook_problems = parse_hooks(getattr(config, "hooks", {}) or {}, "user", str(config_path or "config"))
     project = read_project(workspace, engine)
     if project.state == "accepted" and project.data is not None:
         more, more_problems = rules_from_table(project.data, scope="project", path=project.path, text=project.text,
