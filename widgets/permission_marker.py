@@ -18,7 +18,7 @@ def permission_marker(workstream) -> Text | None:
     if mode == "bypass":
         text.append(" ⚠ BYPASS: nothing is asked ", style=MODE_STYLES["bypass"])
     elif mode != "ask":
-        text.append(f"⛨ {mode}", style=MODE_STYLES.get(mode, "bold"))
+        text.append(f"mode: {mode}", style=MODE_STYLES.get(mode, "bold"))
     if not guard.gate.sandboxed:
         if text:
             text.append("  ")

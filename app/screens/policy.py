@@ -73,7 +73,7 @@ class PolicyScreen(ModalScreen[None]):
         project = loaded.project if loaded else None
         state = {"none": "no project policy file", "accepted": "accepted", "unreviewed":
                  "NEW OR CHANGED: not applied until you accept it (A)", "unreadable": "cannot be read"}
-        line = Text(f"Project file {inert(str(project.path)) if project else ''}: ")
+        line = Text("Project file .whimbrel/policy.toml: ")
         line.append(state.get(project.state, "") if project else "", style="bold yellow"
                     if project and project.state == "unreviewed" else "")
         self.query_one("#policy-project", Static).update(line)
