@@ -21,6 +21,10 @@ class PermissionWiring:
             protected=protected_places(options.workdir, options.data_dir, options.config_path),
             config_file=options.config_path)
         loaded = await self.permissions.load()
+        if self.store is not None:  # the audit log keeps what the conversations keep
+            from app.permissions.audit import prune
+
+            await self.store.run(prune, self.store.store.engine, options.retention_days)
         for notice in loaded.notices:
             self.notify(notice, title="Permission rules", severity="warning", timeout=12)
 

@@ -104,6 +104,27 @@ class CallGuard:
                            + (f": {outcome.reason}" if outcome.reason else ""), verdict.risk)
         return verdict
 
+    async def after(self, prepared: Any, output: str, is_error: bool, workstream_id: str = "") -> str:
+        """PostToolUse hooks: exit 2 (or a "block" decision) adds their words for the model to the result."""
+        outcome = await run_hooks(self.hooks, "PostToolUse", {
+            "session_id": workstream_id, "transcript_path": "", "permission_mode": self.mode,
+            "tool_name": prepared.call.name.strip(), "tool_input": prepared.args or {},
+            "tool_response": {"output": output, "is_error": is_error}}, self.gate.workspace,
+            tool=prepared.call.name.strip())
+        self.notices.extend(outcome.failures)
+        extra = [f"[hook `{outcome.hook}`: {outcome.reason}]"] if outcome.decision == "deny" and outcome.reason else []
+        extra += [f"[hook context: {text}]" for text in outcome.context]
+        return "\n".join([output, *extra]) if extra else output
+
+    async def event(self, event: str, payload: dict[str, Any], workstream_id: str = "") -> str | None:
+        """UserPromptSubmit, Stop, SessionStart, Notification hooks; returns why a hook blocked, if one did."""
+        outcome = await run_hooks(self.hooks, event, {"session_id": workstream_id, "transcript_path": "",
+                                                      "permission_mode": self.mode, **payload}, self.gate.workspace)
+        self.notices.extend(outcome.failures)
+        if outcome.decision != "deny":
+            return None
+        return outcome.reason or f"blocked by the hook `{outcome.hook}`"
+
     # -- answers from the modal ----------------------------------------------------------
     async def remember(self, specs: list[str], scope: str) -> str:
         """Save "Always" rules; returns where they were written (or the reason they were not)."""

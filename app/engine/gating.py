@@ -42,9 +42,7 @@ async def screen_calls(session: Session, prepared: list[PreparedCall]) -> tuple[
                                        decided_by="not run: the call was invalid")
             continue
         verdict = await guard.screen(item, session.workstream_id)
-        for notice in guard.notices:
-            session.emit(ev.Notice(notice, level="warning"))
-        guard.notices.clear()
+        _tell_notices(session)
         item.permission = Decided(verdict, decided_by=verdict.decided_by)
         if verdict.outcome == "deny":
             item.permission.decision = "refused"
@@ -116,7 +114,35 @@ async def execute_guarded(session: Session, item: PreparedCall, ctx: Any,
             output, is_error = await _offer_outside(session, item, ctx, execute, output, blocked)
     if decided is not None:
         decided.duration = time.monotonic() - started
+    output = await session.guard.after(item, output, is_error, session.workstream_id)
+    _tell_notices(session)
     return output, is_error
+
+
+def _tell_notices(session: Session) -> None:
+    """Hook failures and the like, as warnings in the transcript."""
+    for notice in session.guard.notices:
+        session.emit(ev.Notice(notice, level="warning"))
+    session.guard.notices.clear()
+
+
+async def prompt_allowed(session: Session, text: str) -> bool:
+    """UserPromptSubmit hooks; a block is told to the user and the prompt is not sent."""
+    if not session.guard.hooks:
+        return True
+    blocked = await session.guard.event("UserPromptSubmit", {"prompt": text}, session.workstream_id)
+    _tell_notices(session)
+    if blocked:
+        session.emit(ev.Notice(f"A hook stopped this prompt: {blocked}", level="warning"))
+        return False
+    return True
+
+
+async def turn_stopped(session: Session, outcome: str) -> None:
+    """Stop hooks, once a turn has ended (their answer is advisory here)."""
+    if session.guard.hooks:
+        await session.guard.event("Stop", {"stop_hook_active": False, "outcome": outcome}, session.workstream_id)
+        _tell_notices(session)
 
 
 async def _offer_outside(session: Session, item: PreparedCall, ctx: Any, execute, output: str,

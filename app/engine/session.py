@@ -178,6 +178,9 @@ class Session:
                                 "Start with --model NAME (and --base-url URL), or add [models.*] to the config file.",
                                 level="error"))
             return
+        if not await gating.prompt_allowed(self, text):
+            self.emit(ev.TurnFinished("done"))
+            return
         await self._persist(Message(role="user", content=text))
         self.emit(ev.UserMessageAdded(text))
         outcome: str = "done"
@@ -198,6 +201,7 @@ class Session:
             self.emit(ev.StateChanged("idle"))
             self.emit(ev.TurnFinished("cancelled"))
             raise
+        await gating.turn_stopped(self, outcome)
         self.emit(ev.StateChanged("error" if outcome == "error" else "idle"))
         self.emit(ev.TurnFinished("error" if outcome == "error" else "done"))
 

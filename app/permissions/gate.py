@@ -161,10 +161,11 @@ def _main_value(call: CallView) -> str | None:
 
 
 def _redirect_targets(command: str, workspace: Path) -> list[Path]:
-    from app.permissions.shell import Unparseable, parse
+    from app.permissions.shell import Unparseable
+    from app.permissions.wrappers import read_line
 
     try:
-        commands = parse(command)
+        commands = read_line(command)[0]
     except Unparseable:
         return []
     out = []

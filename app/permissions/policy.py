@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from app.permissions.rules import DECISIONS, Decision, Rule, RuleError, Scope
 from app.permissions.shell import Unparseable, parse
-from app.permissions.wrappers import Effective, effective_commands
+from app.permissions.wrappers import Effective, effective_commands, read_line
 
 
 @dataclass
@@ -174,9 +174,21 @@ class Policy:
         return None
 
     # -- deciding ------------------------------------------------------------------------
+    def _rules_for(self, tool: str) -> list[Rule]:
+        """The rules naming `tool`, by exact name from an index kept per rule list (globs checked each time)."""
+        index = getattr(self, "_index", None)
+        if index is None or index[0] is not self.rules or index[1] != len(self.rules):
+            exact: dict[str, list[Rule]] = {}
+            globs = [r for r in self.rules if any(c in r.tool for c in "*?[")]
+            for rule in self.rules:
+                if rule not in globs:
+                    exact.setdefault(rule.tool, []).append(rule)
+            index = self._index = (self.rules, len(self.rules), exact, globs)
+        return index[2].get(tool, []) + [r for r in index[3] if r.names_tool(tool)]
+
     def decide(self, facts: CallFacts) -> RuleVerdict:
         """What the rules say about one call."""
-        rules = [r for r in self.rules if r.names_tool(facts.tool)]
+        rules = self._rules_for(facts.tool)
         if facts.tool == "bash" and facts.command is not None:
             return self._decide_bash(rules, facts.command)
         matched = [r for r in rules if self._matches(r, facts)]
@@ -193,7 +205,7 @@ class Policy:
 
     def _decide_bash(self, rules: list[Rule], command: str) -> RuleVerdict:
         try:
-            commands = effective_commands(parse(command))
+            commands = list(read_line(command)[1])
         except Unparseable as error:
             deny = [r for r in rules if r.decision == "deny" and r.pattern is None]
             if deny:

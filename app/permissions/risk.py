@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from app.permissions.shell import SimpleCommand, Unparseable, parse
-from app.permissions.wrappers import Effective, effective_commands
+from app.permissions.shell import SimpleCommand, Unparseable
+from app.permissions.wrappers import Effective, read_line
 
 Level = Literal["low", "medium", "high", "critical"]
 ORDER: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "critical": 3}
@@ -141,8 +141,7 @@ def assess_command(command: str, workspace: Path) -> Risk:
     """The risk of a bash command line: the worst of its parts."""
     workspace = workspace.resolve()
     try:
-        simple = parse(command)
-        effective = effective_commands(simple)
+        simple, effective = read_line(command)
     except Unparseable as error:
         return Risk("medium", f"the command could not be read ({error})")
     risks = [_command_risk(c, workspace) for c in effective]

@@ -18,12 +18,11 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from app.permissions.shell import Unparseable, Word, parse
-from app.permissions.wrappers import WRAPPERS, Effective
+from app.permissions.wrappers import SEP, WRAPPERS, Effective
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = ("deny", "ask", "allow")  # strongest first
 Scope = Literal["user", "project", "workstream", "cli"]
-SEP = "\x1f"  # joins the words of a command, so a wildcard-free pattern never spans two words
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_*?.\-]+)\s*(?:\((.*)\))?\s*$", re.S)
 PATH_TOOLS = {"read_file", "write_file", "edit_file"}
 
@@ -72,12 +71,10 @@ class Rule:
         """Bash: does this rule cover one simple command (wrappers already seen through)?"""
         if self.pattern is None:
             return True
-        words = [w.text for w in command.words]
-        if self._regex is not None and self._regex.fullmatch(SEP.join(words)):
+        if self._regex is not None and self._regex.fullmatch(command.key):
             return True
-        if self._loose is not None and words and "/" in words[0]:
-            return bool(self._loose.fullmatch(SEP.join([words[0].rsplit("/", 1)[-1], *words[1:]])))
-        return False
+        loose = command.loose_key
+        return bool(self._loose is not None and loose is not None and self._loose.fullmatch(loose))
 
     def matches_path(self, path: Path, workspace: Path) -> bool:
         """Path tools: does the resolved `path` fall under this rule's glob?"""

@@ -9,6 +9,7 @@ unclosed quote) raises `Unparseable`: the caller must then ask the user.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 OPERATOR_CHARS = set(";&|()<>")
 BLANKS = " \t"
@@ -35,7 +36,7 @@ class Word:
 
     parts: tuple[Part, ...]
 
-    @property
+    @cached_property
     def text(self) -> str:
         return "".join(p.text for p in self.parts)
 

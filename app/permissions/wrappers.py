@@ -7,6 +7,7 @@ because `sudo` stays a risk of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 from app.permissions.shell import SimpleCommand, Unparseable, Word, parse
 
@@ -27,6 +28,7 @@ WRAPPERS: dict[str, set[str]] = {
     "builtin": set(),
 }
 SHELLS = {"bash", "sh", "zsh", "dash"}
+SEP = "\x1f"  # joins the words of a command, so a wildcard-free pattern never spans two words
 
 
 @dataclass
@@ -40,6 +42,18 @@ class Effective:
     @property
     def argv(self) -> list[str]:
         return [w.text for w in self.words]
+
+    @cached_property
+    def key(self) -> str:
+        """The words joined by SEP, as rule patterns are matched (computed once per line)."""
+        return SEP.join(w.text for w in self.words)
+
+    @cached_property
+    def loose_key(self) -> str | None:
+        """`key` with the command's folder dropped (`/bin/rm` as `rm`), when it has one."""
+        if not self.words or "/" not in self.words[0].text:
+            return None
+        return SEP.join([self.words[0].text.rsplit("/", 1)[-1], *(w.text for w in self.words[1:])])
 
 
 def _peel_one(words: list[Word]) -> tuple[str, list[Word]] | None:
@@ -108,3 +122,11 @@ def _shell_script(args: list[Word]) -> str | None:
         if not text.startswith("-"):
             return None
     return None
+
+
+@lru_cache(maxsize=512)
+def read_line(command: str) -> tuple[tuple[SimpleCommand, ...], tuple[Effective, ...]]:
+    """(simple commands, effective commands) of a line, read once: rules, risk and the gate all ask
+    about the same line. Raises Unparseable. Callers must not change what they get."""
+    simple = parse(command)
+    return tuple(simple), tuple(effective_commands(simple))

@@ -46,6 +46,7 @@ class AuditScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("time", "workstream", "tool", "decision", "decided by", "status",
                                               "ms", "sandbox")
+        self.query_one(DataTable).focus()  # the rows first; Tab reaches the filters
         self.reload()
 
     def on_input_changed(self, _event: Input.Changed) -> None:

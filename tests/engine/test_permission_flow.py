@@ -215,3 +215,41 @@ async def test_workstream_rules_are_kept_with_the_conversation(fake_openai, plac
     await session.run_turn("list again")
     assert not again.approvals
     await app.stop()
+
+
+def hook_config(tmp_path: Path, event: str, body: str, matcher: str = "") -> Path:
+    script = tmp_path / f"{event}.py"
+    script.write_text(body)
+    config = tmp_path / "hooks.toml"
+    config.write_text(f'[[hooks.{event}]]\nmatcher = "{matcher}"\n[[hooks.{event}.hooks]]\n'
+                      f'type = "command"\ncommand = "{sys.executable} {script}"\n')
+    return config
+
+
+async def test_a_post_tool_use_hook_adds_its_words_to_the_result(fake_openai, place, tmp_path):
+    ws, _config, data = place
+    config = hook_config(tmp_path, "PostToolUse", "import json, sys\nevent = json.load(sys.stdin)\n"
+                         "if 'secret' in event['tool_response']['output']:\n"
+                         "    print('the output mentions a secret: do not repeat it', file=sys.stderr)\n"
+                         "    sys.exit(2)\n", matcher="bash")
+    app = App(fake_openai, ws, config, data)
+    fake_openai.queue(bash_call("echo my secret", "p1"), TextReply("ok"))
+    session = await app.start(Recorder(lambda item: ev.ApprovalDecision("approve")))
+    await session.run_turn("echo")
+    [result] = tool_results(fake_openai)
+    assert "my secret" in result and "the output mentions a secret: do not repeat it" in result
+    await app.stop()
+
+
+async def test_a_user_prompt_submit_hook_can_stop_a_prompt(fake_openai, place, tmp_path):
+    ws, _config, data = place
+    config = hook_config(tmp_path, "UserPromptSubmit", "import json, sys\nif 'password' in json.load(sys.stdin)"
+                         "['prompt']:\n    print('prompts must not carry passwords', file=sys.stderr)\n"
+                         "    sys.exit(2)\n")
+    app = App(fake_openai, ws, config, data)
+    recorder = Recorder()
+    session = await app.start(recorder)
+    await session.run_turn("my password is hunter2")
+    assert not fake_openai.requests and not session.messages
+    assert any("prompts must not carry passwords" in n.text for n in recorder.of(ev.Notice))
+    await app.stop()

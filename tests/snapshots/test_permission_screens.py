@@ -22,7 +22,8 @@ from app.screens.approval import ApprovalScreen
 from app.screens.audit import AuditScreen
 from app.screens.policy import PolicyScreen
 from app.screens.rule_save import RuleSaveScreen
-from tests.ui.helpers import booted, make_app
+from tests.snapshots.test_screens import booted  # waits for boot with a steady prompt cursor
+from tests.ui.helpers import make_app, wait_for
 from tools.guard import CallGuard
 from widgets.status_bar import StatusBar
 
@@ -123,7 +124,10 @@ def test_audit_screen(snap_compare, tmp_path):
                                  status, ms, created_at=NOW - 600 + index * 60)
             await store.run(audit.append, store.store.engine, row)
         pilot.app.push_screen(AuditScreen(store, now=NOW))
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen) and
+                       any("5 call(s)" in str(c.render()) for c in pilot.app.screen.query("#audit-count")),
+                       message="the rows loaded")
+        await pilot.pause(0.3)  # the table lays out its new rows
 
     assert snap_compare(make_app(tmp_path), terminal_size=(150, 30), run_before=run_before)
 
