@@ -3,6 +3,8 @@ run commands in the sandbox (and once outside, if the user says so), write the a
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
@@ -147,9 +149,6 @@ async def turn_stopped(session: Session, outcome: str) -> None:
 
 async def _offer_outside(session: Session, item: PreparedCall, ctx: Any, execute, output: str,
                          blocked: str) -> tuple[str, bool]:
-    import asyncio
-    import dataclasses
-
     session.emit(ev.PermissionNoted(item.call.id, f"sandbox: {blocked}"))
     future: asyncio.Future = asyncio.get_running_loop().create_future()
     ask = ev.ApprovalItem(item.call.id, item.call.name.strip(), item.preview, "",
