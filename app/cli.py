@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", metavar="ID_OR_PREFIX", help="resume a saved workstream")
     parser.add_argument("--worktree", action="store_true",
                         help="run the workstream in its own git worktree (under the data dir, from HEAD)")
+    parser.add_argument("--dangerously-bypass-approvals", action="store_true", dest="bypass",
+                        help="run every tool call without asking (critical risk still asks); shown in red")
     parser.add_argument("--version", action="version", version="whimbrel 0.1.0")
     return parser
 
@@ -52,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.acp.cli import main as acp_main
 
         return acp_main(argv[1:])
+    if argv[:1] in (["policy"], ["audit"]):
+        from app.permissions.cli import main as permissions_main
+
+        return permissions_main(argv)
     args = build_parser().parse_args(argv)
     from app.config import ConfigError, load_config
     from app.paths import chosen_config_path, default_data_dir
@@ -89,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         bell=config.bell,
         notifications=config.notifications,
         worktree=args.worktree,
+        bypass=args.bypass,
     )
     app = WhimbrelApp(options)
     app.run()

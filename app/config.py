@@ -156,7 +156,22 @@ def _validate_agents(v: "_Validator", data: dict[str, Any]) -> dict[str, AgentCo
     return agents
 
 
-TOP_LEVEL = (*SECTIONS, "models", "mcp", "keymap", "agents")
+# [policy] (issue 13, the permission engine): the settings are checked here; its rules (allow / ask /
+# deny lists and [[policy.rules]]) and [hooks] are kept as written and checked by app/permissions,
+# which reports a broken rule with its line and does not apply it, instead of refusing the file.
+POLICY_MODES = ("ask", "accept-edits", "plan", "auto")
+SANDBOX_LEVELS = ("read-only", "workspace-write", "full")
+POLICY_KEYS: dict[str, Key] = {
+    "mode": Key(Kind("one of " + ", ".join(f"'{m}'" for m in POLICY_MODES), lambda v: v in POLICY_MODES),
+                "ask", attr="policy_mode"),
+    "sandbox": Key(Kind("one of " + ", ".join(f"'{m}'" for m in SANDBOX_LEVELS), lambda v: v in SANDBOX_LEVELS),
+                   "workspace-write", attr="policy_sandbox"),
+    "network": Key(BOOLEAN, False, attr="policy_network"),
+    "judge": Key(STRING, attr="policy_judge"),
+}
+POLICY_RULE_KEYS = ("allow", "ask", "deny", "rules")
+
+TOP_LEVEL = (*SECTIONS, "models", "mcp", "keymap", "agents", "policy", "hooks")
 
 
 @dataclass
@@ -205,6 +220,12 @@ class Config:
     checkpoint_max_file_mb: float = 10.0
     keymap: dict[str, str] = field(default_factory=dict)  # [keymap]: binding id -> keys (app/keymap.py)
     agents: dict[str, AgentConfig] = field(default_factory=dict)  # [agents.<name>] (issue 17)
+    policy_mode: str = "ask"
+    policy_sandbox: str = "workspace-write"
+    policy_network: bool = False
+    policy_judge: str | None = None
+    policy_rules: dict[str, Any] = field(default_factory=dict)  # allow/ask/deny/rules, as written
+    hooks: dict[str, Any] = field(default_factory=dict)  # [hooks], Claude Code's shape
 
 
 # -- finding line numbers in the raw text -----------------------------------------------
@@ -358,6 +379,7 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
     _validate_mcp(v, data, settings)
     settings["keymap"] = _validate_keymap(v, data)
     settings["agents"] = _validate_agents(v, data)
+    _validate_policy(v, data, settings)
     if v.problems:
         raise ConfigError(v.problems)
     settings["fallback"] = list(settings["fallback"])
@@ -408,6 +430,15 @@ def _validate_mcp(v: _Validator, data: dict[str, Any], settings: dict[str, Any])
             v.problem(where, f"[mcp.servers.{name}] (type = \"{kind}\") needs 'url'")
         servers[name] = dict(entry)
     settings["mcp_servers"] = servers
+
+
+def _validate_policy(v: _Validator, data: dict[str, Any], settings: dict[str, Any]) -> None:
+    """[policy] settings; its rule lists and [hooks] are kept for app/permissions to check."""
+    section = v.section((), data, "policy")
+    values = v.table(("policy",), {k: val for k, val in section.items() if k not in POLICY_RULE_KEYS}, POLICY_KEYS)
+    settings.update({key.attr or name: values[name] for name, key in POLICY_KEYS.items()})
+    settings["policy_rules"] = {k: section[k] for k in POLICY_RULE_KEYS if k in section}
+    settings["hooks"] = v.section((), data, "hooks")
 
 
 def _check_references(v: _Validator, models: dict[str, ModelConfig],

@@ -25,6 +25,7 @@ from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
 from app.mcp_wiring import McpWiring
 from app.mentions import MentionIndex
 from app.ownership_wiring import OwnershipWiring
+from app.permission_wiring import PermissionWiring
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
 from app.screens.main import MainScreen
@@ -78,6 +79,7 @@ class AppOptions:
     config: Any = None  # the loaded app.config.Config (MCP servers and their settings)
     auto_compact_pct: float = 80.0
     worktree: bool = False  # --worktree: the first workstream works in its own git worktree
+    bypass: bool = False  # --dangerously-bypass-approvals: the permission mode is bypass everywhere
 
 
 # What each group of background workers does, in words, for the sentence shown when one fails.
@@ -119,7 +121,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, App):
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, App):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -199,6 +201,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, App):
         self.registry = await asyncio.to_thread(ToolRegistry.load_builtin)
         from app.memory.service import MemoryService
         self.memory_service = MemoryService(self.store, options.config_path.parent)  # memories and recall (app/memory/)
+        await self.load_permissions()  # app/permission_wiring.py
         self.models = options.models or self._registry_for(options.settings)
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
@@ -308,7 +311,8 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, App):
         session = Session(workstream_id=workstream_id, provider=None, registry=self.session_registry(),
                           tool_context=context, emit=listener, store=self.store, messages=saved.messages,
                           context_start=saved.context_start, retry_base_delay=self.retry_base_delay,
-                          models=self.models, model_alias=alias, auto_compact_pct=self.options.auto_compact_pct)
+                          models=self.models, model_alias=alias, auto_compact_pct=self.options.auto_compact_pct,
+                          guard=self.permissions.guard_for(workstream_id, saved.settings))
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
         session.system_extra = self.mcp_catalog

@@ -36,6 +36,11 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Set up a model…", "Detected API keys and local servers (/setup)", app.open_setup),
         ("MCP inspector", "Servers, tools, resources, prompts and the protocol log; add or remove servers (F9, /mcp)",
          app.action_mcp_inspector),
+        ("Permission rules", "List, add and delete rules; broken ones and the project file (/policy)",
+         app.action_policy_screen),
+        ("Audit log", "Every tool call and who decided, with filters (/audit)", app.action_audit_screen),
+        ("Cycle permission mode", "ask → accept-edits → plan → auto for this workstream (Shift+Tab)",
+         app.action_cycle_mode),
     ]
     for title, help_text, callback in actions:
         yield SystemCommand(title, help_text, callback)

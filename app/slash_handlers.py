@@ -238,5 +238,12 @@ HANDLERS = {
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
     "settings": lambda app, view, args: app.open_settings(), "image": _image, "agent": _agent,
+    "policy": lambda app, view, args: _later(app.action_policy_screen),
+    "audit": lambda app, view, args: _later(app.action_audit_screen),
     **memory_commands.HANDLERS,
 }
+
+
+async def _later(action) -> None:
+    """/policy, /audit: open their screen (app/permission_wiring.py)."""
+    action()

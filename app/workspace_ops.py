@@ -227,7 +227,8 @@ class WorkspaceOps:
 
         request = workstream.pending[0]
         make_screen = getattr(request, "make_screen", None)
-        screen = make_screen(workstream.name) if make_screen else ApprovalScreen(request.items, workstream.name)
+        screen = make_screen(workstream.name) if make_screen else ApprovalScreen(
+            request.items, workstream.name, self.permission_places())
 
         def resolve(decisions) -> None:
             if not request.future.done():

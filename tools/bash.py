@@ -111,8 +111,9 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> str:
     timeout = float(args.get("timeout") or ctx.bash_timeout)
     write_fd, reader, transport = await _open_pipe()
     try:
+        argv = ["bash", "-c", args["command"]]
         proc = await asyncio.create_subprocess_exec(
-            "bash", "-c", args["command"], cwd=ctx.workspace, start_new_session=True,
+            *(ctx.wrap_command(argv) if ctx.wrap_command else argv), cwd=ctx.workspace, start_new_session=True,
             stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd)
     except BaseException:
         transport.close()

@@ -34,6 +34,7 @@ class ToolContext:
     bash_timeout: float = 120.0
     output_limit: int = 30_000
     memory: Any = None  # an app.memory.service.MemoryService: the memory and recall tools use it
+    wrap_command: Callable[[list[str]], list[str]] | None = None  # the sandbox around bash (tools/guard.py)
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).expanduser().resolve()

@@ -32,6 +32,7 @@ class PreparedCall:
     diff: str = ""
     outside_paths: list[str] = field(default_factory=list)
     resolved_paths: dict[str, Path] = field(default_factory=dict)
+    permission: Any = None  # how the policy gate decided it (app/engine/gating.py's Decided)
 
 
 def _resolve_paths(spec: ToolSpec, args: dict[str, Any], ctx: ToolContext) -> tuple[dict[str, Path], list[str]]:

@@ -8,6 +8,8 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
+from widgets.permission_marker import permission_marker
+
 STATE_STYLES = {
     "idle": "green", "thinking": "yellow", "running": "cyan", "attention": "bold magenta", "error": "bold red",
 }
@@ -50,6 +52,7 @@ class StatusBar(Static):
         self.breaker: tuple[str, str, float] | None = None  # (backend, state, retry_in) while not closed
         self._workstream = None
         self._ticker: Timer | None = None
+        self.permission: Text | None = None  # mode and sandbox marker (widgets/permission_marker.py)
 
     def show(self, workstream) -> None:
         self.model = workstream.model
@@ -58,6 +61,7 @@ class StatusBar(Static):
         self.context_window = workstream.context_window
         self.cost, self.cost_estimated = workstream.cost, workstream.cost_estimated
         self._workstream = workstream
+        self.permission = permission_marker(workstream)
         self._tick()
 
     def retry_in(self) -> int:
@@ -95,6 +99,9 @@ class StatusBar(Static):
             text.append("  │  ")
             text.append(format_cost(self.cost, self.cost_estimated) if self.cost is not None else "cost —",
                         style="" if self.cost is not None else "dim")
+        if self.permission is not None:
+            text.append("  │  ")
+            text.append_text(self.permission)
         if self.breaker is not None:
             backend = self.breaker[0]
             seconds = self.retry_in()

@@ -50,8 +50,9 @@ class ToolCard(Collapsible):
         self._detail = ""
         self._percent = ""
         self._progress = ToolProgress()
+        self._why = Static("", markup=False, classes="tool-why")  # what allowed or refused it (issue 13)
         self._body = Static(self._visible_output(), markup=False, classes="tool-output")
-        super().__init__(self._progress, self._body, title=self._title_text(status), collapsed=collapsed,
+        super().__init__(self._why, self._progress, self._body, title=self._title_text(status), collapsed=collapsed,
                          classes="tool-card", id=None)
         self.set_reactive(ToolCard.status, status)
         self.add_class(f"-{status}")
@@ -79,6 +80,11 @@ class ToolCard(Collapsible):
         self._detail = detail
         self.status = status
         self.title = self._title_text(status)
+
+    def set_permission(self, note: str) -> None:
+        """Show what let the call run (a rule, the mode, the user) or why it was refused."""
+        self._why.update(inert(note))
+        self._why.add_class("-active")
 
     def set_progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Show the latest progress report (replacing the previous one)."""

@@ -208,6 +208,8 @@ class WorkstreamView(Vertical):
                 self._assistant = None
             case ev.ToolCallAdded():
                 await transcript.add_tool_card(ToolCard(event.call_id, event.name, event.preview))
+            case ev.PermissionNoted(call_id=call_id) if call_id in transcript.cards:
+                transcript.cards[call_id].set_permission(event.note)
             case ev.ToolCallUpdated(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].set_status(event.status, event.detail)
             case ev.ToolOutput(call_id=call_id) if call_id in transcript.cards:

@@ -35,6 +35,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compact", "[focus]", "summarize older context now (optionally focusing on a topic)"),
     SlashCommand("setup", "", "choose a model: detected API keys and local servers"),
     SlashCommand("mcp", "[status | refresh [server]]", "the MCP inspector (F9); status lists the servers, refresh re-lists"),
+    SlashCommand("policy", "", "permission rules: list, add, delete; broken ones; accept the project file"),
+    SlashCommand("audit", "", "the audit log of tool calls, with filters"),
     SlashCommand("split", "[h|v]", "split the focused pane (side by side or stacked)"),
     SlashCommand("unsplit", "", "close the focused pane (the workstream stays open)"),
     SlashCommand("memory", "[query]", "browse, search, edit and delete memories ('# text' saves one)"),

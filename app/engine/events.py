@@ -108,15 +108,38 @@ class ApprovalItem:
     preview: str  # the bash command, a path, a query ...
     diff: str = ""  # unified diff for write_file / edit_file
     reason: str = ""  # why approval is needed (e.g. "path outside the workspace")
+    # the permission engine (issue 13): risk, the rules "Always" offers, a critical call's override
+    risk_level: str = ""
+    risk_reason: str = ""
+    suggestions: list[str] = field(default_factory=list)
+    needs_override: bool = False
+    mode: str = ""
 
 
-Decision = Literal["approve", "deny", "always"]
+Decision = Literal["approve", "deny", "always", "override"]
 
 
 @dataclass
 class ApprovalDecision:
     decision: Decision
     feedback: str = ""
+    rules: list[str] = field(default_factory=list)  # "always": the rules to save (edited by the user)
+    scope: str = "workstream"  # "always": workstream | project | user
+
+
+@dataclass
+class PermissionNoted(EngineEvent):
+    """What let a call run (or refused it), for its card: `allowed by rule … (project, file:3)`."""
+
+    call_id: str
+    note: str
+
+
+@dataclass
+class ModeChanged(EngineEvent):
+    """The workstream's permission mode changed (Shift+Tab)."""
+
+    mode: str
 
 
 @dataclass

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from app.engine import events as ev
 from app.engine import compaction
+from app.engine import gating
 from app.engine.assembler import ToolCallAssembler
 from app.engine.loop_share import StreamSlice
 from app.vocabulary.messages import Message, ToolCall, messages_for_model
@@ -35,7 +36,8 @@ from app.providers.capabilities import context_window as window_of
 from app.providers.registry import import_sdk_off_loop
 from app.providers.retry import stream_with_retry
 from tools.context import ToolContext
-from tools.pipeline import PreparedCall, approval_reason, execute, prepare
+from tools.guard import CallGuard
+from tools.pipeline import PreparedCall, execute, prepare
 from tools.registry import ToolRegistry
 from tools.truncate import HeadTailBuffer
 
@@ -79,6 +81,7 @@ class Session:
         model_alias: str | None = None,
         auto_compact_pct: float = 80.0,
         context_start: int = 0,
+        guard: CallGuard | None = None,
     ) -> None:
         """`models` (a providers.models.ModelRegistry) enables /model, fallback and breakers;
         `model_alias` picks the model from it when `provider` is None."""
@@ -100,7 +103,8 @@ class Session:
         self.compaction_summary: Message | None = None
         self.compacted_upto = 0
         self._compaction_anchor: tuple[str, int] | None = None
-        self.always_allowed: set[str] = set()
+        # the permission gate (rules, mode, risk, hooks, sandbox, audit): tools/guard.py, app/engine/gating.py
+        self.guard = guard or CallGuard.permissive_default(tool_context.workspace)
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
         self._emit = emit
@@ -183,6 +187,9 @@ class Session:
                                 "Start with --model NAME (and --base-url URL), or add [models.*] to the config file.",
                                 level="error"))
             return
+        if not await gating.prompt_allowed(self, text):
+            self.emit(ev.TurnFinished("done"))
+            return
         await self._persist(Message(role="user", content=text, raw={"images": images} if images else None))
         self.emit(ev.UserMessageAdded(text))
         outcome: str = "done"
@@ -211,6 +218,7 @@ class Session:
             self.emit(ev.TurnFinished("cancelled"))
             raise
         await self._checkpoint_end(turn_start)
+        await gating.turn_stopped(self, outcome)
         self.emit(ev.StateChanged("error" if outcome == "error" else "idle"))
         self.emit(ev.TurnFinished("error" if outcome == "error" else "done"))
 
@@ -463,27 +471,17 @@ class Session:
         prepared = [prepare(call, self.registry, self.tool_context) for call in calls]
         for item in prepared:
             self.emit(ev.ToolCallAdded(item.call.id, item.call.name.strip(), item.preview, item.call.arguments))
-        runnable: list[PreparedCall] = []
-        asking: list[tuple[PreparedCall, str]] = []
-        for item in prepared:
-            if item.error:
-                await self._finish_call(item, item.error, is_error=True)
-                continue
-            reason = approval_reason(item, self.always_allowed)
-            if reason is None:
-                runnable.append(item)
-            else:
-                asking.append((item, reason))
+        runnable, asking = await gating.screen_calls(self, prepared)
         if asking:
             runnable += await self._ask_approval(asking)
         runnable.sort(key=prepared.index)
         if runnable:
             await self._execute_all(runnable)
 
-    async def _ask_approval(self, asking: list[tuple[PreparedCall, str]]) -> list[PreparedCall]:
+    async def _ask_approval(self, asking: list[PreparedCall]) -> list[PreparedCall]:
         """Ask the frontend about every call needing approval; returns the approved ones."""
         future: asyncio.Future = asyncio.get_running_loop().create_future()
-        items = [ev.ApprovalItem(p.call.id, p.call.name.strip(), p.preview, p.diff, reason) for p, reason in asking]
+        items = [gating.approval_item(self, p) for p in asking]
         self.emit(ev.StateChanged("attention"))
         self.emit(ev.ApprovalRequested(items, future))
         try:
@@ -491,23 +489,16 @@ class Session:
         except asyncio.CancelledError:
             if not future.done():
                 future.cancel()  # tells the frontend to close its approval dialog
-            for item, _reason in asking:
-                await asyncio.shield(self._finish_call(item, CANCELLED_RESULT, is_error=True))
+            for item in asking:
+                await asyncio.shield(self._finish_call(item, CANCELLED_RESULT, is_error=True, decision="denied",
+                                                       decided_by="user: cancelled"))
             raise
         self.emit(ev.StateChanged("running"))
         approved = []
-        for item, _reason in asking:
+        for item in asking:
             decision = decisions.get(item.call.id) or ev.ApprovalDecision("deny")
-            if decision.decision == "deny":
-                text = "The user denied this tool call."
-                if decision.feedback.strip():
-                    text += f" Their feedback: {decision.feedback.strip()}"
-                self.emit(ev.ToolCallUpdated(item.call.id, "denied", decision.feedback.strip()))
-                await self._finish_call(item, text, is_error=True, status=None)
+            if not await gating.apply_decision(self, item, decision):
                 continue
-            if decision.decision == "always" and item.spec is not None:
-                self.always_allowed.add(item.spec.name)
-            self.emit(ev.ToolCallUpdated(item.call.id, "approved"))
             approved.append(item)
         return approved
 
@@ -529,11 +520,12 @@ class Session:
                 streamed[call_id] = HeadTailBuffer(self.tool_context.output_limit)
                 ctx = dataclasses.replace(
                     self.tool_context, on_output=lambda text: on_output(call_id, text),
+                    wrap_command=gating.wrapper(self, item),
                     on_progress=lambda value, total, message: self.emit(
                         ev.ToolProgress(call_id, value, total, message)),
                     workstream_id=self.workstream_id)
                 self.emit(ev.ToolCallUpdated(call_id, "running"))
-                output, is_error = await execute(item, ctx)
+                output, is_error = await gating.execute_guarded(self, item, ctx, execute)
                 done.add(call_id)
                 await self._finish_call(item, output, is_error=is_error)
 
@@ -547,8 +539,12 @@ class Session:
             raise
 
     async def _finish_call(self, item: PreparedCall, output: str, *, is_error: bool,
-                           status: str | None = "auto") -> None:
-        """Record one call's result: event for the card, a tool message persisted for the model."""
+                           status: str | None = "auto", decision: str | None = None,
+                           decided_by: str | None = None) -> None:
+        """Record one call's result: event for the card, a tool message persisted for the model, the
+        audit row."""
+        await gating.audit(self, item, is_error=is_error, cancelled=output.startswith(CANCELLED_RESULT),
+                           decision=decision, decided_by=decided_by)
         if status == "auto":
             self.emit(ev.ToolCallUpdated(item.call.id, "error" if is_error else "done"))
         self.emit(ev.ToolResultReady(item.call.id, output, is_error))

@@ -11,7 +11,8 @@ import uuid
 
 from app.engine import events as ev
 from app.vocabulary.messages import Message, ToolCall
-from tools.pipeline import approval_reason, execute, prepare
+from app.engine import gating
+from tools.pipeline import execute, prepare
 
 
 def is_user_command(text: str) -> bool:
@@ -45,29 +46,55 @@ async def run_user_command(session, command: str) -> None:
 
 
 async def _approved_run(session, item) -> tuple[str | None, bool]:
-    """(output, is_error) after the policy gate and approval; (None, True) when the user denied it."""
+    """(output, is_error) after the policy gate and approval; (None, True) when it was refused or
+    denied. Decided like the agent's calls (rules, mode, risk, hooks) and audited the same way."""
     if item.error:
         return item.error, True
-    reason = approval_reason(item, session.always_allowed)
-    if reason is not None:
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
-        session.emit(ev.StateChanged("attention"))
-        session.emit(ev.ApprovalRequested([ev.ApprovalItem(item.call.id, "bash", item.preview, item.diff, reason)],
-                                          future))
-        try:
-            decisions = await future
-        except asyncio.CancelledError:
-            if not future.done():
-                future.cancel()
-            raise
-        decision = decisions.get(item.call.id) or ev.ApprovalDecision("deny")
-        if decision.decision == "deny":
-            session.emit(ev.ToolCallUpdated(item.call.id, "denied", decision.feedback.strip()))
-            return None, True
-        if decision.decision == "always" and item.spec is not None:
-            session.always_allowed.add(item.spec.name)
-        session.emit(ev.ToolCallUpdated(item.call.id, "approved"))
+    verdict = await session.guard.screen(item, session.workstream_id)
+    item.permission = gating.Decided(verdict, decided_by=verdict.decided_by)
+    if verdict.outcome == "deny":
+        session.emit(ev.ToolCallUpdated(item.call.id, "denied", "refused"))
+        session.emit(ev.PermissionNoted(item.call.id, f"refused: {verdict.why}"))
+        await _audit(session, item, "refused")
+        return None, True
+    if verdict.outcome == "ask" and not await _user_approves(session, item):
+        await _audit(session, item, "denied")
+        return None, True
     ctx = dataclasses.replace(session.tool_context, workstream_id=session.workstream_id,
+                              wrap_command=gating.wrapper(session, item),
                               on_output=lambda text: session.emit(ev.ToolOutput(item.call.id, text)))
     session.emit(ev.ToolCallUpdated(item.call.id, "running"))
-    return await execute(item, ctx)
+    output, is_error = await gating.execute_guarded(session, item, ctx, execute)
+    await gating.audit(session, item, is_error=is_error, cancelled=False, decision=None, decided_by=None)
+    return output, is_error
+
+
+async def _user_approves(session, item) -> bool:
+    """Ask in the approval modal; "always" saves the rules offered, a critical call needs the override."""
+    decided, verdict = item.permission, item.permission.verdict
+    future: asyncio.Future = asyncio.get_running_loop().create_future()
+    session.emit(ev.StateChanged("attention"))
+    session.emit(ev.ApprovalRequested([gating.approval_item(session, item)], future))
+    try:
+        decisions = await future
+    except asyncio.CancelledError:
+        if not future.done():
+            future.cancel()
+        raise
+    decision = decisions.get(item.call.id) or ev.ApprovalDecision("deny")
+    if decision.decision == "deny" or (verdict.needs_override and decision.decision != "override"):
+        session.emit(ev.ToolCallUpdated(item.call.id, "denied", decision.feedback.strip()))
+        return False
+    decided.decision, decided.decided_by = "approved", "user"
+    if decision.decision == "always":
+        rules = [r for r in (decision.rules or verdict.suggestions) if r.strip()]
+        where = await session.guard.remember(rules, decision.scope)
+        decided.decided_by = f"user: always ({', '.join(rules)} saved to {where})"
+        session.emit(ev.Notice(f"Saved {', '.join(rules) or 'no rule'} → {where}.", level="info"))
+    session.emit(ev.ToolCallUpdated(item.call.id, "approved"))
+    return True
+
+
+async def _audit(session, item, decision: str) -> None:
+    decided_by = "user" if decision == "denied" else None
+    await gating.audit(session, item, is_error=True, cancelled=False, decision=decision, decided_by=decided_by)

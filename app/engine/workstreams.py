@@ -23,7 +23,7 @@ class SavedState:
     context_start: int = 0  # first message after the last /clear
     model_alias: str | None = None
     compaction: tuple[str, int] | None = None  # (summary, id of the last summarized message)
-    settings: dict[str, Any] = field(default_factory=dict)  # the workstream's stored config (e.g. its ACP agent)
+    settings: dict[str, Any] = field(default_factory=dict)  # its stored config (ACP agent, permission mode and rules, …)
 
 
 # (workstream_id, saved state, listener) -> its Session

@@ -1,4 +1,8 @@
-"""The approval modal: pending tool calls with previews and diffs; y / n / a / f / Esc."""
+"""The approval modal: pending tool calls with why they ask, their risk, previews and diffs.
+
+y / n one by one, Y all the rest, a always (the rule dialog), f deny with feedback, ! override a
+critical-risk refusal, Esc deny the rest.
+"""
 
 from __future__ import annotations
 
@@ -29,9 +33,15 @@ class ApprovalEntry(Vertical):
     def compose(self) -> ComposeResult:
         title = Text()
         title.append(inert(self.item.name, multiline=False), style="bold")
-        if self.item.reason:
-            title.append(f"  — {self.item.reason}", style="italic")
         yield Static(title, classes="entry-title")
+        if self.item.reason:
+            mode = f"[{self.item.mode} mode] " if self.item.mode else ""
+            yield Static(Text(f"why: {mode}{inert(self.item.reason)}"), classes="entry-why")
+        if self.item.risk_level:
+            risk = Text(f"risk: {self.item.risk_level} — {inert(self.item.risk_reason)}")
+            if self.item.needs_override:
+                risk.append("   (press ! to override; y will not run it)")
+            yield Static(risk, classes=f"entry-risk entry-risk-{self.item.risk_level}")
         yield Static(Text(self.item.preview), classes="entry-preview")
         if inert(self.item.preview) != self.item.preview:
             yield Static(Text(HIDDEN_WARNING, style="bold yellow"), classes="entry-hidden")
@@ -39,7 +49,8 @@ class ApprovalEntry(Vertical):
             yield DiffView(self.item.diff)
 
     def mark(self, decision: ApprovalDecision) -> None:
-        label = {"approve": "approved", "always": "always allowed", "deny": "denied"}[decision.decision]
+        label = {"approve": "approved", "always": "always allowed", "deny": "denied",
+                 "override": "approved (critical override)"}[decision.decision]
         name = inert(self.item.name, multiline=False)
         self.query_one(".entry-title", Static).update(Text(f"{name}  → {label}", style="dim"))
         self.add_class("-decided")
@@ -53,15 +64,19 @@ class ApprovalScreen(ModalScreen[Decisions]):
 
     BINDINGS = [
         Binding("y", "decide('approve')", "Approve"),
+        Binding("Y", "approve_rest", "Approve all"),
         Binding("n", "decide('deny')", "Deny"),
-        Binding("a", "decide('always')", "Always allow tool"),
+        Binding("a", "always", "Always"),
+        Binding("exclamation_mark", "override", "Override critical"),
         Binding("f", "feedback", "Deny with feedback"),
         Binding("escape", "escape", "Deny all", priority=True),
     ]
 
-    def __init__(self, items: list[ApprovalItem], workstream_title: str = "") -> None:
+    def __init__(self, items: list[ApprovalItem], workstream_title: str = "",
+                 places: dict[str, str] | None = None) -> None:
         super().__init__()
         self.items = items
+        self.places = places or {}  # scope -> the file an "Always" rule is written to
         self.workstream_title = workstream_title
         self.decisions: Decisions = {}
         self.index = 0
@@ -75,8 +90,8 @@ class ApprovalScreen(ModalScreen[Decisions]):
             yield Input(placeholder="Tell the model what to do instead, then Enter (Esc to go back)",
                         id="approval-feedback")
             yield Static(
-                "[b]y[/] approve   [b]n[/] deny   [b]a[/] always allow this tool here   "
-                "[b]f[/] deny with feedback   [b]Esc[/] deny all",
+                "[b]y[/] approve   [b]Y[/] approve all   [b]n[/] deny   [b]a[/] always…   "
+                "[b]f[/] deny with feedback   [b]![/] override critical   [b]Esc[/] deny the rest",
                 id="approval-keys",
             )
 
@@ -99,18 +114,54 @@ class ApprovalScreen(ModalScreen[Decisions]):
             entries[self.index].scroll_visible(animate=False)
         self.query_one("#approval-heading", Static).update(self._heading())
 
-    def _record(self, decision: ApprovalDecision) -> None:
-        entry = self._entries()[self.index]
+    def _record(self, decision: ApprovalDecision, index: int | None = None) -> None:
+        entries = self._entries()
+        entry = entries[self.index if index is None else index]
         self.decisions[entry.item.call_id] = decision
         entry.mark(decision)
-        self.index += 1
-        if self.index >= len(self.items):
+        entry.remove_class("-current")
+        undecided = [i for i, e in enumerate(entries) if e.item.call_id not in self.decisions]
+        if not undecided:
             self.dismiss(self.decisions)
         else:
+            self.index = undecided[0]
             self._highlight()
 
+    def _current(self) -> ApprovalItem:
+        return self.items[self.index]
+
     def action_decide(self, decision: str) -> None:
+        if decision == "approve" and self._current().needs_override:
+            self.notify("This call has a critical risk: press ! to run it anyway, or n to deny it.",
+                        severity="warning")
+            return
         self._record(ApprovalDecision(decision))  # type: ignore[arg-type]
+
+    def action_override(self) -> None:
+        if not self._current().needs_override:
+            self.notify("Nothing to override: ! is only for critical-risk calls (y approves this one).")
+            return
+        self._record(ApprovalDecision("override"))
+
+    def action_approve_rest(self) -> None:
+        """Approve every call still open except critical ones, which wait to be decided one by one."""
+        for index, item in enumerate(self.items):
+            if item.call_id not in self.decisions and not item.needs_override and self.is_attached:
+                self._record(ApprovalDecision("approve"), index)
+
+    def action_always(self) -> None:
+        item = self._current()
+        if item.needs_override:
+            self.notify("A critical-risk call cannot be always allowed.", severity="warning")
+            return
+        from app.screens.rule_save import RuleSaveScreen
+
+        def saved(result) -> None:
+            if result is not None and item.call_id not in self.decisions:
+                rules, scope = result
+                self._record(ApprovalDecision("always", rules=rules, scope=scope))
+
+        self.app.push_screen(RuleSaveScreen(item, self.places), callback=saved)
 
     def action_feedback(self) -> None:
         feedback = self.query_one("#approval-feedback", Input)
@@ -130,6 +181,6 @@ class ApprovalScreen(ModalScreen[Decisions]):
             feedback.remove_class("-visible")
             self.set_focus(None)
             return
-        for item in self.items[self.index:]:
-            self.decisions[item.call_id] = ApprovalDecision("deny")
+        for item in self.items:
+            self.decisions.setdefault(item.call_id, ApprovalDecision("deny"))
         self.dismiss(self.decisions)

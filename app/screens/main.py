@@ -85,6 +85,7 @@ class MainScreen(PaintTimerScreen):
         Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True, id="previous_tab"),
         Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True, id="next_tab"),
         Binding("ctrl+q", "app.quit", "Quit", priority=True, id="quit"),
+        Binding("shift+tab", "app.cycle_mode", "Mode", show=False, priority=True, id="cycle_mode"),  # app/permission_wiring.py
         *_switch_bindings(),
     ]
 

@@ -65,6 +65,14 @@ def _v4_workstream_leases(conn: Connection) -> None:
     workstream_leases.create(conn, checkfirst=True)
 
 
+def _v5_audit_and_policy_reviews(conn: Connection) -> None:
+    """The permission engine's audit log and the accepted hashes of project policy files."""
+    from app.storage.schema import audit_log, policy_reviews
+
+    audit_log.create(conn, checkfirst=True)
+    policy_reviews.create(conn, checkfirst=True)
+
+
 def _v6_checkpoints(conn: Connection) -> None:
     """Checkpoints of turns, rewinds (with their undo data) and fork links (app/checkpoints/)."""
     from app.storage.schema import checkpoint_ops, checkpoints, workstream_forks
@@ -85,6 +93,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
     (2, _v2_usage_and_compactions),
     (3, _v3_history_state_resets),
     (4, _v4_workstream_leases),
+    (5, _v5_audit_and_policy_reviews),
     (6, _v6_checkpoints),
     (7, _v7_memories),
 ]

@@ -237,3 +237,40 @@ memories = Table(
     CheckConstraint("scope IN ('global', 'workstream', 'workspace')", name="ck_memories_scope"),
     Index("ix_memories_scope", "scope", "scope_key"),
 )
+
+
+# -- version 5: the permission engine (issue 13): audit log and reviewed project policies ---------
+
+# One row per tool call (built-in, MCP, sub-agent): who decided what, and how it ended. Rows are
+# not tied to the workstream row (no foreign key), so the record outlives a deleted conversation;
+# they are pruned by age with the retention setting.
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("created_at", Float, nullable=False),
+    Column("workstream_id", Text, nullable=False),
+    Column("call_id", Text, nullable=False),
+    Column("tool", Text, nullable=False),
+    Column("arguments", Text, nullable=False),  # JSON, secrets redacted
+    Column("decision", Text, nullable=False),  # allowed | approved | denied | refused
+    Column("decided_by", Text, nullable=False),  # rule (scope, file:line) | mode | user | hook | risk
+    Column("mode", Text, nullable=False),
+    Column("risk", Text, nullable=False),  # level: reason
+    Column("sandbox", Text, nullable=False),  # read-only | workspace-write | full | none
+    Column("status", Text, nullable=False),  # done | error | denied | refused | cancelled
+    Column("duration_ms", Float, nullable=True),
+    Column("agent", Text, nullable=True),  # the sub-agent that made the call, when one did
+    Index("ix_audit_log_created", "created_at"),
+    Index("ix_audit_log_workstream", "workstream_id", "created_at"),
+)
+
+# A project's .whimbrel/ policy file as the user accepted it: a changed file does not apply
+# until it is accepted again.
+policy_reviews = Table(
+    "policy_reviews",
+    metadata,
+    Column("path", Text, primary_key=True),
+    Column("sha256", Text, nullable=False),
+    Column("accepted_at", Float, nullable=False),
+)

@@ -164,3 +164,31 @@ def test_multiline_string_does_not_confuse_line_numbers(tmp_path: Path) -> None:
                                            "(known keys: provider, base_url, api_key, "
                                            "api_key_env, model, context_window, temperature, "
                                            "max_tokens, reasoning_effort, capabilities, price)")
+
+
+# -- [policy] and [hooks] (issue 13) ------------------------------------------------------
+
+def test_policy_settings_and_rules_are_read(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[policy]\nmode = "auto"\nsandbox = "read-only"\nnetwork = true\njudge = "small"\n'
+                    'allow = ["bash(git status)"]\n[[policy.rules]]\nrule = "bash(ls)"\n'
+                    '[[hooks.PreToolUse]]\nmatcher = "bash"\n[[hooks.PreToolUse.hooks]]\ncommand = "true"\n'
+                    '[models.small]\nmodel = "m"\n')
+    config = load_config(path)
+    assert (config.policy_mode, config.policy_sandbox, config.policy_network) == ("auto", "read-only", True)
+    assert config.policy_rules == {"allow": ["bash(git status)"], "rules": [{"rule": "bash(ls)"}]}
+    assert config.hooks["PreToolUse"][0]["matcher"] == "bash"
+
+
+@pytest.mark.parametrize("line, words", [
+    ('mode = "bypass"', "mode must be one of 'ask'"),  # bypass only from the command line
+    ('sandbox = "none"', "sandbox must be one of 'read-only'"),
+    ('network = "yes"', "network must be true or false"),
+    ('mood = "ask"', "unknown key 'mood'"),
+])
+def test_policy_mistakes_name_the_line(tmp_path, line, words):
+    path = tmp_path / "config.toml"
+    path.write_text(f"[policy]\n{line}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert "line 2" in str(caught.value) and words in str(caught.value)

@@ -90,16 +90,20 @@ async def test_deny_with_feedback_reaches_the_model_and_writes_nothing(fake_open
     await shutdown(session, store)
 
 
-async def test_always_allow_skips_later_approvals_for_that_tool(fake_openai, workspace, tmp_path):
+async def test_always_saves_the_narrowest_rule_not_the_whole_tool(fake_openai, workspace, tmp_path):
+    """"Always" on a write of a.txt allows writing a.txt again, but a write of b.txt still asks
+    (issue 13: "allow for this session" on one call used to allow every call of the tool)."""
     first = json.dumps({"path": "a.txt", "content": "a"})
-    second = json.dumps({"path": "b.txt", "content": "b"})
-    fake_openai.queue(ToolCallReply([("write_file", first, "c1")]), ToolCallReply([("write_file", second, "c2")]),
-                      TextReply("done"))
+    again = json.dumps({"path": "a.txt", "content": "a2"})
+    other = json.dumps({"path": "b.txt", "content": "b"})
+    fake_openai.queue(ToolCallReply([("write_file", first, "c1")]), ToolCallReply([("write_file", again, "c2")]),
+                      ToolCallReply([("write_file", other, "c3")]), TextReply("done"))
     recorder = Recorder(lambda item: ev.ApprovalDecision("always"))
     session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
-    await session.run_turn("write two files")
-    assert (workspace / "a.txt").read_text() == "a" and (workspace / "b.txt").read_text() == "b"
-    assert len(recorder.approvals) == 1
+    await session.run_turn("write files")
+    assert (workspace / "a.txt").read_text() == "a2" and (workspace / "b.txt").read_text() == "b"
+    assert [[i.call_id for i in r.items] for r in recorder.approvals] == [["c1"], ["c3"]]
+    assert recorder.approvals[0].items[0].suggestions == ["write_file(a.txt)"]
     await shutdown(session, store)
 
 

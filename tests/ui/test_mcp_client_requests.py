@@ -9,6 +9,7 @@ import json
 from textual.widgets import Button, Input
 
 from app.config import load_config
+from app.permissions.rules import Rule
 from app.screens.approval import ApprovalScreen
 from app.screens.elicitation import ElicitationScreen
 from app.screens.sampling import SamplingScreen
@@ -55,7 +56,7 @@ async def test_elicitation_waits_in_its_workstream_and_returns_typed_content(fak
     async with app.run_test(size=(120, 45)) as pilot:
         await ready(pilot, app)
         asker = app.workstream
-        asker.session.always_allowed.add(ELICIT)
+        asker.session.guard.gate.policy = asker.session.guard.gate.policy.with_rules([Rule(ELICIT, "allow")])
         await app.new_workstream()  # the user moves on to another tab while the call runs
         other = app.workstream
         assert other is not asker

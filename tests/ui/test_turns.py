@@ -59,14 +59,18 @@ async def test_escape_in_modal_denies(fake_openai, tmp_path):
 
 
 async def test_always_allow_does_not_ask_again(fake_openai, tmp_path):
-    fake_openai.queue(write_call("a.txt", "a", "w1"), write_call("b.txt", "b", "w2"), TextReply("Both written."))
+    """"Always" saves the narrowest rule (write_file(a.txt), in this workstream): the same write again
+    runs unasked (issue 13: it no longer allows the whole tool)."""
+    fake_openai.queue(write_call("a.txt", "a", "w1"), write_call("a.txt", "b", "w2"), TextReply("Both written."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "write a and b")
+        await submit(pilot, "write a twice")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         await pilot.press("a")
+        await wait_for(pilot, lambda: app.screen.query("#rule-save"), message="the rule dialog")
+        await pilot.click("#rule-save")
         await wait_for(pilot, lambda: "Both written." in screen_text(app))
-        assert (tmp_path / "ws" / "b.txt").read_text() == "b"
+        assert (tmp_path / "ws" / "a.txt").read_text() == "b"
         assert len(app.screen.query(ToolCard)) == 2
 
 

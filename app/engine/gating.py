@@ -1,0 +1,188 @@
+"""The session's side of the policy gate: screen each call, ask about the rest, apply the answers,
+run commands in the sandbox (and once outside, if the user says so), write the audit rows."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from app.engine import events as ev
+from app.permissions.gate import Verdict
+
+if TYPE_CHECKING:
+    from app.engine.session import Session
+    from tools.pipeline import PreparedCall
+
+REFUSED = ("Whimbrel's permission policy refused this call: {why}. It did not run; do not retry it unchanged "
+           "(ask the user, or take another way).")
+OVERRIDE_NEEDED = ("The user did not override the critical-risk refusal ({why}), so the call did not run.")
+
+
+@dataclass
+class Decided:
+    """A call's verdict and, once known, how it was finally decided and how long it ran."""
+
+    verdict: Verdict
+    decision: str = "allowed"  # allowed | approved | denied | refused
+    decided_by: str = ""
+    started: float = 0.0
+    duration: float | None = None
+    outside: bool = False  # the user let it run once outside the sandbox
+
+
+async def screen_calls(session: Session, prepared: list[PreparedCall]) -> tuple[list[PreparedCall], list[PreparedCall]]:
+    """(calls that may run now, calls to ask about); refused and broken ones are finished here."""
+    runnable: list[PreparedCall] = []
+    asking: list[PreparedCall] = []
+    guard = session.guard
+    for item in prepared:
+        if item.error:
+            await session._finish_call(item, item.error, is_error=True, decision="refused",
+                                       decided_by="not run: the call was invalid")
+            continue
+        verdict = await guard.screen(item, session.workstream_id)
+        _tell_notices(session)
+        item.permission = Decided(verdict, decided_by=verdict.decided_by)
+        if verdict.outcome == "deny":
+            item.permission.decision = "refused"
+            session.emit(ev.ToolCallUpdated(item.call.id, "denied", "refused"))
+            session.emit(ev.PermissionNoted(item.call.id, f"refused: {verdict.why}"))
+            await session._finish_call(item, REFUSED.format(why=verdict.why), is_error=True, status=None)
+        elif verdict.outcome == "allow":
+            if verdict.source != "tool":  # a harmless read needs no explanation
+                session.emit(ev.PermissionNoted(item.call.id, f"ran unasked: {verdict.why}"))
+            runnable.append(item)
+        else:
+            asking.append(item)
+    return runnable, asking
+
+
+def approval_item(session: Session, item: PreparedCall) -> ev.ApprovalItem:
+    """What the modal shows of a call: why it asks, the risk, the rules "Always" would save."""
+    verdict: Verdict = item.permission.verdict
+    return ev.ApprovalItem(item.call.id, item.call.name.strip(), item.preview, item.diff, verdict.why,
+                           risk_level=verdict.risk.level, risk_reason=verdict.risk.reason,
+                           suggestions=list(verdict.suggestions), needs_override=verdict.needs_override,
+                           mode=session.guard.mode)
+
+
+async def apply_decision(session: Session, item: PreparedCall, decision: ev.ApprovalDecision) -> bool:
+    """Carry out the user's answer for one call; True when it may run."""
+    decided: Decided = item.permission
+    verdict = decided.verdict
+    if decision.decision != "deny" and verdict.needs_override and decision.decision != "override":
+        decision = ev.ApprovalDecision("deny", feedback=decision.feedback)
+        text = OVERRIDE_NEEDED.format(why=verdict.risk.reason)
+    else:
+        text = "The user denied this tool call."
+    if decision.decision == "deny":
+        if decision.feedback.strip():
+            text += f" Their feedback: {decision.feedback.strip()}"
+        decided.decision, decided.decided_by = "denied", "user"
+        session.emit(ev.ToolCallUpdated(item.call.id, "denied", decision.feedback.strip()))
+        await session._finish_call(item, text, is_error=True, status=None)
+        return False
+    decided.decision = "approved"
+    decided.decided_by = "user: override of a critical risk" if decision.decision == "override" else "user"
+    if decision.decision == "always":
+        rules = [r for r in (decision.rules or verdict.suggestions) if r.strip()]
+        where = await session.guard.remember(rules, decision.scope)
+        decided.decided_by = f"user: always ({', '.join(rules)} saved to {where})"
+        session.emit(ev.Notice(f"Saved {', '.join(rules) or 'no rule'} → {where}.", level="info"))
+    session.emit(ev.ToolCallUpdated(item.call.id, "approved"))
+    if decision.decision != "approve":
+        session.emit(ev.PermissionNoted(item.call.id, decided.decided_by))
+    return True
+
+
+def wrapper(session: Session, item: PreparedCall) -> Callable[[list[str]], list[str]] | None:
+    decided: Decided | None = item.permission
+    network = decided.verdict.network if decided else False
+    return session.guard.wrapper(item.call.name.strip(), network, outside=bool(decided and decided.outside))
+
+
+async def execute_guarded(session: Session, item: PreparedCall, ctx: Any,
+                          execute: Callable[[PreparedCall, Any], Awaitable[tuple[str, bool]]]) -> tuple[str, bool]:
+    """Run the call; when the sandbox stopped a command, say so and offer to run it once outside."""
+    decided: Decided | None = item.permission
+    started = time.monotonic()
+    output, is_error = await execute(item, ctx)
+    if decided is not None and is_error and item.call.name.strip() == "bash" and not decided.outside:
+        blocked = session.guard.blocked(output, decided.verdict.network)
+        if blocked:
+            output, is_error = await _offer_outside(session, item, ctx, execute, output, blocked)
+    if decided is not None:
+        decided.duration = time.monotonic() - started
+    output = await session.guard.after(item, output, is_error, session.workstream_id)
+    _tell_notices(session)
+    return output, is_error
+
+
+def _tell_notices(session: Session) -> None:
+    """Hook failures and the like, as warnings in the transcript."""
+    for notice in session.guard.notices:
+        session.emit(ev.Notice(notice, level="warning"))
+    session.guard.notices.clear()
+
+
+async def prompt_allowed(session: Session, text: str) -> bool:
+    """UserPromptSubmit hooks; a block is told to the user and the prompt is not sent."""
+    if not session.guard.hooks:
+        return True
+    blocked = await session.guard.event("UserPromptSubmit", {"prompt": text}, session.workstream_id)
+    _tell_notices(session)
+    if blocked:
+        session.emit(ev.Notice(f"A hook stopped this prompt: {blocked}", level="warning"))
+        return False
+    return True
+
+
+async def turn_stopped(session: Session, outcome: str) -> None:
+    """Stop hooks, once a turn has ended (their answer is advisory here)."""
+    if session.guard.hooks:
+        await session.guard.event("Stop", {"stop_hook_active": False, "outcome": outcome}, session.workstream_id)
+        _tell_notices(session)
+
+
+async def _offer_outside(session: Session, item: PreparedCall, ctx: Any, execute, output: str,
+                         blocked: str) -> tuple[str, bool]:
+    session.emit(ev.PermissionNoted(item.call.id, f"sandbox: {blocked}"))
+    future: asyncio.Future = asyncio.get_running_loop().create_future()
+    ask = ev.ApprovalItem(item.call.id, item.call.name.strip(), item.preview, "",
+                          f"{blocked}. Run it once outside the sandbox?", risk_level="high",
+                          risk_reason="runs without the OS sandbox")
+    session.emit(ev.StateChanged("attention"))
+    session.emit(ev.ApprovalRequested([ask], future))
+    try:
+        answer = (await future).get(item.call.id)
+    except asyncio.CancelledError:
+        if not future.done():
+            future.cancel()
+        raise
+    session.emit(ev.StateChanged("running"))
+    if answer is None or answer.decision == "deny":
+        return (f"{output}\n[{blocked}. The command ran in Whimbrel's sandbox (the workspace and a private /tmp "
+                "are writable; the network is off unless allowed), and the user did not let it run outside.]"), True
+    item.permission.outside = True
+    item.permission.decided_by += "; user: ran once outside the sandbox"
+    session.emit(ev.PermissionNoted(item.call.id, "ran once outside the sandbox, approved by you"))
+    return await execute(item, dataclasses.replace(ctx, wrap_command=None))
+
+
+async def audit(session: Session, item: PreparedCall, *, is_error: bool, cancelled: bool,
+                decision: str | None, decided_by: str | None) -> None:
+    decided: Decided | None = item.permission
+    final = decision or (decided.decision if decided else "refused")
+    if cancelled:
+        status = "cancelled"
+    elif final in ("denied", "refused"):
+        status = final
+    else:
+        status = "error" if is_error else "done"
+    await session.guard.record(item, decided.verdict if decided else None, final, status,
+                               decided.duration if decided else None, session.workstream_id,
+                               decided_by=decided_by or (decided.decided_by if decided else None),
+                               network=bool(decided and decided.verdict.network))

@@ -1,0 +1,69 @@
+"""The app's side of the permission engine: load rules at boot, Shift+Tab through the modes,
+accept a project policy file, and open the policy and audit screens.
+
+A mixin of WhimbrelApp; the engine side is app/engine/guards.py.
+"""
+
+from __future__ import annotations
+
+
+class PermissionWiring:
+    permissions = None  # app.engine.guards.PermissionSetup once booted
+
+    async def load_permissions(self) -> None:
+        """Read rules and hooks (off the UI thread); broken rules and unreviewed files are told."""
+        from app.engine.guards import PermissionSetup
+        from app.permissions.gate import protected_places
+
+        options = self.options
+        self.permissions = PermissionSetup(
+            options.config, options.workdir.resolve(), self.store, bypass=options.bypass,
+            protected=protected_places(options.workdir, options.data_dir, options.config_path),
+            config_file=options.config_path)
+        loaded = await self.permissions.load()
+        if self.store is not None:  # the audit log keeps what the conversations keep
+            from app.permissions.audit import prune
+
+            await self.store.run(prune, self.store.store.engine, options.retention_days)
+        for notice in loaded.notices:
+            self.notify(notice, title="Permission rules", severity="warning", timeout=12)
+
+    def permission_places(self) -> dict[str, str]:
+        """Where an "Always" rule of each scope is written, for the rule dialog."""
+        from app.permissions.project import policy_path
+
+        return {"workstream": "kept with this conversation (in the store)",
+                "project": str(policy_path(self.options.workdir)), "user": str(self.options.config_path)}
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: ask → accept-edits → plan → auto for the focused workstream (kept with it)."""
+        from app.engine import events as ev
+        from app.permissions.modes import DESCRIPTIONS, next_mode
+
+        workstream = self.workstream
+        if workstream is None:
+            return
+        gate = workstream.session.guard.gate
+        if gate.mode == "bypass":
+            self.notify("Bypass mode was chosen on the command line; restart without the flag to leave it.",
+                        severity="warning")
+            return
+        gate.mode = next_mode(gate.mode)
+        workstream.session.emit(ev.ModeChanged(gate.mode))
+        self.notify(f"Mode: {gate.mode} — {DESCRIPTIONS[gate.mode]}", timeout=4)
+        self.refresh_chrome()
+        if self.store is not None and workstream.id:
+            self.run_worker(self.store.set_config(workstream.id, "policy_mode", gate.mode), group="command",
+                            exit_on_error=False)
+
+    def action_policy_screen(self) -> None:
+        from app.screens.policy import PolicyScreen
+
+        if self.permissions is not None:
+            self.push_screen(PolicyScreen(self.permissions))
+
+    def action_audit_screen(self) -> None:
+        from app.screens.audit import AuditScreen
+
+        if self.store is not None:
+            self.push_screen(AuditScreen(self.store))

@@ -1,0 +1,124 @@
+"""The audit log: one row per tool call, with who decided and how it ended; read back with filters.
+
+Writes go through the store's engine (BEGIN IMMEDIATE), reads through `reader(engine)`, so two
+instances on one store and a kill at any moment leave whole rows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+REDACTED = "[redacted]"
+SECRET_KEYS = re.compile(r"(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie|credential)")
+SECRET_VALUES = [
+    re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"\bxox[abpr]-[A-Za-z0-9-]{10,}"),
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]+=*"),
+    re.compile(r"(?i)\b((?:api[_-]?key|token|secret|password)=)[^\s&'\"]+"),
+]
+
+
+def redact_text(text: str) -> str:
+    """Credentials in free text (a command line, a URL) replaced by [redacted]."""
+    for pattern in SECRET_VALUES:
+        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
+    return text
+
+
+def redact_arguments(value: Any) -> Any:
+    """A call's arguments with secret-named keys and credential-shaped values redacted."""
+    if isinstance(value, dict):
+        return {k: REDACTED if isinstance(k, str) and SECRET_KEYS.search(k) and isinstance(v, str)
+                else redact_arguments(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_arguments(v) for v in value]
+    if isinstance(value, str):
+        return redact_text(value)
+    return value
+
+
+@dataclass
+class AuditRow:
+    """One call as the audit log keeps it."""
+
+    workstream_id: str
+    call_id: str
+    tool: str
+    arguments: str  # JSON, redacted
+    decision: str  # allowed | approved | denied | refused
+    decided_by: str
+    mode: str
+    risk: str
+    sandbox: str
+    status: str
+    duration_ms: float | None = None
+    agent: str | None = None
+    created_at: float = 0.0
+    id: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["arguments"] = json.loads(self.arguments) if self.arguments.startswith(("{", "[")) else self.arguments
+        data["time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.created_at))
+        return data
+
+
+def append(engine: Any, row: AuditRow) -> int:
+    """Write one row (its own short transaction); returns its id."""
+    from sqlalchemy import insert
+
+    from app.storage.schema import audit_log
+
+    values = {k: v for k, v in asdict(row).items() if k != "id"}
+    values["created_at"] = row.created_at or time.time()
+    with engine.begin() as conn:
+        return int(conn.execute(insert(audit_log).values(**values)).inserted_primary_key[0])
+
+
+def query(engine: Any, *, since: float | None = None, tool: str | None = None, decision: str | None = None,
+          workstream: str | None = None, limit: int = 10_000) -> list[AuditRow]:
+    """Rows, oldest first, filtered by time, tool (glob), decision and workstream (id prefix)."""
+    from sqlalchemy import select
+
+    from app.storage.engine import reader
+    from app.storage.schema import audit_log as a
+
+    stmt = select(a).order_by(a.c.created_at, a.c.id).limit(limit)
+    if since is not None:
+        stmt = stmt.where(a.c.created_at >= since)
+    if tool:
+        stmt = stmt.where(a.c.tool.op("GLOB")(tool))
+    if decision:
+        stmt = stmt.where(a.c.decision == decision)
+    if workstream:
+        stmt = stmt.where(a.c.workstream_id.startswith(workstream, autoescape=True))
+    with reader(engine).connect() as conn:
+        return [AuditRow(**dict(r._mapping)) for r in conn.execute(stmt)]
+
+
+def prune(engine: Any, retention_days: float, now: float | None = None) -> int:
+    """Delete rows older than the retention setting (0 keeps them forever); returns how many."""
+    if retention_days <= 0:
+        return 0
+    from sqlalchemy import delete
+
+    from app.storage.schema import audit_log
+
+    cutoff = (now or time.time()) - retention_days * 86400
+    with engine.begin() as conn:
+        return conn.execute(delete(audit_log).where(audit_log.c.created_at < cutoff)).rowcount or 0
+
+
+def parse_since(text: str, now: float | None = None) -> float:
+    """`30m`, `1h`, `2d`, `1w` before now, as a timestamp; ValueError with the accepted forms."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", text or "")
+    if not found:
+        raise ValueError(f"--since takes a number and a unit (s, m, h, d, w), such as 1h or 2d; got {text!r}")
+    seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[found.group(2)]
+    return (now or time.time()) - float(found.group(1)) * seconds

@@ -1,0 +1,189 @@
+"""`whimbrel policy check|list|review` and `whimbrel audit`: the permission engine from a shell.
+
+    whimbrel policy check 'bash(git push --force origin main)'   # the decision and what decided it
+    whimbrel policy list                                          # rules, scopes, broken ones
+    whimbrel policy review [--accept]                             # show / accept .whimbrel/policy.toml
+    whimbrel audit --since 1d [--json] [--tool bash] [--decision denied] [--workstream ID]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from app.vocabulary.inert import inert
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, default=None, help="config file (default: the user config)")
+    parser.add_argument("--data-dir", type=Path, default=None, help="where the store is (default: the user data dir)")
+    parser.add_argument("--workdir", type=Path, default=None, help="the workspace (default: the current directory)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="whimbrel", description="Whimbrel's permission rules and audit log.")
+    verbs = parser.add_subparsers(dest="area", required=True)
+    policy = verbs.add_parser("policy", help="check and list permission rules")
+    actions = policy.add_subparsers(dest="action", required=True)
+    check = actions.add_parser("check", help="what would happen to a call, and why")
+    check.add_argument("call", help="tool(argument), e.g. 'bash(git status)' or 'write_file(src/app.py)'")
+    check.add_argument("--mode", default=None, help="ask, accept-edits, plan or auto (default: the config's)")
+    _common(check)
+    listing = actions.add_parser("list", help="every rule with its scope, and the broken ones")
+    _common(listing)
+    review = actions.add_parser("review", help="show the project's .whimbrel/policy.toml; --accept applies it")
+    review.add_argument("--accept", action="store_true", help="accept the file as it is now")
+    _common(review)
+    audit = verbs.add_parser("audit", help="the audit log of tool calls")
+    audit.add_argument("--since", default="1d", help="how far back: 30m, 1h, 2d, 1w (default 1d)")
+    audit.add_argument("--json", action="store_true", help="one JSON object per line")
+    audit.add_argument("--tool", default=None, help="only this tool (a glob such as 'mcp__*')")
+    audit.add_argument("--decision", default=None, choices=("allowed", "approved", "denied", "refused"))
+    audit.add_argument("--workstream", default=None, help="only this workstream (id or prefix)")
+    _common(audit)
+    return parser
+
+
+def _context(args: argparse.Namespace):
+    """(config, workspace, store engine or None) from the flags; ConfigError propagates."""
+    from app.config import load_config
+    from app.paths import chosen_config_path, default_data_dir
+
+    config_path, named_by = chosen_config_path(args.config)
+    config = load_config(config_path, named_by)
+    workspace = (args.workdir or Path.cwd()).expanduser().resolve()
+    data_dir = (args.data_dir or default_data_dir()).expanduser()
+    db = data_dir / "whimbrel.db"
+    engine = None
+    if db.exists():
+        from app.storage.store import Store
+
+        engine = Store(db).engine
+    return config, workspace, engine, data_dir, config_path
+
+
+def _split_call(text: str) -> tuple[str, str | None]:
+    found = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\((.*)\))?\s*$", text, re.S)
+    if not found:
+        raise ValueError(f"write the call as tool(argument), e.g. 'bash(git status)'; got {text!r}")
+    return found.group(1), found.group(2)
+
+
+def check(args: argparse.Namespace) -> int:
+    from app.permissions.gate import Gate, protected_places
+    from app.permissions.loader import load
+    from app.permissions.modes import check_mode
+    from app.sandbox.bwrap import available
+
+    config, workspace, engine, data_dir, config_path = _context(args)
+    tool, argument = _split_call(args.call)
+    loaded = load(config, workspace, engine)
+    mode = check_mode(args.mode or config.policy_mode)
+    gate = Gate(loaded.policy, mode, protected_places(workspace, data_dir, config_path),
+                sandboxed=config.policy_sandbox != "full" and available() is not None)
+    view = _view(tool, argument or "", workspace)
+    verdict = gate.decide(view)
+    print(f"{verdict.outcome}: {inert(verdict.why)}")
+    print(f"  decided by: {inert(verdict.decided_by)}")
+    print(f"  mode: {mode}   risk: {verdict.risk.level} ({inert(verdict.risk.reason)})")
+    if verdict.outcome == "ask" and verdict.suggestions:
+        print(f"  'Always' would offer: {inert(', '.join(verdict.suggestions))}")
+    for problem in loaded.notices:
+        print(f"  note: {inert(problem)}", file=sys.stderr)
+    return 0
+
+
+def _view(tool: str, argument: str, workspace: Path):
+    """The call `tool(argument)` as the gate sees it (built-in tools' path and read-only facts)."""
+    import os
+
+    from app.permissions.gate import CallView
+    from app.permissions.rules import PATH_TOOLS
+
+    if tool == "bash":
+        return CallView(tool, {"command": argument}, primary="command")
+    if tool in PATH_TOOLS:
+        path = Path(os.path.expanduser(argument))
+        path = (path if path.is_absolute() else workspace / path).resolve()
+        return CallView(tool, {"path": argument}, [path], read_only=tool == "read_file")
+    key = "url" if tool == "web_fetch" else "query" if tool == "search" else "value"
+    return CallView(tool, {key: argument}, read_only=tool == "search", primary=key)
+
+
+def listing(args: argparse.Namespace) -> int:
+    from app.permissions.loader import load
+
+    config, workspace, engine, *_ = _context(args)
+    loaded = load(config, workspace, engine)
+    print(f"{'decision':8}  {'scope':10}  {'rule':40}  where")
+    for rule in loaded.policy.rules:
+        print(f"{rule.decision:8}  {rule.scope:10}  {inert(rule.spec, multiline=False):40}  {inert(rule.where)}")
+    if not loaded.policy.rules:
+        print("(no rules: every call is decided by the mode)")
+    broken = loaded.policy.problems
+    if broken:
+        print(f"\n{len(broken)} broken rule(s), not applied:")
+        for problem in broken:
+            print(f"  {inert(str(problem))}")
+    for notice in loaded.notices[len(broken):]:
+        print(f"\nnote: {inert(notice)}")
+    return 1 if broken else 0
+
+
+def review(args: argparse.Namespace) -> int:
+    from app.permissions.project import accept, read_project
+
+    _config, workspace, engine, data_dir, _ = _context(args)
+    project = read_project(workspace, engine)
+    if project.state == "none":
+        print(f"There is no {project.path}.")
+        return 0
+    print(f"{project.path} ({project.state}):\n")
+    print(inert(project.text))
+    if project.state == "unreadable":
+        print(inert(project.problem), file=sys.stderr)
+        return 1
+    if args.accept and project.state != "accepted":
+        if engine is None:
+            from app.storage.store import Store
+
+            engine = Store(data_dir / "whimbrel.db").engine
+        accept(engine, project.path, project.text)
+        print("Accepted: its rules and hooks apply from now on.")
+    elif project.state == "unreviewed":
+        print("Not accepted yet: run `whimbrel policy review --accept` to apply it.")
+    return 0
+
+
+def audit_log(args: argparse.Namespace) -> int:
+    from app.permissions.audit import parse_since, query
+
+    _config, _workspace, engine, *_ = _context(args)
+    since = parse_since(args.since)
+    rows = [] if engine is None else query(engine, since=since, tool=args.tool, decision=args.decision,
+                                           workstream=args.workstream)
+    for row in rows:
+        if args.json:
+            print(json.dumps(row.as_json(), ensure_ascii=False))
+        else:
+            data = row.as_json()
+            print(inert(f"{data['time']}  {row.workstream_id[:8]}  {row.tool:12} {row.decision:8} {row.status:9} "
+                        f"{row.decided_by}", multiline=False))
+    if not rows and not args.json:
+        print(f"No tool calls since {args.since}.")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    from app.config import ConfigError
+
+    args = build_parser().parse_args(argv)
+    handler = {"check": check, "list": listing, "review": review}.get(getattr(args, "action", ""), audit_log)
+    try:
+        return handler(args)
+    except (ConfigError, ValueError) as error:
+        print(f"whimbrel: {inert(str(error))}", file=sys.stderr)
+        return 2

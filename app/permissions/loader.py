@@ -1,0 +1,70 @@
+"""Everything the permission engine needs for a workspace, loaded from the config, the project file
+and the store: the policy (rules of every scope), the hooks, and what is broken or waiting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.permissions.hooks import Hook, parse_hooks
+from app.permissions.policy import Policy, Problem, rules_from_table
+from app.permissions.project import ProjectFile, read_project
+from app.permissions.rules import Rule
+
+
+@dataclass
+class Loaded:
+    policy: Policy
+    hooks: list[Hook]
+    project: ProjectFile
+    hook_problems: list[str] = field(default_factory=list)
+
+    @property
+    def notices(self) -> list[str]:
+        """What the user should hear at startup: broken rules, a project file waiting for review."""
+        out = [str(p) for p in self.policy.problems] + self.hook_problems
+        if self.project.state == "unreviewed":
+            out.append(f"{self.project.path} is new or changed: its rules and hooks do not apply until you "
+                       "accept it (/policy, or `whimbrel policy review`)")
+        elif self.project.state == "unreadable":
+            out.append(self.project.problem)
+        return out
+
+
+def load(config: Any, workspace: Path, engine: Any | None = None, extra: list[Rule] | None = None) -> Loaded:
+    """The user's rules ([policy] in config.toml), the accepted project file's, and `extra` ones."""
+    workspace = Path(workspace).resolve()
+    config_path = Path(config.path) if getattr(config, "path", None) else None
+    try:
+        config_text = config_path.read_text(encoding="utf-8") if config_path else ""
+    except OSError:
+        config_text = ""
+    rules, problems = rules_from_table(getattr(config, "policy_rules", {}) or {}, scope="user", path=config_path,
+                                       text=config_text)
+    hooks, hook_problems = parse_hooks(getattr(config, "hooks", {}) or {}, "user", str(config_path or "config"))
+    project = read_project(workspace, engine)
+    if project.state == "accepted" and project.data is not None:
+        more, more_problems = rules_from_table(project.data, scope="project", path=project.path, text=project.text,
+                                               header="[[rules]]")
+        rules += more
+        problems += more_problems
+        project_hooks, project_hook_problems = parse_hooks(project.data.get("hooks", {}), "project",
+                                                           str(project.path))
+        hooks += project_hooks
+        hook_problems += project_hook_problems
+    rules += extra or []
+    return Loaded(Policy(rules, problems, workspace), hooks, project, hook_problems)
+
+
+def workstream_rules(saved: list[Any]) -> list[Rule]:
+    """Rules a workstream saved from the modal (stored as [{rule, decision}] in its config)."""
+    out = []
+    for entry in saved or []:
+        try:
+            out.append(Rule(entry["rule"], entry.get("decision", "allow"), "workstream", "this workstream"))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+

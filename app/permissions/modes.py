@@ -1,0 +1,31 @@
+"""Permission modes: how much runs without asking, per workstream."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Mode = Literal["ask", "accept-edits", "plan", "auto", "bypass"]
+MODES: tuple[Mode, ...] = ("ask", "accept-edits", "plan", "auto", "bypass")
+CYCLE: tuple[Mode, ...] = ("ask", "accept-edits", "plan", "auto")  # Shift+Tab; bypass only from the CLI
+DESCRIPTIONS: dict[Mode, str] = {
+    "ask": "asks before anything that changes files or runs commands",
+    "accept-edits": "file edits inside the workspace run unasked",
+    "plan": "read-only: tools that change things are refused",
+    "auto": "everything runs unasked except high and critical risk",
+    "bypass": "nothing is asked (started with --dangerously-bypass-approvals)",
+}
+EDIT_TOOLS = {"write_file", "edit_file"}
+
+
+def next_mode(mode: Mode) -> Mode:
+    """The mode after `mode` in the Shift+Tab cycle (bypass leaves the cycle at ask)."""
+    if mode not in CYCLE:
+        return "ask"
+    return CYCLE[(CYCLE.index(mode) + 1) % len(CYCLE)]
+
+
+def check_mode(value: str) -> Mode:
+    """`value` as a Mode; ValueError naming the modes otherwise (bypass is not settable in files)."""
+    if value not in CYCLE:
+        raise ValueError(f"mode must be one of {', '.join(CYCLE)}, got {value!r}")
+    return value  # type: ignore[return-value]

@@ -1,0 +1,1 @@
+"""The OS sandbox for commands (bubblewrap on Linux): it confines, the permission engine decides."""

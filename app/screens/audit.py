@@ -1,0 +1,79 @@
+"""The audit screen (palette, /audit): every tool call with who decided, filtered by tool, decision,
+workstream and time; rows load on a worker from the store."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Select, Static
+
+from app.vocabulary.inert import inert
+from styles import STYLES_DIR
+
+DECISION_STYLES = {"refused": "bold red", "denied": "red", "approved": "yellow", "allowed": "green"}
+SPANS = [("last hour", "1h"), ("last day", "1d"), ("last week", "1w"), ("last 30 days", "30d")]
+
+
+class AuditScreen(ModalScreen[None]):
+    CSS_PATH = STYLES_DIR / "policy.tcss"
+    BINDINGS = [Binding("escape", "dismiss_screen", "Close", priority=True)]
+
+    def __init__(self, store, now: float | None = None) -> None:
+        super().__init__()
+        self.store = store  # an AsyncStore
+        self.now = now  # fixed in tests, so times do not move
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="audit-dialog"):
+            yield Static(Text("Audit log: every tool call and who decided", style="bold"), id="audit-heading")
+            with Horizontal(id="audit-filters"):
+                yield Input(placeholder="tool (glob, e.g. mcp__*)", id="audit-tool")
+                yield Input(placeholder="workstream id", id="audit-workstream")
+                yield Select([("any decision", ""), *((d, d) for d in DECISION_STYLES)], value="",
+                             allow_blank=False, id="audit-decision")
+                yield Select(SPANS, value="1d", allow_blank=False, id="audit-since")
+            yield DataTable(id="audit-rows", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="audit-count")
+            yield Static("Filters apply as you type   [b]Esc[/] close   (also: whimbrel audit --since 1d --json)",
+                         id="audit-keys")
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("time", "workstream", "tool", "decision", "decided by", "status",
+                                              "ms", "sandbox")
+        self.query_one(DataTable).focus()  # the rows first; Tab reaches the filters
+        self.reload()
+
+    def on_input_changed(self, _event: Input.Changed) -> None:
+        self.reload()
+
+    def on_select_changed(self, _event: Select.Changed) -> None:
+        self.reload()
+
+    @work(group="audit-load", exclusive=True, exit_on_error=False)
+    async def reload(self) -> None:
+        from app.permissions.audit import parse_since, query
+
+        since = parse_since(str(self.query_one("#audit-since", Select).value), self.now)
+        tool = self.query_one("#audit-tool", Input).value.strip() or None
+        workstream = self.query_one("#audit-workstream", Input).value.strip() or None
+        decision = str(self.query_one("#audit-decision", Select).value) or None
+        rows = await self.store.run(query, self.store.store.engine, since=since, tool=tool, decision=decision,
+                                    workstream=workstream, limit=2000)
+        table = self.query_one(DataTable)
+        table.clear()
+        for row in reversed(rows):  # newest first
+            table.add_row(time.strftime("%m-%d %H:%M:%SZ", time.gmtime(row.created_at)), row.workstream_id[:8],
+                          Text(inert(row.tool, multiline=False)),
+                          Text(row.decision, style=DECISION_STYLES.get(row.decision, "")),
+                          Text(inert(row.decided_by, multiline=False)[:70]), row.status,
+                          "" if row.duration_ms is None else f"{row.duration_ms:.0f}", row.sandbox)
+        self.query_one("#audit-count", Static).update(f"{len(rows)} call(s)")
+
+    def action_dismiss_screen(self) -> None:
+        self.dismiss(None)

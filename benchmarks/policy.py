@@ -1,0 +1,118 @@
+"""The permission engine's cost per call, beside what it adds to: printed as ratios from one run.
+
+1. Decision plus audit row for 10,000 calls against 200 rules (p50 / p95 per call; target p95 ≤ 1 ms
+   for the decision), beside a bare SQLite insert of the same row.
+2. `true` run in the bubblewrap sandbox against unsandboxed (target: ≤ 15 ms more per call).
+
+    .venv/bin/python benchmarks/policy.py [--calls 10000] [--runs 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from app.permissions import audit
+from app.permissions.gate import CallView, Gate
+from app.permissions.policy import Policy
+from app.permissions.rules import Rule
+from app.sandbox.bwrap import SandboxSpec, available, wrap
+from app.storage.store import Store
+
+COMMANDS = ["git status", "git push origin main", "npm run test:unit", "ls -la src", "rm -rf build",
+            "git status && make test", "echo $(whoami) > out.txt", "sudo apt-get update", "cat .env",
+            "timeout 5 pytest -q tests/test_x.py | tee log.txt"]
+
+
+def rules(count: int) -> list[Rule]:
+    made = [Rule("bash(git status)", "allow"), Rule("bash(npm run test:*)", "allow"), Rule("bash(git * main)", "ask"),
+            Rule("bash(rm -rf /*)", "deny")]
+    for i in range(count - len(made)):
+        made.append(Rule(f"bash(tool{i} sub{i % 7} *)", random.choice(["allow", "ask"])))
+    return made
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * pct / 100))]
+
+
+def bench_decisions(calls: int, rule_count: int, folder: Path) -> None:
+    workspace = folder / "ws"
+    workspace.mkdir()
+    gate = Gate(Policy(rules(rule_count), [], workspace), "ask")
+    store = Store(folder / "audit.db")
+    decide, record = [], []
+    for i in range(calls):
+        command = COMMANDS[i % len(COMMANDS)]
+        start = time.perf_counter()
+        verdict = gate.decide(CallView("bash", {"command": command}, primary="command"))
+        middle = time.perf_counter()
+        audit.append(store.engine, audit.AuditRow("w", f"c{i}", "bash", json.dumps({"command": command}),
+                                                  verdict.outcome, verdict.decided_by, "ask",
+                                                  f"{verdict.risk.level}: {verdict.risk.reason}", "none", "done", 1.0))
+        end = time.perf_counter()
+        decide.append((middle - start) * 1000)
+        record.append((end - middle) * 1000)
+    store.close()
+    bare = sqlite3.connect(folder / "bare.db", isolation_level=None)
+    bare.execute("PRAGMA journal_mode=WAL")
+    bare.execute("CREATE TABLE t (a TEXT, b TEXT, c TEXT, d TEXT, e TEXT, f TEXT, g TEXT, h TEXT, i TEXT, j REAL)")
+    raw = []
+    for i in range(calls):
+        start = time.perf_counter()
+        bare.execute("BEGIN IMMEDIATE")
+        bare.execute("INSERT INTO t VALUES (?,?,?,?,?,?,?,?,?,?)", ("w", f"c{i}", "bash", "{}", "allow", "rule",
+                                                                   "ask", "low", "none", 1.0))
+        bare.execute("COMMIT")
+        raw.append((time.perf_counter() - start) * 1000)
+    bare.close()
+    print(f"{calls} calls against {rule_count} rules:")
+    print(f"  decision       p50 {percentile(decide, 50):.3f} ms   p95 {percentile(decide, 95):.3f} ms"
+          f"   (target p95 <= 1 ms: {'met' if percentile(decide, 95) <= 1 else 'NOT met'})")
+    print(f"  audit row      p50 {percentile(record, 50):.3f} ms   p95 {percentile(record, 95):.3f} ms")
+    print(f"  bare insert    p50 {percentile(raw, 50):.3f} ms   p95 {percentile(raw, 95):.3f} ms")
+    total = [a + b for a, b in zip(decide, record)]
+    print(f"  ratio (decision + audit row) / bare insert, p95: {percentile(total, 95) / percentile(raw, 95):.2f}")
+
+
+def bench_sandbox(runs: int, folder: Path) -> None:
+    if available() is None:
+        print("sandbox: bubblewrap cannot run here; skipped")
+        return
+    spec = SandboxSpec("workspace-write", folder)
+    plain, boxed = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(["bash", "-c", "true"], check=True)
+        plain.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        subprocess.run(wrap(["bash", "-c", "true"], spec), check=True)
+        boxed.append((time.perf_counter() - start) * 1000)
+    extra = statistics.median(boxed) - statistics.median(plain)
+    print(f"`true`, {runs} runs: unsandboxed median {statistics.median(plain):.1f} ms, sandboxed "
+          f"{statistics.median(boxed):.1f} ms; +{extra:.1f} ms per call "
+          f"(target <= 15 ms: {'met' if extra <= 15 else 'NOT met'}), ratio {statistics.median(boxed) / statistics.median(plain):.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=10_000)
+    parser.add_argument("--rules", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=50)
+    args = parser.parse_args()
+    random.seed(13)
+    with tempfile.TemporaryDirectory() as folder:
+        bench_decisions(args.calls, args.rules, Path(folder))
+        bench_sandbox(args.runs, Path(folder))
+
+
+if __name__ == "__main__":
+    main()
