@@ -63,7 +63,7 @@ class ProtocolLog(Vertical):
         table.add_column("dir", width=3)
         table.add_column("kind", width=12)
         table.add_column("id", width=8)
-        table.add_column("method", width=30)
+        table.add_column("method")  # sized to the longest method: `notifications/tools/list_changed` in full
         table.add_column("ms", width=9)
 
     def show_server(self, state: Any | None) -> None:

@@ -164,3 +164,11 @@ def test_multiline_string_does_not_confuse_line_numbers(tmp_path: Path) -> None:
                                            "(known keys: provider, base_url, api_key, "
                                            "api_key_env, model, context_window, temperature, "
                                            "max_tokens, reasoning_effort, capabilities, price)")
+
+
+@pytest.mark.parametrize("text, line", [("x = 1\ny = 2\na = [1,\n2,\n", 4), ("[t]\nz = \"\"\"abc\n", 2),
+                                        ("a = {b = 1", 1), ("a = ", 1), ("[a", 1)])
+def test_a_file_that_ends_early_says_so_with_its_last_line(tmp_path: Path, text: str, line: int) -> None:
+    msg = _error(tmp_path, text)
+    assert msg.startswith(f"{tmp_path / 'config.toml'} line {line}: invalid TOML: the file ends early")
+    assert "\\x00" not in msg and "Unexpected" not in msg
