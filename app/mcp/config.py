@@ -213,7 +213,11 @@ def parse_server_spec(spec: str, configured: Mapping[str, ServerConfig]) -> Serv
     if spec in configured:
         return configured[spec]
     if spec.startswith("stdio:"):
-        words = shlex.split(spec[len("stdio:"):])
+        try:
+            words = shlex.split(spec[len("stdio:"):])
+        except ValueError as exc:  # an unbalanced quote
+            raise McpConfigError(f"the command line {spec[len('stdio:'):]!r} cannot be split like a shell "
+                                 f"would: {exc} (close the quote, or quote the whole spec differently)") from None
         if not words:
             raise McpConfigError("'stdio:' needs a command line, e.g. \"stdio:mcp-server-time\"")
         return ServerConfig(name="stdio", command=words[0], args=words[1:], source="command line")

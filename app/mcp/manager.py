@@ -27,8 +27,9 @@ from app.mcp.naming import server_name_problem
 from app.mcp.requests import McpRequests
 from app.mcp.server_state import (  # re-exported: callers import these from the manager
     AUTHORIZING, CIRCUIT_OPEN, CONNECTING, DISABLED, FAILED, READY, McpCallError, McpUnavailable, ServerState,
-    describe_error, first_line,
+    describe_error,
 )
+from app.mcp.stdio_exit import exit_reason
 from app.mcp.tool_bridge import ToolBridge
 from app.mcp.transport import open_transport
 from tools.registry import ToolSpec
@@ -312,13 +313,14 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
                 raise
             except BaseException as exc:  # noqa: BLE001 - every failure becomes a status, never a crash
                 lost = describe_error(exc)
-                tail = first_line(state.stderr_tail())
-                if tail and tail not in lost:
-                    lost += f" (stderr: {tail})"
+                if self._runs_a_process(state):
+                    lost = exit_reason(state.stderr_tail(), lost)
             if self._stopping or not state.config.enabled:
                 break
             if lost is None:  # asked to reconnect
                 continue
+            if lost == "the connection closed" and self._runs_a_process(state):  # the transport is closed by now,
+                lost = exit_reason(state.stderr_tail(), "the server process exited")  # so the status is written
             auth_failure = self._auth_failure(state)
             if auth_failure is not None:
                 lost = f"authorization failed: {auth_failure[0]}"
@@ -396,9 +398,6 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
                 tripped, state._tripped = state._tripped, False
                 lost = None if (self._stopping or state._wake.is_set() or not state.config.enabled or tripped) \
                     else "the connection closed"
-                if lost and state.config.transport == "stdio" and state.config.inprocess is None:
-                    tail = first_line(state.stderr_tail())
-                    lost = "the server process exited" + (f" (stderr: {tail})" if tail else "")
                 return lost
             finally:
                 state.client = None
@@ -409,6 +408,10 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
                 # in this task: the SDK's anyio scopes must exit where they were entered
                 with contextlib.suppress(Exception):
                     await client.__aexit__(None, None, None)
+
+    @staticmethod
+    def _runs_a_process(state: ServerState) -> bool:
+        return state.config.transport == "stdio" and state.config.inprocess is None
 
     @staticmethod
     def _is_modern(client: Any) -> bool:

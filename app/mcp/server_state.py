@@ -119,10 +119,5 @@ def describe_error(exc: BaseException) -> str:
     return text
 
 
-def first_line(text: str) -> str:
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1].strip()[:300] if lines else ""
-
-
 def text_of(data: Any) -> str:
     return data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
