@@ -64,8 +64,23 @@ def content_parts(block: Any) -> list[RenderableType]:
     return [_heading(kind or "unknown content", "bold red"), Text(str(block), style="dim")]
 
 
-def call_result(result: Any, elapsed_ms: float | None = None) -> RenderableType:
-    """A CallToolResult: the isError flag, every content block, then structured content."""
+def _output_check(problems: list[str] | None) -> list[RenderableType]:
+    """The outputSchema verdict: nothing when no schema was declared (None), else a line per problem."""
+    if problems is None:
+        return []
+    if not problems:
+        return [Text("✔ structured content matches the outputSchema", style="green")]
+    lines = Text(f"✖ structured content does not match the outputSchema ({len(problems)} problem(s))",
+                 style="bold red")
+    for problem in problems:
+        lines.append(f"\n  • {problem}", style="red")
+    return [lines]
+
+
+def call_result(result: Any, elapsed_ms: float | None = None,
+                output_problems: list[str] | None = None) -> RenderableType:
+    """A CallToolResult: the isError flag, every content block, then structured content and, when the
+    tool declares an outputSchema, whether it conforms (`output_problems`, see app/mcp/output_check.py)."""
     is_error = bool(_get(result, "is_error", "isError", default=False))
     if is_error:
         banner = Text(f" isError: true — the tool reported an error{_timing(elapsed_ms)} ", style="bold white on red")
@@ -78,6 +93,7 @@ def call_result(result: Any, elapsed_ms: float | None = None) -> RenderableType:
     structured = _get(result, "structured_content", "structuredContent")
     if structured is not None:
         parts.extend([_heading("structured content"), pretty_json(structured)])
+    parts.extend(_output_check(output_problems))
     if not blocks and structured is None:
         parts.append(Text("(no content)", style="dim"))
     return Group(*parts)

@@ -23,6 +23,7 @@ from app.mcp.callers import CallTracker
 from app.mcp.client_callbacks import ClientCallbacks
 from app.mcp.config import ServerConfig
 from app.mcp.features import ClientHooks
+from app.mcp.inspection import McpInspection
 from app.mcp.naming import server_name_problem
 from app.mcp.requests import McpRequests
 from app.mcp.server_state import (  # re-exported: callers import these from the manager
@@ -66,7 +67,7 @@ async def _sdk_imported() -> None:
 STOP_GRACE = 10.0
 
 
-class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
+class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Authorization):
     """Connections to MCP servers, their catalogs, and requests to them.
 
     Life cycle: `start()` (inside a running event loop; returns at once), then use, then
@@ -352,7 +353,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
             client_info=types.Implementation(name="whimbrel", version="0.1.0"),
             sampling_callback=self._sampling_callback(state) if self.hooks.sampling_enabled else None,
             elicitation_callback=self._elicitation_callback(state) if self.hooks.elicitation_enabled else None,
-            list_roots_callback=self._roots_callback(),
+            list_roots_callback=self._roots_callback(state),
             logging_callback=self._logging_callback(state),
             message_handler=self._message_handler(state),
             log_level=self.log_level,
@@ -401,6 +402,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
                 return lost
             finally:
                 state.client = None
+                state.inspection.connection_ended()
                 if state.specs:
                     state.specs = ()
                     self.generation += 1

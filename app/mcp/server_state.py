@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.mcp.breaker import CircuitBreaker
+from app.mcp.inspection import Inspection
 from app.mcp.config import ServerConfig
 from app.mcp.protocol_log import ServerLogs
 from app.mcp.url_elicitation import Completions
@@ -57,6 +58,7 @@ class ServerState:
     auth: Any = None  # app.mcp.oauth.flow.GuardedAuth of the current connection (http/sse with OAuth)
     token_store: Any = None  # app.mcp.oauth.store.TokenStore, kept across reconnects
     url_completions: Completions = field(default_factory=Completions)  # browser steps done (-32042)
+    inspection: Inspection = field(default_factory=Inspection)  # subscriptions, log level, roots (app/mcp/inspection.py)
     _closed: asyncio.Event = field(default_factory=asyncio.Event)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _settled: asyncio.Event = field(default_factory=asyncio.Event)

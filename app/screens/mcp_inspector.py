@@ -149,7 +149,11 @@ class McpInspectorScreen(Screen):
     @on(ServerChanged)
     def _server_changed(self, message: ServerChanged) -> None:
         self._listen()
-        if message.what != "log":
+        if message.what.startswith("resource-updated:"):
+            self.query_one(ResourcesPane).resource_updated(message.server, message.what.partition(":")[2])
+        elif message.what in ("subscriptions", "roots"):
+            pass  # the pane that asked shows it
+        elif message.what != "log":
             self.show_servers()  # statuses and counts in the list, and the tabs
         elif message.server == self.selected:
             self.show_selected("log")

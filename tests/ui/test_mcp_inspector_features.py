@@ -1,0 +1,115 @@
+"""The inspector's deeper features against real servers: structured output checked against the output
+schema, resource subscriptions with live updates, completions, the log level, roots, media, history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Button
+
+from app.mcp.config import ServerConfig
+from tests.mcp.conftest import needs_node, server_path
+from tests.ui.helpers import make_app, wait_for
+from tests.ui.inspector_helpers import attach_manager, open_inspector
+from tests.ui.test_mcp_inspector import choose, pick, result_text, run_and_wait, type_into, visible_text
+from widgets.mcp_catalog import CatalogPane
+
+EVERYTHING = ServerConfig("everything", command="mcp-server-everything", args=["stdio"])
+
+
+@pytest.fixture(autouse=True)
+def _servers_on_path(monkeypatch):
+    monkeypatch.setenv("PATH", server_path())
+
+
+def weather_server() -> Any:
+    """An SDK server whose `weather` tool declares an output schema and breaks it when asked to."""
+    import mcp.types as types
+    from mcp.server import Server
+
+    schema = {"type": "object", "properties": {"temperature": {"type": "number"}, "conditions": {"type": "string"}},
+              "required": ["temperature", "conditions"]}
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[types.Tool(
+            name="weather", description="Today's weather", output_schema=schema,
+            input_schema={"type": "object", "properties": {"broken": {"type": "boolean"}}})])
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        broken = (params.arguments or {}).get("broken")
+        structured = {"temperature": "warm", "humidity": 3} if broken else {"temperature": 21, "conditions": "sun"}
+        return types.CallToolResult(content=[types.TextContent(type="text", text="here it is")],
+                                    structured_content=structured)
+
+    return Server("weather", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def test_structured_output_is_checked_against_the_output_schema(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, ServerConfig("weather", inprocess=weather_server()))
+        await manager.wait_ready("weather", 30)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "weather", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        await pick(pilot, tools, "weather")
+        shown = await run_and_wait(pilot, tools, "matches the outputSchema")
+        assert "does not match" not in shown
+        tools.form.set_value("broken", True)
+        shown = await run_and_wait(pilot, tools, "does not match the outputSchema")
+        # the result is still shown, with every problem and where it is
+        assert "here it is" in shown and '"humidity": 3' in shown and "2 problem(s)" in shown
+        assert "at the top: 'conditions' is a required property" in shown
+        assert "at /temperature: 'warm' is not of type 'number'" in shown
+
+
+@needs_node
+async def test_structured_output_of_server_everything_conforms(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, EVERYTHING)
+        await manager.wait_ready("everything", 60)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "everything", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        await pick(pilot, tools, "get-structured-content")
+        tools.form.set_value("location", "Chicago")
+        shown = await run_and_wait(pilot, tools, "structured content matches the outputSchema")
+        assert '"temperature"' in shown
+
+
+@needs_node
+async def test_subscribe_to_a_resource_and_watch_it_update(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, EVERYTHING)
+        await manager.wait_ready("everything", 60)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "everything", "resources")
+        resources = screen.query_one("#mcp-resources", CatalogPane)
+        uri = "demo://resource/static/document/architecture.md"
+        await pick(pilot, resources, f"r:{uri}")
+        button = resources.query_one("#resource-subscribe", Button)
+        assert str(button.label) == "Subscribe" and "not subscribed" in visible_text(screen)
+        button.press()
+        await wait_for(pilot, lambda: uri in manager.servers["everything"].inspection.subscriptions,
+                       message="subscribed")
+        await wait_for(pilot, lambda: str(button.label) == "Unsubscribe", message="the button follows")
+        assert "waiting for notifications/resources/updated" in visible_text(screen)
+        await choose(pilot, screen, "everything", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        await pick(pilot, tools, "toggle-subscriber-updates")
+        await run_and_wait(pilot, tools, "Started")  # the server now sends updates every 5 s
+        # the update is shown live and the resource read again, while the user looks at another tab
+        await wait_for(pilot, lambda: "subscribed: 1 update(s)" in visible_text(screen)
+                       or "subscribed: 2 update(s)" in visible_text(screen), timeout=30, message="an update")
+        await wait_for(pilot, lambda: "text/markdown" in result_text(resources), timeout=30, message="re-read")
+        await choose(pilot, screen, "everything", "resources")
+        button.press()
+        await wait_for(pilot, lambda: uri not in manager.servers["everything"].inspection.subscriptions,
+                       message="unsubscribed")
+        await wait_for(pilot, lambda: str(button.label) == "Subscribe", message="the button follows")
