@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState
 from app.error_log import in_words
 from app.mcp.schema_form import FormField, collect
 from widgets import mcp_result
+from widgets.mcp_completion import CompletionList
 from widgets.schema_form import SchemaForm
 
 Clock = Callable[[], float]
@@ -46,6 +47,7 @@ class CatalogPane(Horizontal):
         self.worker: Worker | None = None
         self._form_key: tuple[str, str] | None = None
         self._running_text = ""
+        self._picked_value: tuple[int, str] | None = None
 
     # -- what subclasses provide ---------------------------------------------------------------
     def items(self, state: Any) -> list[tuple[str, Any]]:
@@ -73,12 +75,17 @@ class CatalogPane(Horizontal):
     def running_text(self, item: Any) -> str:
         return f"{self.ACTION}…"
 
+    def completion_ref(self, item: Any) -> tuple[str, str] | None:
+        """What completion/complete is asked about for this item's fields (None: no completion)."""
+        return None
+
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield OptionList(id=f"{self.KIND}-list", classes="catalog-list")
         with VerticalScroll(id=f"{self.KIND}-detail", classes="catalog-detail"):
             yield Vertical(id=f"{self.KIND}-about", classes="catalog-about")
             yield Vertical(id=f"{self.KIND}-form-holder", classes="catalog-form")
+            yield CompletionList(id=f"{self.KIND}-completions")
             with Horizontal(classes="catalog-actions"):
                 yield Button(self.ACTION, id=f"{self.KIND}-run", variant="primary", disabled=True, compact=True)
                 yield Static("", id=f"{self.KIND}-status", classes="catalog-status")
@@ -121,12 +128,12 @@ class CatalogPane(Horizontal):
         if options.highlighted is not None:
             self.select(options.get_option_at_index(options.highlighted).id)
 
-    @on(OptionList.OptionHighlighted)
+    @on(OptionList.OptionHighlighted, ".catalog-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         self.select(event.option_id)
 
-    @on(OptionList.OptionSelected)
+    @on(OptionList.OptionSelected, ".catalog-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         """Enter on an item moves to its form (or runs it at once when it takes no arguments)."""
         event.stop()
@@ -152,8 +159,74 @@ class CatalogPane(Horizontal):
             about.mount_all(self.describe(item))
             holder.mount(SchemaForm(self.fields(item)))
         self.query_one(f"#{self.KIND}-run", Button).disabled = item is None
+        self.query_one(CompletionList).hide()
         self._show_result(self.results.get(form_key) if form_key else None)
         self._status("")
+
+    # -- completion ---------------------------------------------------------------------------------
+    def _field_index(self, widget: Any) -> int | None:
+        wid = getattr(widget, "id", None) or ""
+        form = self.form
+        if not isinstance(widget, Input) or not wid.startswith("field-") or form is None or widget.parent is not form:
+            return None
+        return int(wid.removeprefix("field-"))
+
+    def _ask_completion(self, widget: Any) -> None:
+        """Ask the server for values of the focused field (prompt argument or template variable)."""
+        index = self._field_index(widget)
+        item = self.entries.get(self.current or "")
+        ref = self.completion_ref(item) if item is not None else None
+        state = self.manager.servers.get(self.server) if self.manager is not None and self.server else None
+        if index is None or ref is None or state is None or "completions" not in (state.capabilities or {}):
+            return
+        form = self.form
+        name = form.fields[index].name
+        context = {k: str(v) for k, v in form.raw_values().items() if k != name and isinstance(v, str) and v}
+        self.run_worker(self._complete(self.server, ref, index, name, widget.value, context),
+                        group=f"mcp-complete-{self.KIND}", exclusive=True, exit_on_error=False)
+
+    async def _complete(self, server: str, ref: tuple[str, str], index: int, name: str, value: str,
+                        context: dict[str, str]) -> None:
+        try:
+            values = await self.manager.complete(server, ref, name, value, context)
+        except Exception as exc:  # noqa: BLE001 - the words go on screen; typing goes on
+            self._status(Text(in_words("Completion", exc), style="yellow"))
+            return
+        form = self.form
+        if server == self.server and form is not None and self.focused_field() == index:
+            picked = self._picked_value == (index, value)  # not offered again the value just taken
+            self.query_one(CompletionList).offer(index, name, [] if picked and values == [value] else values)
+
+    def focused_field(self) -> int | None:
+        return self._field_index(self.screen.focused)
+
+    def on_descendant_focus(self, event: Any) -> None:
+        if self._field_index(event.widget) is not None:
+            self._ask_completion(event.widget)
+
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        if event.input.has_focus:
+            self._ask_completion(event.input)
+
+    def on_key(self, event: Any) -> None:
+        """Down in a field with values offered moves into the list."""
+        completions = self.query_one(CompletionList)
+        if event.key == "down" and completions.shown and self.focused_field() == completions.field_index:
+            event.stop()
+            event.prevent_default()
+            completions.focus()
+
+    @on(CompletionList.Picked)
+    def _picked(self, event: CompletionList.Picked) -> None:
+        event.stop()
+        form = self.form
+        if form is not None and event.index < len(form.fields):
+            self._picked_value = (event.index, event.value)
+            form.set_value(form.fields[event.index].name, event.value)
+            field = form.query_one(f"#field-{event.index}", Input)
+            field.focus()
+            field.cursor_position = len(event.value)
 
     # -- running ------------------------------------------------------------------------------------
     @on(Input.Submitted)

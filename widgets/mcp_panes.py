@@ -213,6 +213,10 @@ class ResourcesPane(CatalogPane):
     def running_text(self, item: Any) -> str:
         return "Reading…"
 
+    def completion_ref(self, item: Any) -> tuple[str, str] | None:
+        kind, entry = item
+        return ("template", entry.uri_template) if kind == "template" else None
+
     async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
         uri = self.uri(item, arguments)
         self._status(f"Reading {uri}…")
@@ -240,6 +244,9 @@ class PromptsPane(CatalogPane):
 
     def running_text(self, item: Any) -> str:
         return f"Getting {item.name}…"
+
+    def completion_ref(self, item: Any) -> tuple[str, str] | None:
+        return ("prompt", item.name)
 
     async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
         result = await self.manager.get_prompt(self.server, item.name, arguments)

@@ -113,3 +113,60 @@ async def test_subscribe_to_a_resource_and_watch_it_update(tmp_path):
         await wait_for(pilot, lambda: uri not in manager.servers["everything"].inspection.subscriptions,
                        message="unsubscribed")
         await wait_for(pilot, lambda: str(button.label) == "Subscribe", message="the button follows")
+
+
+@needs_node
+async def test_fill_a_prompt_argument_with_completion_then_get_it(tmp_path):
+    from widgets.mcp_completion import CompletionList
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, EVERYTHING)
+        await manager.wait_ready("everything", 60)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "everything", "prompts")
+        prompts = screen.query_one("#mcp-prompts", CatalogPane)
+        form = await pick(pilot, prompts, "completable-prompt")
+        completions = prompts.query_one(CompletionList)
+        await type_into(pilot, form, "department", "E")
+        await wait_for(pilot, lambda: completions.shown and completions.values == ["Engineering"],
+                       timeout=30, message="the department offered")
+        await pilot.press("down", "enter")
+        assert form.raw_values()["department"] == "Engineering" and not completions.shown
+        # the second argument's values depend on the first (sent as context)
+        await type_into(pilot, form, "name", "")
+        await wait_for(pilot, lambda: completions.shown and completions.values == ["Alice", "Bob", "Charlie"],
+                       timeout=30, message="the team offered")
+        await pilot.press("down", "down", "enter")
+        assert form.raw_values()["name"] == "Bob"
+        await run_and_wait(pilot, prompts, "Bob")
+        assert "Engineering" in result_text(prompts)
+
+
+@needs_node
+async def test_complete_a_resource_template_variable(tmp_path):
+    from widgets.mcp_completion import CompletionList
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, EVERYTHING)
+        await manager.wait_ready("everything", 60)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "everything", "resources")
+        resources = screen.query_one("#mcp-resources", CatalogPane)
+        form = await pick(pilot, resources, "t:demo://resource/dynamic/text/{resourceId}")
+        completions = resources.query_one(CompletionList)
+        await type_into(pilot, form, "resourceId", "x")  # server-everything offers only a valid id back
+        await wait_for(pilot, lambda: not completions.shown, message="nothing offered for a bad id")
+        form.set_value("resourceId", "")
+        await pilot.press("3")
+        await wait_for(pilot, lambda: completions.shown and completions.values == ["3"], timeout=30,
+                       message="the id offered")
+        await pilot.press("down", "enter")
+        assert form.raw_values()["resourceId"] == "3"
+        await wait_for(pilot, lambda: not any(w.is_running for w in app.workers if w.group.startswith("mcp-complete")),
+                       message="the completion asked after the pick answered")
+        assert not completions.shown  # the value just taken is not offered again
+        await run_and_wait(pilot, resources, "Resource 3")
