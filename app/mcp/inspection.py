@@ -65,7 +65,7 @@ async def _legacy(call: Callable[[], Any]) -> Any:
     """A request that 2026-07-28 removed but a 2025 server (which advertised it) still serves: the SDK's
     deprecation warning is for code that targets the new protocol, not for us."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".* is removed as of 2026-07-28")
+        warnings.filterwarnings("ignore", message=r".* (removed|deprecated) as of 2026-07-28")
         return await call()
 
 
@@ -142,7 +142,7 @@ class McpInspection:
             raise ValueError(f"unknown log level {level!r}: one of {', '.join(LOG_LEVELS)}")
         state, client = self._ready(server)
         await self._request(state, f"logging/setLevel {level}", self._limit(state),
-                            lambda: client.set_logging_level(level))
+                            lambda: _legacy(lambda: client.set_logging_level(level)))
         state.inspection.log_level = level
         state.logs.log("info", "whimbrel", f"log level set to {level}")
         self._notify(server, "log")

@@ -170,3 +170,36 @@ async def test_complete_a_resource_template_variable(tmp_path):
                        message="the completion asked after the pick answered")
         assert not completions.shown  # the value just taken is not offered again
         await run_and_wait(pilot, resources, "Resource 3")
+
+
+@needs_node
+async def test_set_the_log_level_to_debug_and_see_the_servers_messages(tmp_path):
+    from textual.widgets import Select
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, EVERYTHING)
+        await manager.wait_ready("everything", 60)
+        state = manager.servers["everything"]
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "everything", "logs")
+        select = screen.query_one("#log-level", Select)
+        assert "not set here: the server's default" in visible_text(screen)
+        select.value = "debug"
+        await wait_for(pilot, lambda: state.inspection.log_level == "debug", timeout=30, message="level set")
+        await wait_for(pilot, lambda: "the server sends debug and above" in visible_text(screen), message="shown")
+        assert any(e.method == "logging/setLevel" and e.kind == "request" for e in state.logs.protocol)
+        await choose(pilot, screen, "everything", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        await pick(pilot, tools, "toggle-simulated-logging")
+        await run_and_wait(pilot, tools, "Started simulated")
+        await choose(pilot, screen, "everything", "logs")
+        # random levels every few seconds, all of them at debug: two lines from the server itself
+        await wait_for(pilot, lambda: len([e for e in state.logs.messages if e.logger != "whimbrel"]) >= 2,
+                       timeout=40, message="the server's log messages")
+        entry = next(e for e in state.logs.messages if e.logger != "whimbrel")
+        await wait_for(pilot, lambda: f" {entry.level:<8} {entry.logger}: {entry.text}" in visible_text(screen),
+                       message="each line shows its level")
+        await pick(pilot, tools, "toggle-simulated-logging")
+        await run_and_wait(pilot, tools, "Stopped simulated")
