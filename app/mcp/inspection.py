@@ -44,7 +44,7 @@ class Inspection:
         return list(self.roots) if self.roots is not None else [Root(workspace.as_uri(), workspace.name)]
 
 
-def root_from_text(text: str, base: Path) -> Root:
+def root_from_text(text: str, base: Path | None) -> Root:
     """A root from what a user typed: a file:// URI or a directory path (relative to `base`).
 
     Raises ValueError with words when it is neither an existing directory nor a file:// URI."""
@@ -55,7 +55,7 @@ def root_from_text(text: str, base: Path) -> Root:
         return Root(text, text.rstrip("/").rsplit("/", 1)[-1])
     if "://" in text:
         raise ValueError(f"a root must be a file:// URI or a directory, not {text!r}")
-    path = (base / Path(text).expanduser()).resolve()
+    path = ((base or Path.cwd()) / Path(text).expanduser()).resolve()
     if not path.is_dir():
         raise ValueError(f"{path} is not a directory")
     return Root(path.as_uri(), path.name)
@@ -160,6 +160,6 @@ class McpInspection:
         if client is None or state.status != "ready":
             return False
         await self._request(state, "notifications/roots/list_changed", self._limit(state),
-                            lambda: client.send_roots_list_changed())
+                            lambda: _legacy(lambda: client.send_roots_list_changed()))
         state.logs.log("info", "whimbrel", f"roots changed: {len(roots)} root(s); the server was told")
         return True

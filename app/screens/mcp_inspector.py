@@ -27,6 +27,7 @@ from widgets.footer import KeysFooter
 from widgets.mcp_catalog import CatalogPane
 from widgets.mcp_log import ProtocolLog, ServerMessages
 from widgets.mcp_panes import PromptsPane, ResourcesPane, ToolsPane
+from widgets.mcp_roots import RootsEditor
 from widgets.mcp_servers import ServerList, ServerOverview
 
 EMPTY = ("No MCP servers are configured yet.\n\nPress [b]a[/b] to add one: it is saved to {path} and "
@@ -76,6 +77,8 @@ class McpInspectorScreen(Screen):
                         yield ResourcesPane(clock=self.clock, id="mcp-resources")
                     with TabPane("Prompts", id="tab-prompts"):
                         yield PromptsPane(clock=self.clock, id="mcp-prompts")
+                    with TabPane("Roots", id="tab-roots"):
+                        yield RootsEditor(id="mcp-roots")
                     with TabPane("Protocol log", id="tab-protocol"):
                         yield ProtocolLog(id="mcp-protocol")
                     with TabPane("Server log", id="tab-logs"):
@@ -141,6 +144,7 @@ class McpInspectorScreen(Screen):
         if what in (None, "status", "tools", "resources", "prompts"):
             for pane in (ToolsPane, ResourcesPane, PromptsPane):
                 self.query_one(pane).show_server(manager, name)
+            self.query_one(RootsEditor).show_server(manager, name)
         if what in (None, "log", "status"):
             self.query_one(ServerMessages).show_server(state)
         if what is None:

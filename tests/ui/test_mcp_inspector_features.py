@@ -203,3 +203,52 @@ async def test_set_the_log_level_to_debug_and_see_the_servers_messages(tmp_path)
                        message="each line shows its level")
         await pick(pilot, tools, "toggle-simulated-logging")
         await run_and_wait(pilot, tools, "Stopped simulated")
+
+
+@needs_node
+async def test_add_and_remove_roots_and_the_server_is_told(tmp_path):
+    app = make_app(tmp_path)
+    extra = tmp_path / "ws" / "docs"
+    extra.mkdir(parents=True)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, EVERYTHING)
+        await manager.wait_ready("everything", 60)
+        state = manager.servers["everything"]
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "everything", "roots")
+        assert "(the workspace, by default)" in visible_text(screen)
+        workspace_uri = (tmp_path / "ws").resolve().as_uri()
+        assert workspace_uri in visible_text(screen)
+        box = screen.query_one("#roots-input")
+        box.focus()
+        await pilot.press(*"nowhere", "enter")
+        await wait_for(pilot, lambda: "is not a directory" in visible_text(screen), message="a bad root refused")
+        box.value = "docs"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "sent notifications/roots/list_changed" in visible_text(screen),
+                       timeout=30, message="the server told")
+        assert [r.uri for r in manager.roots_of("everything")] == [workspace_uri, extra.resolve().as_uri()]
+        assert any(e.method == "notifications/roots/list_changed" and e.direction == "->" for e in state.logs.protocol)
+        await choose(pilot, screen, "everything", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        await pick(pilot, tools, "get-roots-list")
+        shown = await run_and_wait(pilot, tools, extra.resolve().as_uri())
+        assert workspace_uri in shown
+        await choose(pilot, screen, "everything", "roots")
+        roots_list = screen.query_one("#roots-list")
+        roots_list.highlighted = 0
+        screen.query_one("#roots-remove").press()
+        await wait_for(pilot, lambda: [r.uri for r in manager.roots_of("everything")] == [extra.resolve().as_uri()],
+                       timeout=30, message="the workspace root removed")
+        await wait_for(pilot, lambda: "Removed " in visible_text(screen), message="said so")
+        await choose(pilot, screen, "everything", "tools")
+        # the server fetches the new list when told; ask it again until it has (a fresh answer each time)
+        for _ in range(30):
+            tools.results.clear()
+            tools._show_result(None)
+            shown = await run_and_wait(pilot, tools, "URI: ")
+            if f"URI: {workspace_uri}\n" not in shown + "\n":  # (the docs root's URI goes on with /docs)
+                break
+            await pilot.pause(0.2)
+        assert f"URI: {workspace_uri}/docs" in shown and f"URI: {workspace_uri}\n" not in shown + "\n"
