@@ -9,18 +9,21 @@ subclasses in `widgets/mcp_panes.py` say what the items are and which request th
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from app.error_log import in_words
+from app.mcp.media import Media
 from app.mcp.schema_form import FormField, collect
 from widgets import mcp_result
 from widgets.mcp_completion import CompletionList
@@ -35,6 +38,7 @@ class CatalogPane(Horizontal):
     KIND = "item"
     ACTION = "Run"
     EMPTY = "Nothing here."
+    BINDINGS = [Binding("ctrl+s", "save_media", "Save media", show=False)]
 
     def __init__(self, *, clock: Clock = time.perf_counter, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -48,6 +52,8 @@ class CatalogPane(Horizontal):
         self._form_key: tuple[str, str] | None = None
         self._running_text = ""
         self._picked_value: tuple[int, str] | None = None
+        self.media: dict[tuple[str, str], list[Media]] = {}  # each answer's images, audio and blobs
+        self._answer_media: list[Media] = []
 
     # -- what subclasses provide ---------------------------------------------------------------
     def items(self, state: Any) -> list[tuple[str, Any]]:
@@ -88,6 +94,7 @@ class CatalogPane(Horizontal):
             yield CompletionList(id=f"{self.KIND}-completions")
             with Horizontal(classes="catalog-actions"):
                 yield Button(self.ACTION, id=f"{self.KIND}-run", variant="primary", disabled=True, compact=True)
+                yield Button("Save media", id=f"{self.KIND}-save", compact=True, classes="catalog-save")
                 yield Static("", id=f"{self.KIND}-status", classes="catalog-status")
             yield Static("", id=f"{self.KIND}-result", classes="catalog-result")
 
@@ -161,6 +168,7 @@ class CatalogPane(Horizontal):
         self.query_one(f"#{self.KIND}-run", Button).disabled = item is None
         self.query_one(CompletionList).hide()
         self._show_result(self.results.get(form_key) if form_key else None)
+        self._show_save()
         self._status("")
 
     # -- completion ---------------------------------------------------------------------------------
@@ -240,6 +248,9 @@ class CatalogPane(Horizontal):
         if event.button.id == f"{self.KIND}-run":
             event.stop()
             self.submit()
+        elif event.button.id == f"{self.KIND}-save":
+            event.stop()
+            self.action_save_media()
 
     def submit(self) -> None:
         """Validate the form and run the request in a worker (or cancel the one running)."""
@@ -264,14 +275,17 @@ class CatalogPane(Horizontal):
 
     async def _run(self, key: tuple[str, str], item: Any, arguments: dict[str, Any]) -> None:
         started = self.clock()
+        self._answer_media = []
         try:
             render = await self.run(item, arguments)
             shown = render((self.clock() - started) * 1000)
         except Exception as exc:  # noqa: BLE001 - every failure becomes words on screen
             shown = mcp_result.failure(in_words("The MCP request", exc))
         self.results[key] = shown
+        self.media[key] = self._answer_media
         if self._form_key == key:
             self._show_result(shown)
+            self._show_save()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self.worker:
@@ -279,6 +293,43 @@ class CatalogPane(Horizontal):
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self.query_one(f"#{self.KIND}-run", Button).label = self.ACTION
             self._status("Cancelled: the request was abandoned." if event.state == WorkerState.CANCELLED else "")
+
+    # -- media ----------------------------------------------------------------------------------------
+    def found(self, result: Any) -> None:
+        """Subclasses hand each answer here, so its images, audio and blobs can be saved."""
+        from app.mcp.media import media_in
+
+        self._answer_media = media_in(result)
+
+    def _show_save(self) -> None:
+        media = self.media.get(self._form_key) if self._form_key else None
+        button = self.query_one(f"#{self.KIND}-save", Button)
+        button.display = bool(media)
+        if media:
+            button.label = f"Save media ({len(media)})"
+
+    def action_save_media(self) -> None:
+        media = self.media.get(self._form_key) if self._form_key else None
+        if not media:
+            self.notify("This answer has no image, audio or binary data to save.", timeout=3)
+            return
+        options = getattr(self.app, "options", None)
+        folder = (options.data_dir if options is not None else Path.cwd()) / "mcp-media"
+        stem = f"{self.server}-{self.current or self.KIND}".replace(":", "-").replace("/", "-")
+        self.run_worker(self._save(media, folder, stem), group="mcp-save", exit_on_error=False)
+
+    async def _save(self, media: list[Media], folder: Path, stem: str) -> None:
+        import asyncio
+
+        from app.mcp.media import save_all
+
+        try:
+            paths = await asyncio.to_thread(save_all, media, folder, stem)
+        except (OSError, ValueError) as exc:
+            self._status(Text(f"✖ Saving failed: {exc}", style="red"))
+            return
+        self._status(Text(f"Saved {len(paths)} file(s): " + ", ".join(str(p) for p in paths), style="green"))
+        self.notify(f"Saved to {paths[0].parent}", title="Media", timeout=4)
 
     def progress(self, value: float, total: float | None, message: str | None) -> None:
         """A progress notification for the running request."""

@@ -123,6 +123,7 @@ class ToolsPane(CatalogPane):
         from app.mcp.output_check import output_problems
 
         result = await self.manager.call_tool_unchecked(self.server, item.name, arguments, on_progress=self.progress)
+        self.found(result)
         schema = dump(item.output_schema) if getattr(item, "output_schema", None) else None
         problems = output_problems(schema, result.structured_content, is_error=bool(result.is_error)) \
             if schema else None
@@ -221,6 +222,7 @@ class ResourcesPane(CatalogPane):
         uri = self.uri(item, arguments)
         self._status(f"Reading {uri}…")
         result = await self.manager.read_resource(self.server, uri)
+        self.found(result)
         return lambda ms: mcp_result.read_result(result, uri, ms)
 
 
@@ -250,4 +252,5 @@ class PromptsPane(CatalogPane):
 
     async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
         result = await self.manager.get_prompt(self.server, item.name, arguments)
+        self.found(result)
         return lambda ms: mcp_result.prompt_result(result, ms)

@@ -1,7 +1,7 @@
 """How the inspector shows what a server answered: tool results, resource contents, prompt messages.
 
 Text stays text; structured content is pretty JSON; images, audio and blobs are described (type,
-size) rather than dumped; `isError` gets a red banner so an error result is never mistaken for data.
+size, pixels) in a block with the key that saves them, rather than dumped; `isError` gets a red banner so an error result is never mistaken for data.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.json import JSON
+from rich.panel import Panel
 from rich.text import Text
 
 from app.mcp.convert import _get, describe_bytes
+from app.mcp.media import Media, describe
 
 
 def pretty_json(value: Any) -> RenderableType:
@@ -42,15 +44,23 @@ def _resource_parts(contents: Any) -> list[RenderableType]:
     return parts
 
 
+def media_block(media: Media) -> RenderableType:
+    """An image or audio clip as a clear block: what it is, its size, and the key that saves it (the
+    terminal shows no pixels here)."""
+    icon = "▣ image" if media.kind == "image" else "♪ audio"
+    body = Text.assemble((f"{icon}  ", "bold"), (describe(media), ""), "\n",
+                         ("ctrl+s", "bold reverse"), (" or Save media writes it to a file", "dim"))
+    return Panel(body, border_style="yellow", expand=False, padding=(0, 1))
+
+
 def content_parts(block: Any) -> list[RenderableType]:
     """One content block (text, image, audio, resource link, embedded resource) as renderables."""
     kind = _get(block, "type", default="")
     if kind == "text":
         return [_heading("text"), Text(_get(block, "text", default=""))]
     if kind in ("image", "audio"):
-        mime = _get(block, "mime_type", "mimeType", default="unknown type")
-        size = describe_bytes(_get(block, "data"))
-        return [_heading(kind, "bold yellow"), Text(f"[{kind}: {mime}, {size} bytes]", style="italic")]
+        media = Media(kind, _get(block, "mime_type", "mimeType", default="") or "", _get(block, "data") or "")
+        return [_heading(kind, "bold yellow"), media_block(media)]
     if kind == "resource_link":
         uri = str(_get(block, "uri", default=""))
         name = _get(block, "title", "name", default="") or uri

@@ -252,3 +252,68 @@ async def test_add_and_remove_roots_and_the_server_is_told(tmp_path):
                 break
             await pilot.pause(0.2)
         assert f"URI: {workspace_uri}/docs" in shown and f"URI: {workspace_uri}\n" not in shown + "\n"
+
+
+@needs_node
+async def test_an_image_result_is_a_clear_block_and_saves_to_a_file(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, EVERYTHING)
+        await manager.wait_ready("everything", 60)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "everything", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        await pick(pilot, tools, "get-tiny-image")
+        shown = await run_and_wait(pilot, tools, "▣ image")
+        assert "image/png" in shown and " px" in shown and "ctrl+s" in shown
+        save = tools.query_one("#tools-save", Button)
+        assert save.display and str(save.label) == "Save media (1)"
+        tools.option_list.focus()
+        await pilot.press("ctrl+s")
+        folder = tmp_path / "data" / "mcp-media"
+        await wait_for(pilot, lambda: folder.exists() and any(folder.iterdir()), message="the image saved")
+        [saved] = list(folder.iterdir())
+        assert saved.name == "everything-get-tiny-image-1.png" and saved.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        await wait_for(pilot, lambda: f"Saved 1 file(s): {saved}" in result_text(tools), message="said where")
+        await pick(pilot, tools, "echo")
+        assert not tools.query_one("#tools-save", Button).display  # nothing to save for another tool
+
+
+def media_server() -> Any:
+    """An SDK server whose `clip` tool answers with a WAV clip and a GIF."""
+    import base64
+
+    import mcp.types as types
+    from mcp.server import Server
+
+    wav = base64.b64encode(b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(28)).decode()
+    gif = base64.b64encode(b"GIF89a\x20\x00\x10\x00" + bytes(20)).decode()
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[types.Tool(name="clip", input_schema={"type": "object"})])
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        return types.CallToolResult(content=[types.AudioContent(type="audio", data=wav, mime_type="audio/wav"),
+                                             types.ImageContent(type="image", data=gif, mime_type="image/gif")])
+
+    return Server("media", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def test_audio_in_a_result_can_be_saved(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, ServerConfig("media", inprocess=media_server()))
+        await manager.wait_ready("media", 30)
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "media", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        await pick(pilot, tools, "clip")
+        shown = await run_and_wait(pilot, tools, "♪ audio")
+        assert "audio/wav, 44 bytes" in shown and "image/gif, 30 bytes, 32×16 px" in shown
+        tools.query_one("#tools-save", Button).press()
+        folder = tmp_path / "data" / "mcp-media"
+        await wait_for(pilot, lambda: folder.exists() and len(list(folder.iterdir())) == 2, message="both saved")
+        assert (folder / "media-clip-1.wav").read_bytes().startswith(b"RIFF")
+        assert (folder / "media-clip-2.gif").read_bytes().startswith(b"GIF89a")
