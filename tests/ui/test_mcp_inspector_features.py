@@ -317,3 +317,23 @@ async def test_audio_in_a_result_can_be_saved(tmp_path):
         await wait_for(pilot, lambda: folder.exists() and len(list(folder.iterdir())) == 2, message="both saved")
         assert (folder / "media-clip-1.wav").read_bytes().startswith(b"RIFF")
         assert (folder / "media-clip-2.gif").read_bytes().startswith(b"GIF89a")
+
+
+async def test_the_protocol_log_shows_a_long_method_in_full(tmp_path):
+    from textual.widgets import DataTable
+
+    from tests.ui.inspector_helpers import demo_config
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, demo_config())
+        await manager.wait_ready("demo", 30)
+        method = "notifications/tools/list_changed"
+        manager.servers["demo"].logs.record("<-", {"jsonrpc": "2.0", "method": method})
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "demo", "protocol")
+        table = screen.query_one("#protocol-table", DataTable)
+        await wait_for(pilot, lambda: table.row_count > 0, message="the log shown")
+        column = next(c for c in table.columns.values() if str(c.label) == "method")
+        assert column.get_render_width(table) >= len(method) + 1
