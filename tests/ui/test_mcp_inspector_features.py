@@ -3,6 +3,7 @@ schema, resource subscriptions with live updates, completions, the log level, ro
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -337,3 +338,40 @@ async def test_the_protocol_log_shows_a_long_method_in_full(tmp_path):
         await wait_for(pilot, lambda: table.row_count > 0, message="the log shown")
         column = next(c for c in table.columns.values() if str(c.label) == "method")
         assert column.get_render_width(table) >= len(method) + 1
+
+
+@needs_node
+async def test_a_sampling_request_answered_by_hand_with_no_model(tmp_path):
+    from textual.widgets import TextArea
+
+    from app.config import load_config
+    from app.screens.sampling import SamplingScreen
+    from tests.mcp.conftest import NODE_BIN
+
+    config_path = tmp_path / "config.toml"
+    config_path.write_text(f'[mcp.servers.everything]\ncommand = "{NODE_BIN / "mcp-server-everything"}"\n'
+                           'args = ["stdio"]\n')
+    app = make_app(tmp_path, base_url=None, config=load_config(config_path))  # no model reachable
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        await wait_for(pilot, lambda: app.mcp.status("everything")[0] == "ready", timeout=60, message="ready")
+        screen = await open_inspector(pilot, clock=time.perf_counter)  # over the setup screen a new user sees
+        await choose(pilot, screen, "everything", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        form = await pick(pilot, tools, "trigger-sampling-request")
+        form.set_value("prompt", "name a bird")
+        tools.submit()
+        await wait_for(pilot, lambda: isinstance(app.screen, SamplingScreen) and app.screen.query("#approve"),
+                       timeout=30, message="sampling asked")
+        dialog = app.screen
+        assert "No model is configured: write the reply by hand" in visible_text(dialog)
+        assert dialog.query_one("#approve", Button).disabled
+        await pilot.press("w")
+        reply = dialog.query_one("#sampling-reply", TextArea)
+        await wait_for(pilot, lambda: reply.has_focus, message="the reply field")
+        await pilot.press(*"whimbrel, and yes")  # y, n and w are letters here, not keys of the dialog
+        assert reply.text == "whimbrel, and yes" and app.screen is dialog
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen is screen, message="back in the inspector")
+        shown = await run_and_wait(pilot, tools, "whimbrel, and yes", timeout=30)
+        assert "human (written in Whimbrel)" in shown
