@@ -98,3 +98,18 @@ def test_adding_then_removing_a_server_leaves_the_file_as_it_was(tmp_path):
         assert load_config(path).mcp_servers["web"]["type"] == "http"
         assert remove_mcp_server(path, "web")
         assert path.read_text() == original
+
+
+def test_entry_from_form_with_headers_and_a_bearer_token():
+    entry, config = entry_from_form("web", "http", url="https://example.com/mcp",
+                                    headers_text=" X-Api-Key: ${KEY} ; X-Team: birds and bees ", bearer="${TOKEN}")
+    assert entry == {"type": "http", "url": "https://example.com/mcp",
+                     "headers": {"X-Api-Key": "${KEY}", "X-Team": "birds and bees", "Authorization": "Bearer ${TOKEN}"}}
+    assert config.headers["X-Team"] == "birds and bees"
+    entry, _ = entry_from_form("web", "sse", url="https://example.com/sse", bearer="Bearer abc")
+    assert entry["headers"] == {"Authorization": "Bearer abc"}
+    for headers, bearer, words in [("X-Team", "", "headers are 'Name: value'"), ("Bad Name: x", "", "Name: value"),
+                                   ("X-Empty:", "", "Name: value"), ("Authorization: Basic x", "t", "not both"),
+                                   ("", "two words", "no spaces")]:
+        with pytest.raises(McpConfigError, match=words):
+            entry_from_form("web", "http", url="https://example.com/mcp", headers_text=headers, bearer=bearer)

@@ -375,3 +375,81 @@ async def test_a_sampling_request_answered_by_hand_with_no_model(tmp_path):
         await wait_for(pilot, lambda: app.screen is screen, message="back in the inspector")
         shown = await run_and_wait(pilot, tools, "whimbrel, and yes", timeout=30)
         assert "human (written in Whimbrel)" in shown
+
+
+class BearerOnlyServer:
+    """A real streamable-HTTP MCP server on 127.0.0.1 that answers 401 unless the request carries
+    `Authorization: Bearer s3cret` and `X-Team: birds` (an API-key server, no OAuth)."""
+
+    def __init__(self) -> None:
+        from mcp.server.mcpserver import MCPServer
+        from starlette.responses import PlainTextResponse
+
+        from tests.mcp.oauth_server import AppThread
+
+        server = MCPServer("keyed", log_level="WARNING")
+
+        @server.tool(description="Say who may call.")
+        def whoami() -> str:
+            return "the birds team"
+
+        inner = server.streamable_http_app()
+
+        async def guarded(scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] == "http":
+                headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+                if headers.get("authorization") != "Bearer s3cret" or headers.get("x-team") != "birds":
+                    await PlainTextResponse("an API key is required", status_code=401)(scope, receive, send)
+                    return
+            await inner(scope, receive, send)
+
+        self.thread = AppThread()
+        self.thread.serve(guarded)
+        self.url = f"{self.thread.base}/mcp"
+
+    def __enter__(self) -> "BearerOnlyServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.thread.stop()
+
+
+async def test_headers_and_a_bearer_token_from_the_add_server_form(tmp_path, monkeypatch):
+    from app.config import load_config
+    from app.screens.mcp_add_server import AddServerScreen
+
+    monkeypatch.setenv("KEYED_TOKEN", "s3cret")
+    config_path = tmp_path / "config.toml"
+    config_path.write_text("")
+    app = make_app(tmp_path)
+    app.options.config_path = config_path
+    with BearerOnlyServer() as keyed:
+        async with app.run_test(size=(130, 45)) as pilot:
+            await wait_for(pilot, lambda: app.ready.is_set())
+            screen = await open_inspector(pilot)
+            await pilot.press("a")
+            await wait_for(pilot, lambda: isinstance(app.screen, AddServerScreen), message="add-server form")
+            form = app.screen
+            form.query_one("#add-name").value = "keyed"
+            form.query_one("#add-transport").value = "http"
+            await pilot.pause()
+            assert form.query_one("#add-bearer").display and not form.query_one("#add-env").display
+            form.query_one("#add-url").value = keyed.url
+            form.query_one("#add-headers").value = "X-Team birds"
+            form.add()
+            await wait_for(pilot, lambda: "headers are 'Name: value'" in visible_text(form), message="refused")
+            form.query_one("#add-headers").value = "X-Team: birds"
+            form.query_one("#add-bearer").value = "${KEYED_TOKEN}"
+            form.add()
+            await wait_for(pilot, lambda: app.screen is screen, message="back in the inspector")
+            await wait_for(pilot, lambda: app.mcp is not None and app.mcp.status("keyed")[0] == "ready", timeout=60,
+                           message="the keyed server accepts the headers")
+            saved = load_config(config_path).mcp_servers["keyed"]
+            assert saved["headers"] == {"X-Team": "birds", "Authorization": "Bearer ${KEYED_TOKEN}"}
+            assert "s3cret" not in config_path.read_text()  # the secret stays in the environment
+            await choose(pilot, screen, "keyed", "tools")
+            tools = screen.query_one("#mcp-tools", CatalogPane)
+            await pick(pilot, tools, "whoami")
+            await run_and_wait(pilot, tools, "the birds team")
+            await app.mcp.stop()
