@@ -57,6 +57,7 @@ class ServerState:
     stderr: Any = None  # a temp file the stdio process writes its stderr to
     auth: Any = None  # app.mcp.oauth.flow.GuardedAuth of the current connection (http/sse with OAuth)
     token_store: Any = None  # app.mcp.oauth.store.TokenStore, kept across reconnects
+    oauth_steps: Any = None  # app.mcp.oauth.steps.OAuthSteps: each sign-in step, for the inspector's OAuth view
     url_completions: Completions = field(default_factory=Completions)  # browser steps done (-32042)
     inspection: Inspection = field(default_factory=Inspection)  # subscriptions, log level, roots (app/mcp/inspection.py)
     _closed: asyncio.Event = field(default_factory=asyncio.Event)

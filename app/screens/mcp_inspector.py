@@ -26,6 +26,7 @@ from styles import STYLES_DIR
 from widgets.footer import KeysFooter
 from widgets.mcp_catalog import CatalogPane
 from widgets.mcp_log import ProtocolLog, ServerMessages
+from widgets.mcp_oauth_steps import OAuthStepsView
 from widgets.mcp_panes import PromptsPane, ResourcesPane, ToolsPane
 from widgets.mcp_roots import RootsEditor
 from widgets.mcp_servers import ServerList, ServerOverview
@@ -79,6 +80,8 @@ class McpInspectorScreen(Screen):
                         yield PromptsPane(clock=self.clock, id="mcp-prompts")
                     with TabPane("Roots", id="tab-roots"):
                         yield RootsEditor(id="mcp-roots")
+                    with TabPane("OAuth", id="tab-oauth"):
+                        yield OAuthStepsView(id="mcp-oauth")
                     with TabPane("Protocol log", id="tab-protocol"):
                         yield ProtocolLog(id="mcp-protocol")
                     with TabPane("Server log", id="tab-logs"):
@@ -149,6 +152,8 @@ class McpInspectorScreen(Screen):
             self.query_one(ServerMessages).show_server(state)
         if what is None:
             self.query_one(ProtocolLog).show_server(state)
+        if what in (None, "status", "oauth"):
+            self.query_one(OAuthStepsView).show_server(state)
 
     @on(ServerChanged)
     def _server_changed(self, message: ServerChanged) -> None:
@@ -157,6 +162,9 @@ class McpInspectorScreen(Screen):
             self.query_one(ResourcesPane).resource_updated(message.server, message.what.partition(":")[2])
         elif message.what in ("subscriptions", "roots"):
             pass  # the pane that asked shows it
+        elif message.what == "oauth":
+            if message.server == self.selected:
+                self.show_selected("oauth")
         elif message.what != "log":
             self.show_servers()  # statuses and counts in the list, and the tabs
         elif message.server == self.selected:

@@ -453,3 +453,46 @@ async def test_headers_and_a_bearer_token_from_the_add_server_form(tmp_path, mon
             await pick(pilot, tools, "whoami")
             await run_and_wait(pilot, tools, "the birds team")
             await app.mcp.stop()
+
+
+async def test_sign_in_to_an_oauth_server_and_follow_each_step_in_the_oauth_view(tmp_path):
+    from textual.widgets import DataTable
+
+    from app.mcp.features import ClientHooks
+    from app.mcp.manager import McpManager
+    from app.screens.mcp_oauth import McpSignInScreen, authorization_hook
+    from tests.mcp.oauth_server import OAuthMcpServer
+    from tests.snapshots.test_mcp_oauth_screen import follow
+
+    server = OAuthMcpServer().start()
+    app = make_app(tmp_path)
+    try:
+        async with app.run_test(size=(140, 45)) as pilot:
+            await wait_for(pilot, lambda: app.ready.is_set())
+            screen = await open_inspector(pilot)
+            manager = McpManager([ServerConfig("secure", transport="http", url=server.url)], data_dir=tmp_path / "d",
+                                 workspace=app.options.workdir, listener=app._mcp_changed, refresh_interval=0,
+                                 hooks=ClientHooks(authorization=authorization_hook(app, follow)))
+            app.mcp = manager
+            manager.start()
+            await wait_for(pilot, lambda: isinstance(app.screen, McpSignInScreen), timeout=30, message="sign-in asked")
+            await pilot.press("enter")  # open the browser (the test's browser signs in at once)
+            await wait_for(pilot, lambda: manager.status("secure")[0] == "ready", timeout=30, message="signed in")
+            await wait_for(pilot, lambda: app.screen is screen, message="back in the inspector")
+            screen.show_servers()
+            await choose(pilot, screen, "secure", "oauth")
+            table = screen.query_one("#oauth-table", DataTable)
+            await wait_for(pilot, lambda: table.row_count >= 7, message="the steps listed")
+            stages = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+            assert stages[0] == "MCP request: sign-in needed"
+            assert stages.index("registration") < stages.index("authorization: sign in through the browser") \
+                < stages.index("token exchange (authorization code)")
+            table.focus()
+            table.move_cursor(row=stages.index("token exchange (authorization code)"))
+            await wait_for(pilot, lambda: "grant_type = authorization_code" in visible_text(screen),
+                           message="the token request shown")
+            shown = visible_text(screen)
+            assert '"access_token": "(redacted,' in shown and "── answer 200" in shown
+            await manager.stop()
+    finally:
+        server.stop()
