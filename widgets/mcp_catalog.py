@@ -18,6 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
@@ -38,6 +39,13 @@ class CatalogPane(Horizontal):
     KIND = "item"
     ACTION = "Run"
     EMPTY = "Nothing here."
+
+    class Called(Message):
+        """A request made here finished (it is in the server's history)."""
+
+        def __init__(self, server: str) -> None:
+            super().__init__()
+            self.server = server
     BINDINGS = [Binding("ctrl+s", "save_media", "Save media", show=False)]
 
     def __init__(self, *, clock: Clock = time.perf_counter, **kwargs: Any) -> None:
@@ -54,6 +62,8 @@ class CatalogPane(Horizontal):
         self._picked_value: tuple[int, str] | None = None
         self.media: dict[tuple[str, str], list[Media]] = {}  # each answer's images, audio and blobs
         self._answer_media: list[Media] = []
+        self._answer_failed = False  # the answer said isError
+        self._form_widget: SchemaForm | None = None
 
     # -- what subclasses provide ---------------------------------------------------------------
     def items(self, state: Any) -> list[tuple[str, Any]]:
@@ -104,8 +114,9 @@ class CatalogPane(Horizontal):
 
     @property
     def form(self) -> SchemaForm | None:
-        forms = self.query(SchemaForm)
-        return forms.first() if forms else None
+        """The form of the selected item (not one still being removed after a switch)."""
+        form = self._form_widget
+        return form if form is not None and form.is_attached else None
 
     # -- showing a server -------------------------------------------------------------------------
     def show_server(self, manager: Any, server: str | None) -> None:
@@ -164,7 +175,10 @@ class CatalogPane(Horizontal):
         holder.remove_children()
         if item is not None:
             about.mount_all(self.describe(item))
-            holder.mount(SchemaForm(self.fields(item)))
+            self._form_widget = SchemaForm(self.fields(item))
+            holder.mount(self._form_widget)
+        else:
+            self._form_widget = None
         self.query_one(f"#{self.KIND}-run", Button).disabled = item is None
         self.query_one(CompletionList).hide()
         self._show_result(self.results.get(form_key) if form_key else None)
@@ -271,16 +285,21 @@ class CatalogPane(Horizontal):
         self._running_text = self.running_text(item)
         self._status(self._running_text)
         self.query_one(f"#{self.KIND}-run", Button).label = "Cancel"
-        self.worker = self.run_worker(self._run(key, item, arguments), group=f"mcp-{self.KIND}", exit_on_error=False)
+        self.worker = self.run_worker(self._run(key, item, arguments, form.raw_values()), group=f"mcp-{self.KIND}",
+                                      exit_on_error=False)
 
-    async def _run(self, key: tuple[str, str], item: Any, arguments: dict[str, Any]) -> None:
+    async def _run(self, key: tuple[str, str], item: Any, arguments: dict[str, Any], raw: dict[str, Any]) -> None:
         started = self.clock()
-        self._answer_media = []
+        self._answer_media, self._answer_failed = [], False
+        ok = True
         try:
             render = await self.run(item, arguments)
-            shown = render((self.clock() - started) * 1000)
+            elapsed = (self.clock() - started) * 1000
+            shown = render(elapsed)
         except Exception as exc:  # noqa: BLE001 - every failure becomes words on screen
+            elapsed, ok = (self.clock() - started) * 1000, False
             shown = mcp_result.failure(in_words("The MCP request", exc))
+        self._remember(key, item, arguments, raw, ok and not self._answer_failed, elapsed, shown)
         self.results[key] = shown
         self.media[key] = self._answer_media
         if self._form_key == key:
@@ -294,12 +313,48 @@ class CatalogPane(Horizontal):
             self.query_one(f"#{self.KIND}-run", Button).label = self.ACTION
             self._status("Cancelled: the request was abandoned." if event.state == WorkerState.CANCELLED else "")
 
+    def _remember(self, key: tuple[str, str], item: Any, arguments: dict[str, Any], raw: dict[str, Any], ok: bool,
+                  elapsed: float, shown: RenderableType) -> None:
+        """Add the call to the server's history (the History tab lists it and runs it again)."""
+        from app.mcp.inspection import CallRecord
+
+        state = self.manager.servers.get(key[0]) if self.manager is not None else None
+        if state is None:
+            return
+        label = self.label(item)
+        state.inspection.history.append(CallRecord(
+            time.time(), self.KIND, key[1], label.plain.split("\n")[0] if isinstance(label, Text) else key[1],
+            arguments, raw, ok, elapsed, shown))
+        self.post_message(self.Called(key[0]))
+
+    def run_again(self, key: str, raw: dict[str, Any]) -> bool:
+        """Select `key`, fill its form with `raw` values and run it; False when the item is gone."""
+        if key not in self.entries:
+            return False
+        self.option_list.highlighted = self.option_list.get_option_index(key)
+        self.select(key)
+        self.call_after_refresh(self._fill_and_submit, raw)
+        return True
+
+    def _fill_and_submit(self, raw: dict[str, Any], tries: int = 20) -> None:
+        form = self.form
+        if form is None or not form.is_mounted or (form.fields and not form.query("#field-0")):  # still mounting
+            if tries:
+                self.call_after_refresh(self._fill_and_submit, raw, tries - 1)
+            return
+        for name, value in raw.items():
+            if any(f.name == name for f in form.fields) and value is not None:
+                form.set_value(name, value)
+        self.submit()
+
     # -- media ----------------------------------------------------------------------------------------
     def found(self, result: Any) -> None:
         """Subclasses hand each answer here, so its images, audio and blobs can be saved."""
+        from app.mcp.convert import _get
         from app.mcp.media import media_in
 
         self._answer_media = media_in(result)
+        self._answer_failed = bool(_get(result, "is_error", "isError", default=False))
 
     def _show_save(self) -> None:
         media = self.media.get(self._form_key) if self._form_key else None

@@ -2,7 +2,8 @@
 checked by us (so a wrong result is shown with its errors, not swallowed), resource subscriptions,
 argument completion, the server's log level and the roots offered to it.
 
-`Inspection` is the per-server record (on `ServerState.inspection`); `McpInspection` is a mixin of
+`Inspection` is the per-server record (on `ServerState.inspection`, with the history of calls made by
+hand, kept across reconnects); `McpInspection` is a mixin of
 `McpManager` whose requests go through the same timeouts and error words as every other request.
 """
 
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+HISTORY_LIMIT = 200
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
@@ -26,6 +29,22 @@ class Root:
 
 
 @dataclass
+class CallRecord:
+    """One request made by hand in the inspector: which tab (`kind`) and item, the arguments (and the
+    form's raw values, to fill it again), whether it worked, and what was shown (opaque to the engine)."""
+
+    at: float
+    kind: str
+    key: str
+    label: str
+    arguments: dict[str, Any]
+    raw: dict[str, Any]
+    ok: bool
+    elapsed_ms: float
+    shown: Any = None
+
+
+@dataclass
 class Inspection:
     """Per server: subscribed resource URIs (with when each last changed), the log level set from the
     inspector, and the roots offered (None: the workspace)."""
@@ -34,6 +53,7 @@ class Inspection:
     updated: dict[str, float] = field(default_factory=dict)  # uri -> time of its last `resources/updated`
     log_level: str | None = None
     roots: list[Root] | None = None
+    history: deque[CallRecord] = field(default_factory=lambda: deque(maxlen=HISTORY_LIMIT))  # newest last
 
     def connection_ended(self) -> None:
         """A new connection starts with nothing subscribed and the server's own log level."""

@@ -496,3 +496,53 @@ async def test_sign_in_to_an_oauth_server_and_follow_each_step_in_the_oauth_view
             await manager.stop()
     finally:
         server.stop()
+
+
+async def test_each_call_is_in_the_history_and_runs_again(tmp_path):
+    from textual.widgets import OptionList, TabbedContent
+
+    from tests.ui.inspector_helpers import demo_config
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        manager = attach_manager(app, demo_config())
+        await manager.wait_ready("demo", 30)
+        state = manager.servers["demo"]
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "demo", "history")
+        assert "No calls yet" in visible_text(screen)
+        await choose(pilot, screen, "demo", "tools")
+        tools = screen.query_one("#mcp-tools", CatalogPane)
+        form = await pick(pilot, tools, "search")
+        await type_into(pilot, form, "query", "curlew")
+        form.set_value("exact", True)
+        await run_and_wait(pilot, tools, '"query": "curlew"')
+        await pick(pilot, tools, "broken")
+        await run_and_wait(pilot, tools, "isError: true")
+        await choose(pilot, screen, "demo", "prompts")
+        prompts = screen.query_one("#mcp-prompts", CatalogPane)
+        form = await pick(pilot, prompts, "summarize")
+        await type_into(pilot, form, "topic", "waders")
+        await run_and_wait(pilot, prompts, "Summarize waders")
+        await wait_for(pilot, lambda: len(state.inspection.history) == 3, message="three calls kept")
+        await choose(pilot, screen, "demo", "history")
+        listed = [str(o.prompt) for o in screen.query_one("#history-list", OptionList).options]
+        assert listed[0].startswith("✔ prompt summarize") and listed[1].startswith("✖ call broken") \
+            and listed[2].startswith("✔ call search")  # newest first; isError is marked
+        await wait_for(pilot, lambda: "Summarize waders" in visible_text(screen), message="the newest shown")
+        history = screen.query_one("#history-list", OptionList)
+        history.focus()
+        history.highlighted = 2
+        await wait_for(pilot, lambda: '"query": "curlew"' in visible_text(screen), message="its arguments")
+        await pilot.press("enter")  # run it again
+        await wait_for(pilot, lambda: screen.query_one(TabbedContent).active == "tab-tools", message="its tab")
+        await wait_for(pilot, lambda: len(state.inspection.history) == 4, timeout=30, message="called again")
+        again = state.inspection.history[-1]
+        assert again.key == "search" and again.arguments["query"] == "curlew" and again.arguments["exact"] is True
+        assert tools.form.raw_values()["query"] == "curlew"
+        # the history outlives the screen
+        await pilot.press("escape")
+        screen = await open_inspector(pilot)
+        await choose(pilot, screen, "demo", "history")
+        assert len(screen.query_one("#history-list", OptionList).options) == 4
