@@ -81,7 +81,7 @@ def root_from_text(text: str, base: Path | None) -> Root:
     return Root(path.as_uri(), path.name)
 
 
-async def _legacy(call: Callable[[], Any]) -> Any:
+async def legacy_request(call: Callable[[], Any]) -> Any:
     """A request that 2026-07-28 removed but a 2025 server (which advertised it) still serves: the SDK's
     deprecation warning is for code that targets the new protocol, not for us."""
     with warnings.catch_warnings():
@@ -122,14 +122,14 @@ class McpInspection:
     async def subscribe_resource(self, server: str, uri: str) -> None:
         state, client = self._ready(server)
         await self._request(state, f"resources/subscribe {uri}", self._limit(state),
-                            lambda: _legacy(lambda: client.subscribe_resource(uri)))
+                            lambda: legacy_request(lambda: client.subscribe_resource(uri)))
         state.inspection.subscriptions.add(uri)
         self._notify(server, "subscriptions")
 
     async def unsubscribe_resource(self, server: str, uri: str) -> None:
         state, client = self._ready(server)
         await self._request(state, f"resources/unsubscribe {uri}", self._limit(state),
-                            lambda: _legacy(lambda: client.unsubscribe_resource(uri)))
+                            lambda: legacy_request(lambda: client.unsubscribe_resource(uri)))
         state.inspection.subscriptions.discard(uri)
         self._notify(server, "subscriptions")
 
@@ -162,7 +162,7 @@ class McpInspection:
             raise ValueError(f"unknown log level {level!r}: one of {', '.join(LOG_LEVELS)}")
         state, client = self._ready(server)
         await self._request(state, f"logging/setLevel {level}", self._limit(state),
-                            lambda: _legacy(lambda: client.set_logging_level(level)))
+                            lambda: legacy_request(lambda: client.set_logging_level(level)))
         state.inspection.log_level = level
         state.logs.log("info", "whimbrel", f"log level set to {level}")
         self._notify(server, "log")
@@ -180,6 +180,6 @@ class McpInspection:
         if client is None or state.status != "ready":
             return False
         await self._request(state, "notifications/roots/list_changed", self._limit(state),
-                            lambda: _legacy(lambda: client.send_roots_list_changed()))
+                            lambda: legacy_request(lambda: client.send_roots_list_changed()))
         state.logs.log("info", "whimbrel", f"roots changed: {len(roots)} root(s); the server was told")
         return True

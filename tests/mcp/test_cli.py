@@ -145,6 +145,7 @@ def test_resources_templates_prompts_and_ping_of_server_everything(tmp_path):
     assert ping.returncode == 0, ping.stderr
     answer = json.loads(ping.stdout)
     assert answer["server"] == "everything" and answer["ms"] >= 0
+    assert "Warning" not in ping.stderr  # (ping is legacy here, and said nothing about it)
 
 
 def test_bad_arguments_are_usage_errors_before_any_server_starts(tmp_path):
