@@ -475,6 +475,10 @@ def load_config(path: Path, named_by: str | None = None) -> Config:
     try:
         data = tomlkit.parse(text).unwrap()
     except ParseError as exc:
+        if _ends_early(exc):
+            last = _last_line(text)
+            raise ConfigError([f"{path} line {last}: invalid TOML: the file ends early, in the middle of a "
+                               f"value or [table] header (an unclosed bracket, brace or quote?)"]) from None
         raise ConfigError([f"{path} line {exc.line} column {exc.col}: invalid TOML: "
                            f"{_parse_reason(exc)}"]) from None
     except TOMLKitError as exc:  # a repeated key, which tomlkit reports without a line
@@ -482,6 +486,21 @@ def load_config(path: Path, named_by: str | None = None) -> Config:
         at = f" line {line}" if line else ""
         raise ConfigError([f"{path}{at}: invalid TOML: {exc}"]) from None
     return _validate(path, text, data)
+
+
+def _ends_early(exc: Exception) -> bool:
+    """tomlkit's way of saying the text ran out: an end-of-file error, or the NUL it reads past the end."""
+    from tomlkit.exceptions import UnexpectedEofError
+
+    return isinstance(exc, UnexpectedEofError) or "'\\x00'" in str(exc)
+
+
+def _last_line(text: str) -> int:
+    """The number of the file's last line that holds anything."""
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return max(1, len(lines))
 
 
 def _parse_reason(exc: Exception) -> str:

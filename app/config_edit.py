@@ -16,19 +16,25 @@ T = TypeVar("T")
 SERVERS_SOURCE = "config.toml [mcp.servers]"  # ServerConfig.source of servers defined there
 
 
-def edit_config(path: Path, change: Callable[[Any], T]) -> T:
-    """Parse the file at `path` (missing: empty), let `change(doc)` edit it, write it back; returns what change returned."""
+def edit_config(path: Path, change: Callable[[Any], T], *, tidy_end: bool = False) -> T:
+    """Parse the file at `path` (missing: empty), let `change(doc)` edit it, write it back; returns what change returned.
+
+    `tidy_end` ends the file with one newline (a removed last table leaves its separator behind).
+    """
     import tomlkit
 
     path = Path(path)
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     doc = tomlkit.parse(text)
     result = change(doc)
+    written = tomlkit.dumps(doc)
+    if tidy_end and written.strip():
+        written = written.rstrip("\n") + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(tomlkit.dumps(doc))
+            out.write(written)
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o777)
         os.replace(tmp, path)
@@ -62,7 +68,6 @@ def write_mcp_server(path: Path, name: str, entry: Mapping[str, Any]) -> None:
         table = tomlkit.table()
         for key, value in entry.items():
             table[key] = value
-        table.add(tomlkit.nl())
         servers = _servers_table(doc, create=True)
         if name in servers:
             servers[name] = table
@@ -81,7 +86,7 @@ def remove_mcp_server(path: Path, name: str) -> bool:
         del servers[name]
         return True
 
-    return Path(path).exists() and edit_config(path, change)
+    return Path(path).exists() and edit_config(path, change, tidy_end=True)
 
 
 def set_mcp_server_enabled(path: Path, name: str, enabled: bool) -> bool:
@@ -95,7 +100,23 @@ def set_mcp_server_enabled(path: Path, name: str, enabled: bool) -> bool:
             table.pop("enabled", None)
             table.pop("disabled", None)
         else:
-            table["enabled"] = False
+            _set_in_own_body(table, "enabled", False)
         return True
 
     return Path(path).exists() and edit_config(path, change)
+
+
+def _set_in_own_body(table: Any, key: str, value: Any) -> None:
+    """Set `key` at the end of the table's own keys: the blank lines and comments that end a table's
+    body belong to the next table, so a new key goes before them, never after."""
+    if key in table:
+        table[key] = value
+        return
+    body = table.value.body  # tomlkit's (key, item) list; trivia (blank lines, comments) has key None
+    end = len(body)
+    while end and body[end - 1][0] is None:
+        end -= 1
+    trailing = body[end:]
+    del body[end:]
+    table[key] = value
+    body.extend(trailing)

@@ -120,20 +120,23 @@ class ClientRequestRouter:
 
     async def sample(self, request: SamplingRequest) -> SamplingResponse:
         from app.engine.sampling import SamplingFailed, answer_sampling, model_label
-        from app.screens.sampling import SamplingScreen
+        from app.screens.sampling import HandReply, SamplingScreen
 
         workstream = self.target(request.callers)
         if workstream is None:
             raise Declined("Whimbrel is still starting up; sampling is not available yet.")
         model = model_label(workstream.session)
-        if not model:
-            self._note(workstream, f"MCP server “{request.server}” asked for a completion, but no model is "
-                                   "configured, so it was refused.", "warning")
-            raise Declined("Whimbrel has no model configured, so it cannot answer sampling requests.")
         approved = await self._ask(workstream, lambda title: SamplingScreen(request, model, title),
                                    f"MCP server “{request.server}” asks to use the model",
                                    from_call=bool(request.callers))
+        if isinstance(approved, HandReply):
+            if request.callers:
+                self._note(workstream, f"You wrote MCP server “{request.server}” a reply by hand "
+                                       f"({len(approved)} characters).")
+            return SamplingResponse(str(approved), model="human (written in Whimbrel)")
         if not approved:
+            if not model:
+                raise Declined("Whimbrel has no model configured and the user wrote no reply.")
             self._note(workstream, f"You denied MCP server “{request.server}” a completion from {model}.")
             raise Declined(f"The user denied the sampling request (model {model}).")
         try:

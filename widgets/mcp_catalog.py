@@ -9,20 +9,25 @@ subclasses in `widgets/mcp_panes.py` say what the items are and which request th
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from app.error_log import in_words
+from app.mcp.media import Media
 from app.mcp.schema_form import FormField, collect
 from widgets import mcp_result
+from widgets.mcp_completion import CompletionList
 from widgets.schema_form import SchemaForm
 
 Clock = Callable[[], float]
@@ -35,6 +40,14 @@ class CatalogPane(Horizontal):
     ACTION = "Run"
     EMPTY = "Nothing here."
 
+    class Called(Message):
+        """A request made here finished (it is in the server's history)."""
+
+        def __init__(self, server: str) -> None:
+            super().__init__()
+            self.server = server
+    BINDINGS = [Binding("ctrl+s", "save_media", "Save media", show=False)]
+
     def __init__(self, *, clock: Clock = time.perf_counter, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.clock = clock
@@ -46,6 +59,11 @@ class CatalogPane(Horizontal):
         self.worker: Worker | None = None
         self._form_key: tuple[str, str] | None = None
         self._running_text = ""
+        self._picked_value: tuple[int, str] | None = None
+        self.media: dict[tuple[str, str], list[Media]] = {}  # each answer's images, audio and blobs
+        self._answer_media: list[Media] = []
+        self._answer_failed = False  # the answer said isError
+        self._form_widget: SchemaForm | None = None
 
     # -- what subclasses provide ---------------------------------------------------------------
     def items(self, state: Any) -> list[tuple[str, Any]]:
@@ -73,14 +91,20 @@ class CatalogPane(Horizontal):
     def running_text(self, item: Any) -> str:
         return f"{self.ACTION}…"
 
+    def completion_ref(self, item: Any) -> tuple[str, str] | None:
+        """What completion/complete is asked about for this item's fields (None: no completion)."""
+        return None
+
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield OptionList(id=f"{self.KIND}-list", classes="catalog-list")
         with VerticalScroll(id=f"{self.KIND}-detail", classes="catalog-detail"):
             yield Vertical(id=f"{self.KIND}-about", classes="catalog-about")
             yield Vertical(id=f"{self.KIND}-form-holder", classes="catalog-form")
+            yield CompletionList(id=f"{self.KIND}-completions")
             with Horizontal(classes="catalog-actions"):
                 yield Button(self.ACTION, id=f"{self.KIND}-run", variant="primary", disabled=True, compact=True)
+                yield Button("Save media", id=f"{self.KIND}-save", compact=True, classes="catalog-save")
                 yield Static("", id=f"{self.KIND}-status", classes="catalog-status")
             yield Static("", id=f"{self.KIND}-result", classes="catalog-result")
 
@@ -90,8 +114,9 @@ class CatalogPane(Horizontal):
 
     @property
     def form(self) -> SchemaForm | None:
-        forms = self.query(SchemaForm)
-        return forms.first() if forms else None
+        """The form of the selected item (not one still being removed after a switch)."""
+        form = self._form_widget
+        return form if form is not None and form.is_attached else None
 
     # -- showing a server -------------------------------------------------------------------------
     def show_server(self, manager: Any, server: str | None) -> None:
@@ -121,12 +146,12 @@ class CatalogPane(Horizontal):
         if options.highlighted is not None:
             self.select(options.get_option_at_index(options.highlighted).id)
 
-    @on(OptionList.OptionHighlighted)
+    @on(OptionList.OptionHighlighted, ".catalog-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         self.select(event.option_id)
 
-    @on(OptionList.OptionSelected)
+    @on(OptionList.OptionSelected, ".catalog-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         """Enter on an item moves to its form (or runs it at once when it takes no arguments)."""
         event.stop()
@@ -150,10 +175,80 @@ class CatalogPane(Horizontal):
         holder.remove_children()
         if item is not None:
             about.mount_all(self.describe(item))
-            holder.mount(SchemaForm(self.fields(item)))
+            self._form_widget = SchemaForm(self.fields(item))
+            holder.mount(self._form_widget)
+        else:
+            self._form_widget = None
         self.query_one(f"#{self.KIND}-run", Button).disabled = item is None
+        self.query_one(CompletionList).hide()
         self._show_result(self.results.get(form_key) if form_key else None)
+        self._show_save()
         self._status("")
+
+    # -- completion ---------------------------------------------------------------------------------
+    def _field_index(self, widget: Any) -> int | None:
+        wid = getattr(widget, "id", None) or ""
+        form = self.form
+        if not isinstance(widget, Input) or not wid.startswith("field-") or form is None or widget.parent is not form:
+            return None
+        return int(wid.removeprefix("field-"))
+
+    def _ask_completion(self, widget: Any) -> None:
+        """Ask the server for values of the focused field (prompt argument or template variable)."""
+        index = self._field_index(widget)
+        item = self.entries.get(self.current or "")
+        ref = self.completion_ref(item) if item is not None else None
+        state = self.manager.servers.get(self.server) if self.manager is not None and self.server else None
+        if index is None or ref is None or state is None or "completions" not in (state.capabilities or {}):
+            return
+        form = self.form
+        name = form.fields[index].name
+        context = {k: str(v) for k, v in form.raw_values().items() if k != name and isinstance(v, str) and v}
+        self.run_worker(self._complete(self.server, ref, index, name, widget.value, context),
+                        group=f"mcp-complete-{self.KIND}", exclusive=True, exit_on_error=False)
+
+    async def _complete(self, server: str, ref: tuple[str, str], index: int, name: str, value: str,
+                        context: dict[str, str]) -> None:
+        try:
+            values = await self.manager.complete(server, ref, name, value, context)
+        except Exception as exc:  # noqa: BLE001 - the words go on screen; typing goes on
+            self._status(Text(in_words("Completion", exc), style="yellow"))
+            return
+        form = self.form
+        if server == self.server and form is not None and self.focused_field() == index:
+            picked = self._picked_value == (index, value)  # not offered again the value just taken
+            self.query_one(CompletionList).offer(index, name, [] if picked and values == [value] else values)
+
+    def focused_field(self) -> int | None:
+        return self._field_index(self.screen.focused)
+
+    def on_descendant_focus(self, event: Any) -> None:
+        if self._field_index(event.widget) is not None:
+            self._ask_completion(event.widget)
+
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        if event.input.has_focus:
+            self._ask_completion(event.input)
+
+    def on_key(self, event: Any) -> None:
+        """Down in a field with values offered moves into the list."""
+        completions = self.query_one(CompletionList)
+        if event.key == "down" and completions.shown and self.focused_field() == completions.field_index:
+            event.stop()
+            event.prevent_default()
+            completions.focus()
+
+    @on(CompletionList.Picked)
+    def _picked(self, event: CompletionList.Picked) -> None:
+        event.stop()
+        form = self.form
+        if form is not None and event.index < len(form.fields):
+            self._picked_value = (event.index, event.value)
+            form.set_value(form.fields[event.index].name, event.value)
+            field = form.query_one(f"#field-{event.index}", Input)
+            field.focus()
+            field.cursor_position = len(event.value)
 
     # -- running ------------------------------------------------------------------------------------
     @on(Input.Submitted)
@@ -167,6 +262,9 @@ class CatalogPane(Horizontal):
         if event.button.id == f"{self.KIND}-run":
             event.stop()
             self.submit()
+        elif event.button.id == f"{self.KIND}-save":
+            event.stop()
+            self.action_save_media()
 
     def submit(self) -> None:
         """Validate the form and run the request in a worker (or cancel the one running)."""
@@ -187,18 +285,26 @@ class CatalogPane(Horizontal):
         self._running_text = self.running_text(item)
         self._status(self._running_text)
         self.query_one(f"#{self.KIND}-run", Button).label = "Cancel"
-        self.worker = self.run_worker(self._run(key, item, arguments), group=f"mcp-{self.KIND}", exit_on_error=False)
+        self.worker = self.run_worker(self._run(key, item, arguments, form.raw_values()), group=f"mcp-{self.KIND}",
+                                      exit_on_error=False)
 
-    async def _run(self, key: tuple[str, str], item: Any, arguments: dict[str, Any]) -> None:
+    async def _run(self, key: tuple[str, str], item: Any, arguments: dict[str, Any], raw: dict[str, Any]) -> None:
         started = self.clock()
+        self._answer_media, self._answer_failed = [], False
+        ok = True
         try:
             render = await self.run(item, arguments)
-            shown = render((self.clock() - started) * 1000)
+            elapsed = (self.clock() - started) * 1000
+            shown = render(elapsed)
         except Exception as exc:  # noqa: BLE001 - every failure becomes words on screen
+            elapsed, ok = (self.clock() - started) * 1000, False
             shown = mcp_result.failure(in_words("The MCP request", exc))
+        self._remember(key, item, arguments, raw, ok and not self._answer_failed, elapsed, shown)
         self.results[key] = shown
+        self.media[key] = self._answer_media
         if self._form_key == key:
             self._show_result(shown)
+            self._show_save()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self.worker:
@@ -206,6 +312,79 @@ class CatalogPane(Horizontal):
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self.query_one(f"#{self.KIND}-run", Button).label = self.ACTION
             self._status("Cancelled: the request was abandoned." if event.state == WorkerState.CANCELLED else "")
+
+    def _remember(self, key: tuple[str, str], item: Any, arguments: dict[str, Any], raw: dict[str, Any], ok: bool,
+                  elapsed: float, shown: RenderableType) -> None:
+        """Add the call to the server's history (the History tab lists it and runs it again)."""
+        from app.mcp.inspection import CallRecord
+
+        state = self.manager.servers.get(key[0]) if self.manager is not None else None
+        if state is None:
+            return
+        label = self.label(item)
+        state.inspection.history.append(CallRecord(
+            time.time(), self.KIND, key[1], label.plain.split("\n")[0] if isinstance(label, Text) else key[1],
+            arguments, raw, ok, elapsed, shown))
+        self.post_message(self.Called(key[0]))
+
+    def run_again(self, key: str, raw: dict[str, Any]) -> bool:
+        """Select `key`, fill its form with `raw` values and run it; False when the item is gone."""
+        if key not in self.entries:
+            return False
+        self.option_list.highlighted = self.option_list.get_option_index(key)
+        self.select(key)
+        self.call_after_refresh(self._fill_and_submit, raw)
+        return True
+
+    def _fill_and_submit(self, raw: dict[str, Any], tries: int = 20) -> None:
+        form = self.form
+        if form is None or not form.is_mounted or (form.fields and not form.query("#field-0")):  # still mounting
+            if tries:
+                self.call_after_refresh(self._fill_and_submit, raw, tries - 1)
+            return
+        for name, value in raw.items():
+            if any(f.name == name for f in form.fields) and value is not None:
+                form.set_value(name, value)
+        self.submit()
+
+    # -- media ----------------------------------------------------------------------------------------
+    def found(self, result: Any) -> None:
+        """Subclasses hand each answer here, so its images, audio and blobs can be saved."""
+        from app.mcp.convert import _get
+        from app.mcp.media import media_in
+
+        self._answer_media = media_in(result)
+        self._answer_failed = bool(_get(result, "is_error", "isError", default=False))
+
+    def _show_save(self) -> None:
+        media = self.media.get(self._form_key) if self._form_key else None
+        button = self.query_one(f"#{self.KIND}-save", Button)
+        button.display = bool(media)
+        if media:
+            button.label = f"Save media ({len(media)})"
+
+    def action_save_media(self) -> None:
+        media = self.media.get(self._form_key) if self._form_key else None
+        if not media:
+            self.notify("This answer has no image, audio or binary data to save.", timeout=3)
+            return
+        options = getattr(self.app, "options", None)
+        folder = (options.data_dir if options is not None else Path.cwd()) / "mcp-media"
+        stem = f"{self.server}-{self.current or self.KIND}".replace(":", "-").replace("/", "-")
+        self.run_worker(self._save(media, folder, stem), group="mcp-save", exit_on_error=False)
+
+    async def _save(self, media: list[Media], folder: Path, stem: str) -> None:
+        import asyncio
+
+        from app.mcp.media import save_all
+
+        try:
+            paths = await asyncio.to_thread(save_all, media, folder, stem)
+        except (OSError, ValueError) as exc:
+            self._status(Text(f"✖ Saving failed: {exc}", style="red"))
+            return
+        self._status(Text(f"Saved {len(paths)} file(s): " + ", ".join(str(p) for p in paths), style="green"))
+        self.notify(f"Saved to {paths[0].parent}", title="Media", timeout=4)
 
     def progress(self, value: float, total: float | None, message: str | None) -> None:
         """A progress notification for the running request."""

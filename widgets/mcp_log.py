@@ -14,8 +14,11 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Select, Static
+
+from app.mcp.inspection import LOG_LEVELS
 
 from widgets.mcp_result import pretty_json
 
@@ -63,7 +66,7 @@ class ProtocolLog(Vertical):
         table.add_column("dir", width=3)
         table.add_column("kind", width=12)
         table.add_column("id", width=8)
-        table.add_column("method", width=30)
+        table.add_column("method")  # sized to the longest method: `notifications/tools/list_changed` in full
         table.add_column("ms", width=9)
 
     def show_server(self, state: Any | None) -> None:
@@ -119,8 +122,49 @@ class ProtocolLog(Vertical):
         payload.update(Group(heading, body))
 
 
+class LevelBar(Horizontal):
+    """The server's log level (logging/setLevel), for a server that offers logging."""
+
+    DEFAULT_CSS = """
+    LevelBar { height: auto; margin: 0 0 1 0; }
+    LevelBar Static { width: auto; padding: 0 1 0 0; }
+    LevelBar Select { width: 24; }
+    """
+
+    class Chosen(Message):
+        def __init__(self, level: str) -> None:
+            super().__init__()
+            self.level = level
+
+    def compose(self) -> ComposeResult:
+        yield Static("Log level", classes="level-label")
+        yield Select([(level, level) for level in LOG_LEVELS], prompt="(server's own)", id="log-level",
+                     compact=True)
+        yield Static("", id="log-level-note")
+
+    def show(self, state: Any | None) -> None:
+        offered = state is not None and "logging" in (state.capabilities or {})
+        self.display = offered
+        if not offered:
+            return
+        select = self.query_one(Select)
+        level = state.inspection.log_level
+        with self.prevent(Select.Changed):
+            select.value = level if level else Select.NULL
+        self.query_one("#log-level-note", Static).update(
+            Text(f"the server sends {level} and above" if level else "not set here: the server's default",
+                 style="dim"))
+
+    @on(Select.Changed, "#log-level")
+    def _changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if isinstance(event.value, str):
+            self.post_message(self.Chosen(event.value))
+
+
 class ServerMessages(VerticalScroll):
-    """Log messages (notifications/message and Whimbrel's notes) and the tail of a stdio server's stderr."""
+    """The log level, log messages (notifications/message and Whimbrel's notes, each with its level) and
+    the tail of a stdio server's stderr."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -128,12 +172,34 @@ class ServerMessages(VerticalScroll):
         self._shown: tuple[Any, Any, str] | None = None
 
     def compose(self) -> ComposeResult:
+        yield LevelBar()
         yield Static("", id="messages-log")
         yield Static("", id="messages-stderr")
 
     def show_server(self, state: Any | None) -> None:
         self.state = state
+        self.query_one(LevelBar).show(state)
         self.poll()
+
+    @on(LevelBar.Chosen)
+    def _level_chosen(self, event: LevelBar.Chosen) -> None:
+        event.stop()
+        state = self.state
+        if state is not None and event.level != state.inspection.log_level:
+            self.run_worker(self._set_level(state.name, event.level), group="mcp-log-level", exclusive=True,
+                            exit_on_error=False)
+
+    async def _set_level(self, server: str, level: str) -> None:
+        from app.error_log import in_words
+
+        try:
+            await self.app.mcp.set_log_level(server, level)
+        except Exception as exc:  # noqa: BLE001 - the words go on screen
+            self.query_one("#log-level-note", Static).update(Text(in_words("Setting the log level", exc),
+                                                                  style="red"))
+            return
+        if self.state is not None and self.state.name == server:
+            self.query_one(LevelBar).show(self.state)
 
     def poll(self) -> None:
         state = self.state

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual.widgets import Collapsible, Static
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Button, Collapsible, Static
+
+from app.error_log import in_words
 
 from app.mcp.convert import _get, dump
 from app.mcp.schema_form import FormField, fields_from_schema, prompt_fields
@@ -30,6 +36,47 @@ def _about(title: str, *lines: tuple[str, str]) -> Static:
             text.append(f"\n{label}: ", style="dim")
             text.append(value)
     return Static(text, classes="catalog-about-text")
+
+
+class SubscriptionBar(Horizontal):
+    """Subscribe/Unsubscribe for one resource, with when it last changed."""
+
+    DEFAULT_CSS = """
+    SubscriptionBar { height: auto; margin: 0 0 1 0; }
+    SubscriptionBar Button { margin: 0 1 0 0; }
+    SubscriptionBar #subscription-state { width: 1fr; }
+    """
+
+    def __init__(self, uri: str, subscribed: bool) -> None:
+        super().__init__()
+        self.uri, self.subscribed, self.updates = uri, subscribed, 0
+
+    def compose(self) -> ComposeResult:
+        yield Button("", id="resource-subscribe", compact=True)
+        yield Static("", id="subscription-state")
+
+    def on_mount(self) -> None:
+        self.show(self.subscribed)
+
+    def show(self, subscribed: bool) -> None:
+        self.subscribed = subscribed
+        self.query_one(Button).label = "Unsubscribe" if subscribed else "Subscribe"
+        self._state_line()
+
+    def updated(self, at: float) -> None:
+        self.updates += 1
+        self._state_line(at)
+
+    def _state_line(self, at: float | None = None) -> None:
+        if not self.subscribed:
+            text = Text("not subscribed", style="dim")
+        elif not self.updates:
+            text = Text("subscribed: waiting for notifications/resources/updated", style="cyan")
+        else:
+            text = Text(f"subscribed: {self.updates} update(s)", style="green")
+            if at is not None:
+                text.append(time.strftime(", the last at %H:%M:%S", time.localtime(at)), style="dim")
+        self.query_one("#subscription-state", Static).update(text)
 
 
 class ToolsPane(CatalogPane):
@@ -73,16 +120,25 @@ class ToolsPane(CatalogPane):
         return f"Calling {item.name}… (Cancel abandons the call)"
 
     async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
-        result = await self.manager.call_tool_raw(self.server, item.name, arguments, on_progress=self.progress)
-        return lambda ms: mcp_result.call_result(result, ms)
+        from app.mcp.output_check import output_problems
+
+        result = await self.manager.call_tool_unchecked(self.server, item.name, arguments, on_progress=self.progress)
+        self.found(result)
+        schema = dump(item.output_schema) if getattr(item, "output_schema", None) else None
+        problems = output_problems(schema, result.structured_content, is_error=bool(result.is_error)) \
+            if schema else None
+        return lambda ms: mcp_result.call_result(result, ms, problems)
 
 
 class ResourcesPane(CatalogPane):
-    """Resources (read at once) and resource templates (fill the URI variables, then read)."""
+    """Resources (read at once) and resource templates (fill the URI variables, then read). A resource
+    of a server that offers subscriptions can be subscribed to: each `resources/updated` re-reads it."""
 
     KIND, ACTION, EMPTY = "resources", "Read", "This server offers no resources or templates."
+    can_subscribe = False
 
     def items(self, state: Any) -> list[tuple[str, Any]]:
+        self.can_subscribe = bool((state.capabilities.get("resources") or {}).get("subscribe"))
         pairs: list[tuple[str, Any]] = []
         if state.resources:
             pairs.append(("#resources", f"Resources ({len(state.resources)})"))
@@ -99,11 +155,53 @@ class ResourcesPane(CatalogPane):
     def describe(self, item: Any) -> list[Any]:
         kind, entry = item
         size = getattr(entry, "size", None)
-        return [_about(entry.title or entry.name,
-                       ("uri" if kind == "resource" else "template",
-                        str(entry.uri if kind == "resource" else entry.uri_template)),
-                       ("type", entry.mime_type or ""), ("size", f"{size} bytes" if size else ""),
-                       ("description", entry.description or ""))]
+        widgets: list[Any] = [_about(entry.title or entry.name,
+                                     ("uri" if kind == "resource" else "template",
+                                      str(entry.uri if kind == "resource" else entry.uri_template)),
+                                     ("type", entry.mime_type or ""), ("size", f"{size} bytes" if size else ""),
+                                     ("description", entry.description or ""))]
+        if kind == "resource" and self.can_subscribe:
+            widgets.append(SubscriptionBar(str(entry.uri), self.subscribed(str(entry.uri))))
+        return widgets
+
+    def subscribed(self, uri: str) -> bool:
+        state = self.manager.servers.get(self.server) if self.manager is not None and self.server else None
+        return state is not None and uri in state.inspection.subscriptions
+
+    def _shown_uri(self) -> str | None:
+        item = self.entries.get(self.current or "")
+        return str(item[1].uri) if item is not None and item[0] == "resource" else None
+
+    @on(Button.Pressed, "#resource-subscribe")
+    def _toggle_subscription(self, event: Button.Pressed) -> None:
+        event.stop()
+        uri, server = self._shown_uri(), self.server
+        if uri is not None and server is not None:
+            self.run_worker(self._subscription(server, uri, not self.subscribed(uri)), group="mcp-subscribe",
+                            exit_on_error=False)
+
+    async def _subscription(self, server: str, uri: str, subscribe: bool) -> None:
+        try:
+            if subscribe:
+                await self.manager.subscribe_resource(server, uri)
+            else:
+                await self.manager.unsubscribe_resource(server, uri)
+        except Exception as exc:  # noqa: BLE001 - the words go on screen
+            self._status(mcp_result.failure(in_words("The subscription", exc)))
+            return
+        for bar in self.query(SubscriptionBar):
+            bar.show(bar.uri in self.manager.servers[server].inspection.subscriptions)
+        self._status(Text(f"Subscribed to {uri}: each update is read again here." if subscribe
+                          else f"Unsubscribed from {uri}.", style="green"))
+
+    def resource_updated(self, server: str, uri: str) -> None:
+        """The server said `uri` changed: read it again when it is the one on screen."""
+        if server != self.server or uri != self._shown_uri():
+            return
+        for bar in self.query(SubscriptionBar):
+            bar.updated(time.time())
+        if not (self.worker is not None and self.worker.is_running):
+            self.submit()
 
     def fields(self, item: Any) -> list[FormField]:
         kind, entry = item
@@ -116,10 +214,15 @@ class ResourcesPane(CatalogPane):
     def running_text(self, item: Any) -> str:
         return "Reading…"
 
+    def completion_ref(self, item: Any) -> tuple[str, str] | None:
+        kind, entry = item
+        return ("template", entry.uri_template) if kind == "template" else None
+
     async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
         uri = self.uri(item, arguments)
         self._status(f"Reading {uri}…")
         result = await self.manager.read_resource(self.server, uri)
+        self.found(result)
         return lambda ms: mcp_result.read_result(result, uri, ms)
 
 
@@ -144,6 +247,10 @@ class PromptsPane(CatalogPane):
     def running_text(self, item: Any) -> str:
         return f"Getting {item.name}…"
 
+    def completion_ref(self, item: Any) -> tuple[str, str] | None:
+        return ("prompt", item.name)
+
     async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
         result = await self.manager.get_prompt(self.server, item.name, arguments)
+        self.found(result)
         return lambda ms: mcp_result.prompt_result(result, ms)

@@ -1,7 +1,7 @@
 """How the inspector shows what a server answered: tool results, resource contents, prompt messages.
 
 Text stays text; structured content is pretty JSON; images, audio and blobs are described (type,
-size) rather than dumped; `isError` gets a red banner so an error result is never mistaken for data.
+size, pixels) in a block with the key that saves them, rather than dumped; `isError` gets a red banner so an error result is never mistaken for data.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.json import JSON
+from rich.panel import Panel
 from rich.text import Text
 
 from app.mcp.convert import _get, describe_bytes
+from app.mcp.media import Media, describe
 
 
 def pretty_json(value: Any) -> RenderableType:
@@ -42,15 +44,23 @@ def _resource_parts(contents: Any) -> list[RenderableType]:
     return parts
 
 
+def media_block(media: Media) -> RenderableType:
+    """An image or audio clip as a clear block: what it is, its size, and the key that saves it (the
+    terminal shows no pixels here)."""
+    icon = "▣ image" if media.kind == "image" else "♪ audio"
+    body = Text.assemble((f"{icon}  ", "bold"), (describe(media), ""), "\n",
+                         ("ctrl+s", "bold reverse"), (" or Save media writes it to a file", "dim"))
+    return Panel(body, border_style="yellow", expand=False, padding=(0, 1))
+
+
 def content_parts(block: Any) -> list[RenderableType]:
     """One content block (text, image, audio, resource link, embedded resource) as renderables."""
     kind = _get(block, "type", default="")
     if kind == "text":
         return [_heading("text"), Text(_get(block, "text", default=""))]
     if kind in ("image", "audio"):
-        mime = _get(block, "mime_type", "mimeType", default="unknown type")
-        size = describe_bytes(_get(block, "data"))
-        return [_heading(kind, "bold yellow"), Text(f"[{kind}: {mime}, {size} bytes]", style="italic")]
+        media = Media(kind, _get(block, "mime_type", "mimeType", default="") or "", _get(block, "data") or "")
+        return [_heading(kind, "bold yellow"), media_block(media)]
     if kind == "resource_link":
         uri = str(_get(block, "uri", default=""))
         name = _get(block, "title", "name", default="") or uri
@@ -64,8 +74,23 @@ def content_parts(block: Any) -> list[RenderableType]:
     return [_heading(kind or "unknown content", "bold red"), Text(str(block), style="dim")]
 
 
-def call_result(result: Any, elapsed_ms: float | None = None) -> RenderableType:
-    """A CallToolResult: the isError flag, every content block, then structured content."""
+def _output_check(problems: list[str] | None) -> list[RenderableType]:
+    """The outputSchema verdict: nothing when no schema was declared (None), else a line per problem."""
+    if problems is None:
+        return []
+    if not problems:
+        return [Text("✔ structured content matches the outputSchema", style="green")]
+    lines = Text(f"✖ structured content does not match the outputSchema ({len(problems)} problem(s))",
+                 style="bold red")
+    for problem in problems:
+        lines.append(f"\n  • {problem}", style="red")
+    return [lines]
+
+
+def call_result(result: Any, elapsed_ms: float | None = None,
+                output_problems: list[str] | None = None) -> RenderableType:
+    """A CallToolResult: the isError flag, every content block, then structured content and, when the
+    tool declares an outputSchema, whether it conforms (`output_problems`, see app/mcp/output_check.py)."""
     is_error = bool(_get(result, "is_error", "isError", default=False))
     if is_error:
         banner = Text(f" isError: true — the tool reported an error{_timing(elapsed_ms)} ", style="bold white on red")
@@ -78,6 +103,7 @@ def call_result(result: Any, elapsed_ms: float | None = None) -> RenderableType:
     structured = _get(result, "structured_content", "structuredContent")
     if structured is not None:
         parts.extend([_heading("structured content"), pretty_json(structured)])
+    parts.extend(_output_check(output_problems))
     if not blocks and structured is None:
         parts.append(Text("(no content)", style="dim"))
     return Group(*parts)

@@ -72,8 +72,12 @@ class Authorization:
             state.token_store = TokenStore(path, config.url)
         from app.mcp.oauth.flow import build_auth
 
+        if state.oauth_steps is None:
+            from app.mcp.oauth.steps import OAuthSteps
+
+            state.oauth_steps = OAuthSteps(on_change=lambda: self._notify(config.name, "oauth"))
         state.auth = build_auth(config.name, config.url, settings, state.token_store, self.hooks,
-                                lambda waiting, detail: self._authorizing(state, waiting, detail))
+                                lambda waiting, detail: self._authorizing(state, waiting, detail), state.oauth_steps)
         return state.auth
 
     def _authorizing(self, state: ServerState, waiting: bool, detail: str) -> None:

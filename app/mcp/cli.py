@@ -1,7 +1,7 @@
 """`whimbrel mcp ...`: list servers, list tools, call a tool, read a resource, get a prompt — JSON on stdout.
 
     whimbrel mcp list
-    whimbrel mcp tools <server>
+    whimbrel mcp tools|resources|templates|prompts|ping <server>
     whimbrel mcp call <server> <tool> key=value ... | --json '{"a": 1}'
     whimbrel mcp read <server> <uri>
     whimbrel mcp prompt <server> <name> key=value ...
@@ -11,8 +11,9 @@ A server that asks for OAuth gets a browser sign-in (the URL is printed to stder
 kept in the data dir (`mcp-oauth/`) until `logout`. `list` never starts a sign-in.
 
 `<server>` is a configured name, an http(s):// URL (SSE when it ends in /sse) or "stdio:<command line>".
-A value is parsed as JSON when it is valid JSON, else kept as a string. Errors go to stderr with a
-non-zero exit: 2 for usage and config problems, 1 for a server or call that failed; `list` exits 1
+A value is parsed as JSON when it is valid JSON, else kept as a string; arguments are checked before
+any server starts. Errors go to stderr with a non-zero exit: 2 for usage and config problems, 1 for a
+server or call that failed; `list` exits 1
 when any enabled server is not ready (its JSON still lists every server, each with its reason).
 A handshake waits `--timeout` seconds, else `[mcp] cli_connect_timeout` (10 s: short for scripts).
 """
@@ -33,6 +34,8 @@ from app.vocabulary.inert import INERT_TABLE, inert
 JSON_ESCAPES = {code: f"\\u{code:04x}" for code in INERT_TABLE if code >= 0x7F}
 
 USAGE_ERROR, CALL_ERROR = 2, 1
+# listing verbs: what each lists (the tools verb adds Whimbrel's names and schemas of its own)
+LISTINGS = {"tools": "tools", "resources": "resources", "templates": "resource templates", "prompts": "prompts"}
 
 
 class CliError(Exception):
@@ -55,7 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where OAuth tokens are kept (default: $WHIMBREL_DATA_DIR or the user data dir)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("list", help="configured servers with their status")
-    p = sub.add_parser("tools", help="a server's tools")
+    for verb, about in LISTINGS.items():
+        p = sub.add_parser(verb, help=f"a server's {about}")
+        p.add_argument("server")
+    p = sub.add_parser("ping", help="a server's round-trip time in milliseconds")
     p.add_argument("server")
     p = sub.add_parser("call", help="call a tool")
     p.add_argument("server")
@@ -143,6 +149,29 @@ def _list_rows(manager: Any) -> tuple[list[dict[str, Any]], int]:
     return rows, CALL_ERROR if broken else 0
 
 
+def request_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The arguments of `call` and `prompt` (key=value words and --json), checked before any server
+    starts: a bad one is a usage error even when the server would never answer."""
+    arguments = parse_pairs(getattr(args, "args", None) or [])
+    if getattr(args, "json_args", None) is not None:
+        try:
+            extra = json.loads(args.json_args)
+        except json.JSONDecodeError as exc:
+            raise CliError(f"--json is not valid JSON: {exc.msg}", USAGE_ERROR) from None
+        if not isinstance(extra, dict):
+            raise CliError("--json must be a JSON object", USAGE_ERROR)
+        arguments.update(extra)
+    return arguments
+
+
+def _listing(state: Any, verb: str) -> list[dict[str, Any]]:
+    """What `resources`, `templates` and `prompts` print: the server's entries as JSON objects."""
+    from app.mcp import convert
+
+    entries = {"resources": state.resources, "templates": state.templates, "prompts": state.prompts}[verb]
+    return [convert.dump(entry) for entry in entries]
+
+
 async def _run(args: argparse.Namespace) -> tuple[Any, int]:
     from app.mcp import convert
     from app.mcp.config import McpConfigError, parse_server_spec
@@ -150,6 +179,7 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
     from app.mcp.server_state import CONNECTING
     from tools.errors import ToolError
 
+    arguments = request_arguments(args)
     configured, config, workdir = _load(args)
     if args.command != "logout":  # no frame to paint here: import now, so a handshake's deadline is the server's
         from app.mcp.manager import import_sdk
@@ -197,16 +227,11 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
                         row["schemaProblem"] = state.schema_problems[tool.name]
                     rows.append(row)
                 return rows, 0
+            if args.command in ("resources", "templates", "prompts"):
+                return _listing(state, args.command), 0
+            if args.command == "ping":
+                return {"server": server.name, "ms": round(await manager.ping(server.name), 3)}, 0
             if args.command == "call":
-                arguments = parse_pairs(args.args)
-                if args.json_args is not None:
-                    try:
-                        extra = json.loads(args.json_args)
-                    except json.JSONDecodeError as exc:
-                        raise CliError(f"--json is not valid JSON: {exc.msg}", USAGE_ERROR) from None
-                    if not isinstance(extra, dict):
-                        raise CliError("--json must be a JSON object", USAGE_ERROR)
-                    arguments.update(extra)
                 result = await manager.call_tool_raw(server.name, args.tool, arguments)
                 out = convert.dump(result)
                 text, is_error = convert.call_result_to_text(result)
@@ -217,7 +242,7 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
             if args.command == "read":
                 return convert.dump(await manager.read_resource(server.name, args.uri)), 0
             if args.command == "prompt":
-                return convert.dump(await manager.get_prompt(server.name, args.name, parse_pairs(args.args))), 0
+                return convert.dump(await manager.get_prompt(server.name, args.name, arguments)), 0
         except ToolError as error:
             raise CliError(str(error)) from None
         raise CliError(f"unknown command {args.command!r}", USAGE_ERROR)

@@ -1,6 +1,6 @@
 """The client side of MCP: callbacks the SDK `Client` calls for server-initiated traffic.
 
-Roots (the workspace), sampling and elicitation (through the app's hooks), server log messages,
+Roots (the workspace, or those set in the inspector), resource updates, sampling and elicitation (through the app's hooks), server log messages,
 list_changed and elicitation/complete notifications. A mixin of `McpManager`, which provides `hooks`, `workspace`,
 `_notify` and `_schedule_refresh`.
 """
@@ -28,6 +28,8 @@ class ClientCallbacks:
                 self._schedule_refresh(state, "resources")
             elif name == "PromptListChangedNotification":
                 self._schedule_refresh(state, "prompts")
+            elif name == "ResourceUpdatedNotification":
+                self.resource_updated(state, str(root.params.uri))
             elif name == "ElicitCompleteNotification":
                 state.url_completions.completed(root.params.elicitation_id)
                 state.logs.log("info", "whimbrel", f"browser step {root.params.elicitation_id} completed")
@@ -40,11 +42,13 @@ class ClientCallbacks:
             self._notify(state.name, "log")
         return on_log
 
-    def _roots_callback(self) -> Callable[[Any], Any]:
+    def _roots_callback(self, state: ServerState) -> Callable[[Any], Any]:
+        """roots/list: the roots set for this server in the inspector, else the workspace."""
         async def roots(context: Any) -> Any:
             import mcp.types as types
 
-            return types.ListRootsResult(roots=[types.Root(uri=self.workspace.as_uri(), name=self.workspace.name)])
+            return types.ListRootsResult(roots=[types.Root(uri=root.uri, name=root.name or None)
+                                                for root in state.inspection.roots_or(self.workspace)])
         return roots
 
     def _sampling_callback(self, state: ServerState) -> Callable[..., Any]:

@@ -213,7 +213,11 @@ def parse_server_spec(spec: str, configured: Mapping[str, ServerConfig]) -> Serv
     if spec in configured:
         return configured[spec]
     if spec.startswith("stdio:"):
-        words = shlex.split(spec[len("stdio:"):])
+        try:
+            words = shlex.split(spec[len("stdio:"):])
+        except ValueError as exc:  # an unbalanced quote
+            raise McpConfigError(f"the command line {spec[len('stdio:'):]!r} cannot be split like a shell "
+                                 f"would: {exc} (close the quote, or quote the whole spec differently)") from None
         if not words:
             raise McpConfigError("'stdio:' needs a command line, e.g. \"stdio:mcp-server-time\"")
         return ServerConfig(name="stdio", command=words[0], args=words[1:], source="command line")
@@ -233,12 +237,38 @@ def servers_from_app_config(config: Any, workspace: Path | None,
     return load_servers(getattr(config, "mcp_servers", {}), workspace=workspace, json_files=files, env=env)
 
 
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP token (RFC 9110)
+
+
+def headers_from_form(name: str, headers_text: str, bearer: str = "") -> dict[str, str]:
+    """`Name: value; Other: value` (and a bearer token, sent as `Authorization: Bearer <token>`)."""
+    headers: dict[str, str] = {}
+    for part in (p.strip() for p in headers_text.split(";")):
+        if not part:
+            continue
+        key, sep, value = part.partition(":")
+        key = key.strip()
+        if not sep or not _HEADER_NAME.fullmatch(key) or not value.strip():
+            raise McpConfigError(f"MCP server '{name}': headers are 'Name: value', separated by ';', got {part!r}")
+        headers[key] = value.strip()
+    token = bearer.strip().removeprefix("Bearer ").strip()
+    if token:
+        if any(k.lower() == "authorization" for k in headers):
+            raise McpConfigError(f"MCP server '{name}': give either a bearer token or an Authorization header, "
+                                 f"not both")
+        if any(c.isspace() for c in token):
+            raise McpConfigError(f"MCP server '{name}': a bearer token has no spaces (paste only the token)")
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
 def entry_from_form(name: str, transport: str, command_line: str = "", url: str = "", env_text: str = "",
-                    ) -> tuple[dict[str, Any], ServerConfig]:
+                    headers_text: str = "", bearer: str = "") -> tuple[dict[str, Any], ServerConfig]:
     """A `[mcp.servers.<name>]` table from the inspector's add-server form, checked by the loader's rules.
 
     `command_line` is split like a shell would (`npx -y pkg --flag`); `env_text` holds `KEY=VALUE`
-    words. Raises McpConfigError with the same words the config loader would use.
+    words; an http/sse server may have `headers_text` and a `bearer` token (see `headers_from_form`;
+    `${VAR}` keeps a secret out of the file). Raises McpConfigError with the loader's words.
     """
     name = name.strip()
     entry: dict[str, Any] = {}
@@ -266,4 +296,7 @@ def entry_from_form(name: str, transport: str, command_line: str = "", url: str 
     else:
         entry["type"] = transport
         entry["url"] = url.strip()
+        headers = headers_from_form(name, headers_text, bearer)
+        if headers:
+            entry["headers"] = headers
     return entry, server_from_dict(name, entry, source="config.toml [mcp.servers]")

@@ -23,12 +23,14 @@ from app.mcp.callers import CallTracker
 from app.mcp.client_callbacks import ClientCallbacks
 from app.mcp.config import ServerConfig
 from app.mcp.features import ClientHooks
+from app.mcp.inspection import McpInspection
 from app.mcp.naming import server_name_problem
 from app.mcp.requests import McpRequests
 from app.mcp.server_state import (  # re-exported: callers import these from the manager
     AUTHORIZING, CIRCUIT_OPEN, CONNECTING, DISABLED, FAILED, READY, McpCallError, McpUnavailable, ServerState,
-    describe_error, first_line,
+    describe_error,
 )
+from app.mcp.stdio_exit import exit_reason
 from app.mcp.tool_bridge import ToolBridge
 from app.mcp.transport import open_transport
 from tools.registry import ToolSpec
@@ -65,7 +67,7 @@ async def _sdk_imported() -> None:
 STOP_GRACE = 10.0
 
 
-class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
+class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Authorization):
     """Connections to MCP servers, their catalogs, and requests to them.
 
     Life cycle: `start()` (inside a running event loop; returns at once), then use, then
@@ -312,13 +314,14 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
                 raise
             except BaseException as exc:  # noqa: BLE001 - every failure becomes a status, never a crash
                 lost = describe_error(exc)
-                tail = first_line(state.stderr_tail())
-                if tail and tail not in lost:
-                    lost += f" (stderr: {tail})"
+                if self._runs_a_process(state):
+                    lost = exit_reason(state.stderr_tail(), lost)
             if self._stopping or not state.config.enabled:
                 break
             if lost is None:  # asked to reconnect
                 continue
+            if lost == "the connection closed" and self._runs_a_process(state):  # the transport is closed by now,
+                lost = exit_reason(state.stderr_tail(), "the server process exited")  # so the status is written
             auth_failure = self._auth_failure(state)
             if auth_failure is not None:
                 lost = f"authorization failed: {auth_failure[0]}"
@@ -350,7 +353,7 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
             client_info=types.Implementation(name="whimbrel", version="0.1.0"),
             sampling_callback=self._sampling_callback(state) if self.hooks.sampling_enabled else None,
             elicitation_callback=self._elicitation_callback(state) if self.hooks.elicitation_enabled else None,
-            list_roots_callback=self._roots_callback(),
+            list_roots_callback=self._roots_callback(state),
             logging_callback=self._logging_callback(state),
             message_handler=self._message_handler(state),
             log_level=self.log_level,
@@ -396,12 +399,10 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
                 tripped, state._tripped = state._tripped, False
                 lost = None if (self._stopping or state._wake.is_set() or not state.config.enabled or tripped) \
                     else "the connection closed"
-                if lost and state.config.transport == "stdio" and state.config.inprocess is None:
-                    tail = first_line(state.stderr_tail())
-                    lost = "the server process exited" + (f" (stderr: {tail})" if tail else "")
                 return lost
             finally:
                 state.client = None
+                state.inspection.connection_ended()
                 if state.specs:
                     state.specs = ()
                     self.generation += 1
@@ -409,6 +410,10 @@ class McpManager(ClientCallbacks, McpRequests, ToolBridge, Authorization):
                 # in this task: the SDK's anyio scopes must exit where they were entered
                 with contextlib.suppress(Exception):
                     await client.__aexit__(None, None, None)
+
+    @staticmethod
+    def _runs_a_process(state: ServerState) -> bool:
+        return state.config.transport == "stdio" and state.config.inprocess is None
 
     @staticmethod
     def _is_modern(client: Any) -> bool:

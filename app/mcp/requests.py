@@ -175,5 +175,8 @@ class McpRequests:
             await self._request(state, "server/discover", timeout,
                                 lambda: asyncio.wait_for(client.session.discover(), timeout))
         else:
-            await self._request(state, "ping", timeout, lambda: asyncio.wait_for(client.send_ping(), timeout))
+            from app.mcp.inspection import legacy_request
+
+            await self._request(state, "ping", timeout,
+                                lambda: asyncio.wait_for(legacy_request(client.send_ping), timeout))
         return (time.perf_counter() - started) * 1000

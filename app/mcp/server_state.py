@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.mcp.breaker import CircuitBreaker
+from app.mcp.inspection import Inspection
 from app.mcp.config import ServerConfig
 from app.mcp.protocol_log import ServerLogs
 from app.mcp.url_elicitation import Completions
@@ -56,7 +57,9 @@ class ServerState:
     stderr: Any = None  # a temp file the stdio process writes its stderr to
     auth: Any = None  # app.mcp.oauth.flow.GuardedAuth of the current connection (http/sse with OAuth)
     token_store: Any = None  # app.mcp.oauth.store.TokenStore, kept across reconnects
+    oauth_steps: Any = None  # app.mcp.oauth.steps.OAuthSteps: each sign-in step, for the inspector's OAuth view
     url_completions: Completions = field(default_factory=Completions)  # browser steps done (-32042)
+    inspection: Inspection = field(default_factory=Inspection)  # subscriptions, log level, roots (app/mcp/inspection.py)
     _closed: asyncio.Event = field(default_factory=asyncio.Event)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _settled: asyncio.Event = field(default_factory=asyncio.Event)
@@ -117,11 +120,6 @@ def describe_error(exc: BaseException) -> str:
     if type(exc).__name__ not in text:
         text = f"{type(exc).__name__}: {text}"
     return text
-
-
-def first_line(text: str) -> str:
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1].strip()[:300] if lines else ""
 
 
 def text_of(data: Any) -> str:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from app.mcp.config import stdio_environment
 from app.mcp.protocol_log import LoggedTransport, ServerLogs
 from app.mcp.server_state import ServerState
+from app.mcp.stdio_exit import wrapped_command
 
 
 def open_transport(state: ServerState, stack: contextlib.AsyncExitStack, *, workspace: Path,
@@ -38,8 +39,9 @@ def open_transport(state: ServerState, stack: contextlib.AsyncExitStack, *, work
         cwd = Path(config.cwd).expanduser() if config.cwd else workspace
         if not cwd.is_absolute():
             cwd = workspace / cwd
-        params = StdioServerParameters(command=config.command or "", args=list(config.args),
-                                       env=stdio_environment(config), cwd=str(cwd))
+        env = stdio_environment(config)
+        command, args = wrapped_command(config.command or "", list(config.args), env.get("PATH"))
+        params = StdioServerParameters(command=command, args=args, env=env, cwd=str(cwd))
         inner = stdio_client(params, errlog=state.stderr)
     elif config.transport == "sse":
         from mcp.client.sse import sse_client

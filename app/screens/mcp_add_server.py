@@ -1,4 +1,5 @@
-"""Add an MCP server from the inspector: name, then a command line (stdio) or a URL (HTTP/SSE).
+"""Add an MCP server from the inspector: name, then a command line (stdio) or a URL (HTTP/SSE) with
+optional headers and a bearer token.
 
 Checked with the config loader's own rules (`entry_from_form`); dismisses with the TOML table to write
 and the ServerConfig to start, or None when cancelled.
@@ -45,6 +46,11 @@ class AddServerScreen(ModalScreen["tuple[dict[str, Any], Any] | None"]):
             yield Input(placeholder="e.g. API_TOKEN=${MY_TOKEN}", id="add-env", classes="stdio-only")
             yield Static("URL", classes="hint url-only")
             yield Input(placeholder="e.g. http://127.0.0.1:3001/mcp", id="add-url", classes="url-only")
+            yield Static("Headers (optional): Name: value; … — ${VAR} is expanded", classes="hint url-only")
+            yield Input(placeholder="e.g. X-Api-Key: ${MY_KEY}; X-Team: birds", id="add-headers", classes="url-only")
+            yield Static("Bearer token (optional): sent as Authorization: Bearer …", classes="hint url-only")
+            yield Input(placeholder="e.g. ${MY_TOKEN} (kept out of the file) or the token itself", id="add-bearer",
+                        classes="url-only", password=True)
             yield Static("", id="add-error")
             yield Static(Text(f"Saved to {self.config_path} (comments and layout kept) and started at once.",
                               style="dim"), id="add-where")
@@ -91,7 +97,9 @@ class AddServerScreen(ModalScreen["tuple[dict[str, Any], Any] | None"]):
         try:
             entry, config = entry_from_form(name, transport, self.query_one("#add-command", Input).value,
                                             self.query_one("#add-url", Input).value,
-                                            self.query_one("#add-env", Input).value)
+                                            self.query_one("#add-env", Input).value,
+                                            self.query_one("#add-headers", Input).value,
+                                            self.query_one("#add-bearer", Input).value)
         except McpConfigError as exc:
             error.update(Text(str(exc).removeprefix("config.toml [mcp.servers]: "), style="red"))
             return

@@ -25,8 +25,11 @@ from textual.widgets import Button, OptionList, Static, TabbedContent, TabPane
 from styles import STYLES_DIR
 from widgets.footer import KeysFooter
 from widgets.mcp_catalog import CatalogPane
+from widgets.mcp_history import CallHistory
 from widgets.mcp_log import ProtocolLog, ServerMessages
+from widgets.mcp_oauth_steps import OAuthStepsView
 from widgets.mcp_panes import PromptsPane, ResourcesPane, ToolsPane
+from widgets.mcp_roots import RootsEditor
 from widgets.mcp_servers import ServerList, ServerOverview
 
 EMPTY = ("No MCP servers are configured yet.\n\nPress [b]a[/b] to add one: it is saved to {path} and "
@@ -76,6 +79,12 @@ class McpInspectorScreen(Screen):
                         yield ResourcesPane(clock=self.clock, id="mcp-resources")
                     with TabPane("Prompts", id="tab-prompts"):
                         yield PromptsPane(clock=self.clock, id="mcp-prompts")
+                    with TabPane("History", id="tab-history"):
+                        yield CallHistory(id="mcp-history")
+                    with TabPane("Roots", id="tab-roots"):
+                        yield RootsEditor(id="mcp-roots")
+                    with TabPane("OAuth", id="tab-oauth"):
+                        yield OAuthStepsView(id="mcp-oauth")
                     with TabPane("Protocol log", id="tab-protocol"):
                         yield ProtocolLog(id="mcp-protocol")
                     with TabPane("Server log", id="tab-logs"):
@@ -141,18 +150,44 @@ class McpInspectorScreen(Screen):
         if what in (None, "status", "tools", "resources", "prompts"):
             for pane in (ToolsPane, ResourcesPane, PromptsPane):
                 self.query_one(pane).show_server(manager, name)
+            self.query_one(RootsEditor).show_server(manager, name)
+            self.query_one(CallHistory).show_server(state)
         if what in (None, "log", "status"):
             self.query_one(ServerMessages).show_server(state)
         if what is None:
             self.query_one(ProtocolLog).show_server(state)
+        if what in (None, "status", "oauth"):
+            self.query_one(OAuthStepsView).show_server(state)
 
     @on(ServerChanged)
     def _server_changed(self, message: ServerChanged) -> None:
         self._listen()
-        if message.what != "log":
+        if message.what.startswith("resource-updated:"):
+            self.query_one(ResourcesPane).resource_updated(message.server, message.what.partition(":")[2])
+        elif message.what in ("subscriptions", "roots"):
+            pass  # the pane that asked shows it
+        elif message.what == "oauth":
+            if message.server == self.selected:
+                self.show_selected("oauth")
+        elif message.what != "log":
             self.show_servers()  # statuses and counts in the list, and the tabs
         elif message.server == self.selected:
             self.show_selected("log")
+
+    @on(CatalogPane.Called)
+    def _called(self, message: CatalogPane.Called) -> None:
+        if message.server == self.selected:
+            self.query_one(CallHistory).show_server(self.state())
+
+    @on(CallHistory.RunAgain)
+    def _run_again(self, message: CallHistory.RunAgain) -> None:
+        """Make a call from the history again, in its own tab."""
+        pane = self.query_one(f"#mcp-{message.kind}", CatalogPane)
+        if pane.run_again(message.key, message.raw):
+            self.query_one(TabbedContent).active = f"tab-{message.kind}"
+            pane.option_list.focus()  # (focus left in the History tab would switch back to it)
+        else:
+            self.notify("That item is no longer offered by the server.", severity="warning", timeout=4)
 
     @on(OptionList.OptionHighlighted, "#mcp-servers")
     def _server_highlighted(self) -> None:

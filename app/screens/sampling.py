@@ -1,7 +1,8 @@
 """The sampling approval modal: an MCP server asks the workstream's model for a completion.
 
 Shows who asks, the model that would answer, the limits, the system prompt and every message
-(scrollable), so the user can judge what is sent. Dismisses with True (approve) or False (deny).
+(scrollable), so the user can judge what is sent. Dismisses with True (approve: the model answers),
+False (deny) or a `HandReply` (the user wrote the answer: a server can be tested with no model at all).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Static, TextArea
 
 from app.mcp.features import SamplingRequest
 from app.screens.elicitation import heading
@@ -34,6 +35,10 @@ def request_facts(request: SamplingRequest, model: str) -> Text:
     return text
 
 
+class HandReply(str):
+    """The reply the user wrote instead of the model's."""
+
+
 def message_block(role: str, body: str) -> Text:
     text = Text()
     text.append(f"{role}\n", style={"user": "bold cyan", "assistant": "bold green"}.get(role, "bold yellow"))
@@ -41,14 +46,17 @@ def message_block(role: str, body: str) -> Text:
     return text
 
 
-class SamplingScreen(ModalScreen[bool]):
-    """One sampling request: y approves (the model answers), n or Esc denies."""
+class SamplingScreen(ModalScreen["bool | HandReply"]):
+    """One sampling request: y approves (the model answers), w writes the reply by hand, n or Esc denies.
+    With no model (`model` empty) only a written reply or a denial is offered."""
 
     CSS_PATH = STYLES_DIR / "client_requests.tcss"
     BINDINGS = [
         Binding("y", "decide(True)", "Approve"),
+        Binding("w", "write", "Write reply"),
         Binding("n", "decide(False)", "Deny"),
         Binding("escape", "decide(False)", "Deny"),
+        Binding("ctrl+s", "send", "Send reply", priority=True, show=False),
     ]
 
     def __init__(self, request: SamplingRequest, model: str, workstream_title: str = "") -> None:
@@ -57,12 +65,18 @@ class SamplingScreen(ModalScreen[bool]):
         self.model = model
         self.workstream_title = workstream_title
 
+    @property
+    def writing(self) -> bool:
+        return self.query_one("#sampling-reply", TextArea).display
+
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(id="client-request-dialog", classes="-sampling"):
             yield Static(heading("asks the model for a completion", request.server, self.workstream_title),
                          id="request-heading")
-            yield Static(request_facts(request, self.model), id="sampling-facts")
+            yield Static(request_facts(request, self.model) if self.model else
+                         Text("No model is configured: write the reply by hand (w), or deny.", style="yellow"),
+                         id="sampling-facts")
             with VerticalScroll(id="request-body"):
                 if request.system_prompt:
                     yield Static(message_block("system prompt", request.system_prompt),
@@ -70,18 +84,57 @@ class SamplingScreen(ModalScreen[bool]):
                 for message in request.messages:
                     yield Static(message_block(message.get("role", "user"), message.get("text", "")),
                                  classes="sampling-message")
+            reply = TextArea(id="sampling-reply", soft_wrap=True, compact=True,
+                             placeholder="The reply the server gets, as if the model wrote it")
+            reply.cursor_blink = False
+            reply.display = False
+            reply.border_title = "your reply, sent as the model's"
+            yield reply
             with Horizontal(id="request-buttons"):
-                yield Button("Approve", id="approve", variant="primary")
+                yield Button("Approve", id="approve", variant="primary", disabled=not self.model)
+                yield Button("Write reply", id="write")
+                yield Button("Send reply", id="send", variant="success")
                 yield Button("Deny", id="deny", variant="error")
-            yield Static("[b]y[/] approve: the model's reply goes to the server   [b]n[/] / [b]Esc[/] deny",
-                         id="request-keys")
+            yield Static(self._keys(), id="request-keys")
+
+    def _keys(self) -> str:
+        if self.is_mounted and self.writing:
+            return "[b]ctrl+s[/] send this reply to the server   [b]Esc[/] deny"
+        approve = "[b]y[/] approve: the model's reply goes to the server   " if self.model else ""
+        return f"{approve}[b]w[/] write the reply yourself   [b]n[/] / [b]Esc[/] deny"
 
     def on_mount(self) -> None:
+        self.query_one("#send").display = False
         self.query_one("#request-body").focus()
 
     def action_decide(self, approve: bool) -> None:
+        if approve and not self.model:
+            self.notify("No model is configured: press w to write the reply by hand.", severity="warning")
+            return
         self.dismiss(approve)
+
+    def action_write(self) -> None:
+        reply = self.query_one("#sampling-reply", TextArea)
+        reply.display = True
+        self.query_one("#send").display = True
+        self.query_one("#write").display = False
+        self.query_one("#request-keys", Static).update(self._keys())
+        reply.focus()
+
+    def action_send(self) -> None:
+        if not self.writing:
+            return
+        text = self.query_one("#sampling-reply", TextArea).text
+        if not text.strip():
+            self.notify("Write the reply first (or press Esc to deny).", severity="warning")
+            return
+        self.dismiss(HandReply(text))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "approve")
+        if event.button.id == "write":
+            self.action_write()
+        elif event.button.id == "send":
+            self.action_send()
+        else:
+            self.action_decide(event.button.id == "approve")

@@ -67,3 +67,49 @@ def test_entry_from_form_uses_the_loaders_rules():
                         (("x", "stdio", "cmd", "", "NOEQUALS"), "KEY=VALUE"), (("x", "stdio", "'unclosed"), "cannot be split")]:
         with pytest.raises(McpConfigError, match=words):
             entry_from_form(*args)
+
+
+TWO_SERVERS = """\
+[mcp.servers.time]
+command = "mcp-server-time"
+
+# the git server, kept on
+[mcp.servers.git]
+command = "mcp-server-git"
+"""
+
+
+def test_disabling_puts_the_key_in_its_own_table_before_the_next_tables_comment(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(TWO_SERVERS)
+    assert set_mcp_server_enabled(path, "time", False)
+    assert path.read_text() == TWO_SERVERS.replace('"mcp-server-time"\n', '"mcp-server-time"\nenabled = false\n')
+    servers = load_config(path).mcp_servers
+    assert servers["time"]["enabled"] is False and "enabled" not in servers["git"]
+    assert set_mcp_server_enabled(path, "time", True)
+    assert path.read_text() == TWO_SERVERS
+
+
+def test_adding_then_removing_a_server_leaves_the_file_as_it_was(tmp_path):
+    path = tmp_path / "config.toml"
+    for original in (TWO_SERVERS, ORIGINAL, "[ui]\nbell = true\n"):
+        path.write_text(original)
+        write_mcp_server(path, "web", {"type": "http", "url": "http://127.0.0.1:1/mcp"})
+        assert load_config(path).mcp_servers["web"]["type"] == "http"
+        assert remove_mcp_server(path, "web")
+        assert path.read_text() == original
+
+
+def test_entry_from_form_with_headers_and_a_bearer_token():
+    entry, config = entry_from_form("web", "http", url="https://example.com/mcp",
+                                    headers_text=" X-Api-Key: ${KEY} ; X-Team: birds and bees ", bearer="${TOKEN}")
+    assert entry == {"type": "http", "url": "https://example.com/mcp",
+                     "headers": {"X-Api-Key": "${KEY}", "X-Team": "birds and bees", "Authorization": "Bearer ${TOKEN}"}}
+    assert config.headers["X-Team"] == "birds and bees"
+    entry, _ = entry_from_form("web", "sse", url="https://example.com/sse", bearer="Bearer abc")
+    assert entry["headers"] == {"Authorization": "Bearer abc"}
+    for headers, bearer, words in [("X-Team", "", "headers are 'Name: value'"), ("Bad Name: x", "", "Name: value"),
+                                   ("X-Empty:", "", "Name: value"), ("Authorization: Basic x", "t", "not both"),
+                                   ("", "two words", "no spaces")]:
+        with pytest.raises(McpConfigError, match=words):
+            entry_from_form("web", "http", url="https://example.com/mcp", headers_text=headers, bearer=bearer)

@@ -192,3 +192,11 @@ def test_policy_mistakes_name_the_line(tmp_path, line, words):
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert "line 2" in str(caught.value) and words in str(caught.value)
+
+
+@pytest.mark.parametrize("text, line", [("x = 1\ny = 2\na = [1,\n2,\n", 4), ("[t]\nz = \"\"\"abc\n", 2),
+                                        ("a = {b = 1", 1), ("a = ", 1), ("[a", 1)])
+def test_a_file_that_ends_early_says_so_with_its_last_line(tmp_path: Path, text: str, line: int) -> None:
+    msg = _error(tmp_path, text)
+    assert msg.startswith(f"{tmp_path / 'config.toml'} line {line}: invalid TOML: the file ends early")
+    assert "\\x00" not in msg and "Unexpected" not in msg

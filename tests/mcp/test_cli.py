@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from app.mcp.cli import parse_pairs
-from tests.mcp.conftest import require, server_path
+from tests.mcp.conftest import needs_node, require, server_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -125,3 +125,66 @@ def test_a_named_config_file_that_is_missing_exits_2(tmp_path):
     assert f"{missing}: no such config file (named by $WHIMBREL_CONFIG)" in listed.stderr
     flagged = whimbrel("--config", str(missing), "list", config=missing, cwd=tmp_path)
     assert flagged.returncode == 2 and "(named by --config)" in flagged.stderr
+
+
+@needs_node
+def test_resources_templates_prompts_and_ping_of_server_everything(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[mcp.servers.everything]\ncommand = "mcp-server-everything"\nargs = ["stdio"]\n')
+    prompts = whimbrel("prompts", "everything", config=config, cwd=tmp_path)
+    assert prompts.returncode == 0, prompts.stderr
+    names = [p["name"] for p in json.loads(prompts.stdout)]
+    assert "simple-prompt" in names and "args-prompt" in names
+    resources = whimbrel("resources", "everything", config=config, cwd=tmp_path)
+    assert resources.returncode == 0, resources.stderr
+    assert all(r["uri"].startswith("demo://") for r in json.loads(resources.stdout))
+    templates = whimbrel("templates", "everything", config=config, cwd=tmp_path)
+    assert templates.returncode == 0, templates.stderr
+    assert any("{" in t["uriTemplate"] for t in json.loads(templates.stdout))
+    ping = whimbrel("ping", "everything", config=config, cwd=tmp_path)
+    assert ping.returncode == 0, ping.stderr
+    answer = json.loads(ping.stdout)
+    assert answer["server"] == "everything" and answer["ms"] >= 0
+    assert "Warning" not in ping.stderr  # (ping is legacy here, and said nothing about it)
+
+
+def test_bad_arguments_are_usage_errors_before_any_server_starts(tmp_path):
+    config = tmp_path / "config.toml"
+    marker = tmp_path / "started"
+    # a "server" that would leave a file behind if it were ever started
+    config.write_text(f'[mcp.servers.dead]\ncommand = "sh"\nargs = ["-c", "touch {marker}; exit 1"]\n')
+    for args, words in [(("call", "dead", "x", "badpair"), "expected key=value, got 'badpair'"),
+                        (("call", "dead", "x", "--json", "{nope"), "--json is not valid JSON"),
+                        (("call", "dead", "x", "--json", "[1]"), "--json must be a JSON object"),
+                        (("prompt", "dead", "p", "=x"), "expected key=value")]:
+        done = whimbrel(*args, config=config, cwd=tmp_path)
+        assert done.returncode == 2, (args, done.stderr)
+        assert words in done.stderr and "Traceback" not in done.stderr and done.stdout == ""
+    assert not marker.exists()
+
+
+def test_an_unbalanced_quote_in_a_stdio_spec_is_a_usage_error(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    done = whimbrel("tools", "stdio:echo 'abc", config=config, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "the command line \"echo 'abc\" cannot be split like a shell would: No closing quotation" in done.stderr
+
+
+def test_a_stdio_server_that_exits_says_its_status_and_last_stderr_lines(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    script = "echo starting >&2; echo 'error: the database file is missing' >&2; exit 3"
+    done = whimbrel("tools", f"stdio:sh -c \"{script}\"", config=config, cwd=tmp_path)
+    assert done.returncode == 1
+    assert ("the server process exited with status 3; its stderr ended with: starting | "
+            "error: the database file is missing") in done.stderr
+    assert "-32000" not in done.stderr
+
+
+def test_a_stdio_server_killed_by_a_signal_says_which(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    done = whimbrel("tools", 'stdio:sh -c "echo going >&2; kill -KILL $$"', config=config, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "the server process was killed by SIGKILL (status 137); its stderr ended with: going" in done.stderr

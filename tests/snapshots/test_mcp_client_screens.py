@@ -89,6 +89,16 @@ def test_sampling_approval(snap_compare) -> None:
     assert snap_compare(app, terminal_size=(110, 34), run_before=settle)
 
 
+def test_sampling_reply_written_by_hand_with_no_model(snap_compare) -> None:
+    async def write(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("w", *"A whimbrel is a curlew.")
+        await pilot.pause()
+
+    app = Host(SamplingScreen(SAMPLING, "", "refactor"))
+    assert snap_compare(app, terminal_size=(110, 34), run_before=write)
+
+
 class CardsHost(App):
     """Tool cards as the transcript shows them, without the rest of the main screen."""
 

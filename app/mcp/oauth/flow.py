@@ -29,6 +29,7 @@ from mcp.shared.auth import (
 from app.mcp.features import AuthorizationRequest, ClientHooks, Declined
 from app.mcp.oauth.callback import HOST, PATH, CallbackServer, SignInError, free_port, port_is_free
 from app.mcp.oauth.settings import OAuthSettings
+from app.mcp.oauth.steps import OAuthSteps
 from app.mcp.oauth.store import TokenStore
 
 OnWaiting = Callable[[bool, str], None]
@@ -44,8 +45,10 @@ class SignIn:
     `result()` waits for the browser to come back. Both share one deadline (`timeout` seconds).
     """
 
-    def __init__(self, server: str, port: int, timeout: float, hooks: ClientHooks, on_waiting: OnWaiting) -> None:
+    def __init__(self, server: str, port: int, timeout: float, hooks: ClientHooks, on_waiting: OnWaiting,
+                 steps: OAuthSteps | None = None) -> None:
         self.server = server
+        self.steps = steps or OAuthSteps()
         self.port = port
         self.timeout = timeout
         self.hooks = hooks
@@ -65,6 +68,8 @@ class SignIn:
         await self.callback.start()
         self.callback.expect(parse_qs(urlsplit(url).query).get("state", [""])[0])
         self.request = AuthorizationRequest(self.server, url, self.timeout, cancel=self.callback.cancel)
+        self.steps.browser("authorization: sign in through the browser", url,
+                           f"the browser comes back to {self.redirect_uri}")
         self.on_waiting(True, f"sign in through the browser (waiting up to {self.timeout:g}s)")
         try:
             await asyncio.wait_for(self.hooks.authorization(self.request), self.timeout)
@@ -91,6 +96,8 @@ class SignIn:
             await self.end("sign-in interrupted")
             raise
         await self.end("")
+        self.steps.browser("authorization: the browser came back", self.redirect_uri,
+                           f"an authorization code ({len(got.code or '')} characters) for state {got.state}")
         return AuthorizationCodeResult(code=got.code, state=got.state, iss=got.iss)
 
     def cancel(self, reason: str) -> None:
@@ -174,8 +181,10 @@ class KeyClientProvider(_Remembers, PrivateKeyJWTOAuthProvider):
 class GuardedAuth(httpx2.Auth):
     """Wraps an SDK provider: remembers the last failure of the flow and never leaves a listener open."""
 
-    def __init__(self, inner: httpx2.Auth, sign_in: SignIn | None, interactive: bool) -> None:
+    def __init__(self, inner: httpx2.Auth, sign_in: SignIn | None, interactive: bool,
+                 steps: OAuthSteps | None = None) -> None:
         self.inner = inner
+        self.steps = steps if steps is not None else OAuthSteps()  # every exchange, for the inspector
         self.sign_in = sign_in
         self.interactive = interactive  # a retry would prompt a person again
         self.requires_request_body = inner.requires_request_body
@@ -186,8 +195,13 @@ class GuardedAuth(httpx2.Auth):
         flow = self.inner.async_auth_flow(request)
         try:
             outgoing = await flow.__anext__()
+            in_sign_in = False  # once a step of this flow is recorded, the rest of it are steps too
             while True:
                 response = yield outgoing
+                if self.steps.is_step(outgoing, response, auth_only=not in_sign_in):
+                    if "event-stream" not in response.headers.get("content-type", ""):
+                        await response.aread()  # (the provider reads these answers too; a stream stays unread)
+                    in_sign_in = self.steps.exchange(outgoing, response)
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
@@ -238,8 +252,9 @@ def _read_key(settings: OAuthSettings) -> str:
 
 
 def build_auth(server: str, url: str, settings: OAuthSettings, store: TokenStore, hooks: ClientHooks,
-               on_waiting: OnWaiting) -> GuardedAuth:
-    """The auth for one connection attempt. Raises SignInError/ValueError for unusable settings."""
+               on_waiting: OnWaiting, steps: OAuthSteps | None = None) -> GuardedAuth:
+    """The auth for one connection attempt; `steps` records each step of it (app/mcp/oauth/steps.py).
+    Raises SignInError/ValueError for unusable settings."""
     scope = settings.scope
     with warnings.catch_warnings():
         # the SDK warns when `issuer` is left out; the configuration may do that, the terminal must not show it
@@ -252,7 +267,7 @@ def build_auth(server: str, url: str, settings: OAuthSettings, store: TokenStore
             inner: httpx2.Auth = IdentityAssertionOAuthProvider(
                 url, store, settings.client_id, settings.client_secret, settings.issuer, settings.assertion,
                 scope=scope, token_endpoint_auth_method=method)  # type: ignore[arg-type]
-            return GuardedAuth(inner, None, interactive=False)
+            return GuardedAuth(inner, None, interactive=False, steps=steps)
         if settings.grant == "client_credentials":
             if settings.private_key or settings.private_key_file:
                 signer = SignedJWTParameters(issuer=settings.client_id or "", subject=settings.client_id or "",
@@ -265,8 +280,8 @@ def build_auth(server: str, url: str, settings: OAuthSettings, store: TokenStore
                 inner = SecretClientProvider(url, store, settings.client_id or "", settings.client_secret or "",
                                              token_endpoint_auth_method=method,  # type: ignore[arg-type]
                                              scope=scope, issuer=settings.issuer)
-            return GuardedAuth(inner, None, interactive=False)
-    sign_in = SignIn(server, _callback_port(settings, store), settings.timeout, hooks, on_waiting)
+            return GuardedAuth(inner, None, interactive=False, steps=steps)
+    sign_in = SignIn(server, _callback_port(settings, store), settings.timeout, hooks, on_waiting, steps)
     redirect_uris = [sign_in.redirect_uri]
     metadata = OAuthClientMetadata(
         client_name=CLIENT_NAME, redirect_uris=redirect_uris, grant_types=["authorization_code", "refresh_token"],
@@ -281,4 +296,4 @@ def build_auth(server: str, url: str, settings: OAuthSettings, store: TokenStore
             or ("client_secret_basic" if settings.client_secret else "none"))
     inner = BrowserProvider(url, metadata, store, sign_in.redirect, sign_in.result,
                             client_metadata_url=settings.client_metadata_url, client_info=fixed)
-    return GuardedAuth(inner, sign_in, interactive=True)
+    return GuardedAuth(inner, sign_in, interactive=True, steps=steps)

@@ -1,0 +1,101 @@
+"""Images, audio and binary blobs in what a server answered: found, described (type, size, and a PNG's
+or GIF's pixel size) and saved to files, so the inspector can show a clear block and a key to save.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import mimetypes
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.mcp.convert import _get, describe_bytes
+
+EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp",
+              "audio/wav": ".wav", "audio/x-wav": ".wav", "audio/mpeg": ".mp3", "audio/ogg": ".ogg"}
+
+
+@dataclass
+class Media:
+    """One binary item: `kind` image/audio/blob, its MIME type and its base64 data."""
+
+    kind: str
+    mime: str
+    data: str
+
+    @property
+    def size(self) -> int:
+        return describe_bytes(self.data)
+
+    def decoded(self) -> bytes:
+        try:
+            return base64.b64decode(self.data, validate=False)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError(f"the {self.kind} data is not valid base64: {exc}") from None
+
+    def pixels(self) -> tuple[int, int] | None:
+        """(width, height) of a PNG or GIF, read from its header; None for other types."""
+        head = base64.b64decode(self.data[:64] + "=" * (-len(self.data[:64]) % 4), validate=False) \
+            if self.data else b""
+        if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24:
+            return struct.unpack(">II", head[16:24])
+        if head[:4] == b"GIF8" and len(head) >= 10:
+            return struct.unpack("<HH", head[6:10])
+        return None
+
+    def extension(self) -> str:
+        return EXTENSIONS.get(self.mime) or mimetypes.guess_extension(self.mime or "") or ".bin"
+
+
+def describe(media: Media) -> str:
+    """'image/png, 1.2 KB, 64×64 px'."""
+    size = media.size
+    amount = f"{size} bytes" if size < 1024 else f"{size / 1024:.1f} KB"
+    pixels = media.pixels()
+    return f"{media.mime or 'unknown type'}, {amount}" + (f", {pixels[0]}×{pixels[1]} px" if pixels else "")
+
+
+def media_in(result: Any) -> list[Media]:
+    """Every image, audio and blob in a tool result, prompt result or resource read, in order."""
+    found: list[Media] = []
+
+    def block(item: Any) -> None:
+        kind = _get(item, "type", default="")
+        if kind in ("image", "audio"):
+            found.append(Media(kind, _get(item, "mime_type", "mimeType", default="") or "", _get(item, "data") or ""))
+        elif kind == "resource":
+            contents(_get(item, "resource"))
+
+    def contents(item: Any) -> None:
+        blob = _get(item, "blob")
+        if blob:
+            found.append(Media("blob", _get(item, "mime_type", "mimeType", default="") or "", blob))
+
+    for item in _get(result, "content", default=None) or []:
+        block(item)
+    for message in _get(result, "messages", default=None) or []:
+        content = _get(message, "content")
+        for item in content if isinstance(content, list) else [content]:
+            block(item)
+    for item in _get(result, "contents", default=None) or []:
+        contents(item)
+    return found
+
+
+def save_all(media: list[Media], folder: Path, stem: str) -> list[Path]:
+    """Write each item to `folder/<stem>-<n><ext>` (never over an existing file); returns the paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-") or "media"
+    written = []
+    for index, item in enumerate(media, 1):
+        data = item.decoded()
+        path, again = folder / f"{safe}-{index}{item.extension()}", 2
+        while path.exists():
+            path, again = folder / f"{safe}-{index}-{again}{item.extension()}", again + 1
+        path.write_bytes(data)
+        written.append(path)
+    return written

@@ -1,0 +1,63 @@
+"""How a stdio server ended: its exit status and the last lines of its stderr, in words.
+
+The SDK keeps the server's process to itself, so the status is learnt from a thin `/bin/sh` parent
+that runs the server (not `exec`: it waits) and writes one marked line to the server's stderr when
+the server exits. `exit_reason` turns that line and the stderr before it into the reason the user
+reads, instead of the SDK's "Connection closed (code -32000)".
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+
+MARK = "[whimbrel] the server process exited with status"
+# $? is 128+N when the server died of signal N; the wrapper keeps the server's status as its own
+_WRAPPER = f'"$@"; s=$?; echo "{MARK} $s" >&2; exit $s'
+_STATUS = re.compile(re.escape(MARK) + r" (\d+)\s*$", re.MULTILINE)
+TAIL_LINES = 3
+
+
+def wrapped_command(command: str, args: list[str], path: str | None = None) -> tuple[str, list[str]]:
+    """(command, args) that run the server under the status-reporting shell; unchanged where there
+    is no POSIX shell or the command is not on `path` (the spawn then fails with the usual words)."""
+    shell = "/bin/sh"
+    if os.name != "posix" or not os.path.exists(shell) or shutil.which(command, path=path) is None:
+        return command, args
+    return shell, ["-c", _WRAPPER, "sh", command, *args]
+
+
+def exit_status(stderr: str) -> int | None:
+    """The status the wrapper reported, or None (the server has not exited, or ran unwrapped)."""
+    found = _STATUS.findall(stderr)
+    return int(found[-1]) if found else None
+
+
+def _status_words(status: int) -> str:
+    if status > 128:
+        try:
+            name = signal.Signals(status - 128).name
+        except ValueError:
+            name = f"signal {status - 128}"
+        return f"was killed by {name} (status {status})"
+    return f"exited with status {status}"
+
+
+def last_lines(stderr: str, count: int = TAIL_LINES) -> list[str]:
+    """The last `count` non-blank lines of stderr, without the wrapper's own line."""
+    lines = [line.rstrip() for line in stderr.splitlines() if line.strip() and not line.startswith(MARK)]
+    return lines[-count:]
+
+
+def exit_reason(stderr: str, fallback: str) -> str:
+    """'the server process exited with status 3; its stderr ended with: …' (or `fallback` with the
+    stderr lines when no status was reported)."""
+    status = exit_status(stderr)
+    tail = last_lines(stderr)
+    said = f"; its stderr ended with: {' | '.join(line[:300] for line in tail)}" if tail else \
+        "; it wrote nothing to stderr"
+    if status is None:
+        return fallback + (said if tail else "")
+    return f"the server process {_status_words(status)}{said}"
