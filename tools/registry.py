@@ -23,7 +23,8 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "search": search,
 }
 
-METADATA_KEYS = ("auto_approve", "agent", "task_agent", "primary_key", "path_args", "approval_reason")
+METADATA_KEYS = ("auto_approve", "agent", "task_agent", "plan_agent", "read_only", "primary_key", "path_args",
+                 "approval_reason", "category")
 SCHEMA_DIR = Path(__file__).parent
 
 
@@ -31,8 +32,10 @@ SCHEMA_DIR = Path(__file__).parent
 class ToolSpec:
     """One tool: the schema sent to models (no metadata keys), its policy metadata and implementation.
 
-    `agent`: offered to the main agent; `task_agent`: offered to task sub-agents. `path_args`
-    name the arguments holding file-system paths (checked against the workspace).
+    `agent`: offered to the main agent; `task_agent`: offered to task sub-agents; `plan_agent`:
+    offered to read-only plan sub-agents. `read_only`: changes nothing outside its result (served
+    by `whimbrel mcp serve` by default). `path_args` name the arguments holding file-system paths
+    (checked against the workspace). `builtin`: shipped with Whimbrel (never deferred by tool search).
     """
 
     name: str
@@ -44,6 +47,10 @@ class ToolSpec:
     primary_key: str | None = None
     path_args: tuple[str, ...] = ()
     approval_reason: str = "needs approval to run"
+    plan_agent: bool = False
+    read_only: bool = False
+    category: str = "other"
+    builtin: bool = False
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -59,7 +66,9 @@ def spec_from_json(data: dict[str, Any], implementation: Implementation) -> Tool
         auto_approve=bool(data.get("auto_approve", False)), agent=bool(data.get("agent", True)),
         task_agent=bool(data.get("task_agent", True)), primary_key=data.get("primary_key"),
         path_args=tuple(data.get("path_args", ())),
-        approval_reason=data.get("approval_reason") or "needs approval to run")
+        approval_reason=data.get("approval_reason") or "needs approval to run",
+        plan_agent=bool(data.get("plan_agent", False)), read_only=bool(data.get("read_only", False)),
+        category=data.get("category", "other"), builtin=True)
 
 
 @dataclass

@@ -37,6 +37,8 @@ from app.providers.retry import stream_with_retry
 from tools.context import ToolContext
 from tools.pipeline import PreparedCall, approval_reason, execute, prepare
 from tools.registry import ToolRegistry
+from tools.tool_search import ToolSearch
+from tools.visibility import ToolScope, schemas as visible_schemas
 from tools.truncate import HeadTailBuffer
 
 Emit = Callable[[ev.EngineEvent], None]
@@ -106,6 +108,7 @@ class Session:
         self._emit = emit
         self._slice = StreamSlice()  # this session's part of the streams' shared loop budget
         self.system_extra: Callable[[], str] | None = None  # e.g. the MCP resource/prompt catalog
+        self.tool_scope = ToolScope(search=ToolSearch())  # what the model sees is what may be dispatched (tools/visibility.py)
 
     # -- helpers -------------------------------------------------------------------------
     def emit(self, event: ev.EngineEvent) -> None:
@@ -211,7 +214,7 @@ class Session:
         assembler = ToolCallAssembler()
         finish_reason: str | None = None
         messages = self.model_messages()
-        tools = self.registry.schemas()
+        tools = visible_schemas(self.registry, self.tool_scope)
         draft = ReplyDraft(self.store, self.workstream_id, content, reasoning) \
             if ReplyDraft.supported(self.store) else None
 
@@ -427,7 +430,7 @@ class Session:
 
     async def _run_tools(self, calls: list[ToolCall]) -> None:
         """Prepare, gate, approve and execute one response's tool calls; persist every result."""
-        prepared = [prepare(call, self.registry, self.tool_context) for call in calls]
+        prepared = [prepare(call, self.registry, self.tool_context, self.tool_scope) for call in calls]
         for item in prepared:
             self.emit(ev.ToolCallAdded(item.call.id, item.call.name.strip(), item.preview, item.call.arguments))
         runnable: list[PreparedCall] = []
