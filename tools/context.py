@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Awaitable, Callable
+
+from tools.pinned_fetch import WebAccess
 
 
 def _discard(_text: str) -> None:
@@ -23,7 +25,8 @@ class ToolContext:
     and edit_file add the paths they write. For parallel calls the engine can give each call
     its own `on_output` with `dataclasses.replace(ctx, on_output=...)`: the copy shares the
     same `read_paths` set. `on_progress(progress, total, message)` reports progress (MCP tools);
-    `workstream_id` says whose call it is (MCP sampling/elicitation are routed by it).
+    `workstream_id` says whose call it is (MCP sampling/elicitation are routed by it). `web` holds
+    what web tools may reach; `ask_model` lets a tool (web_fetch's question) ask the workstream's model.
     """
 
     workspace: Path
@@ -33,6 +36,8 @@ class ToolContext:
     workstream_id: str = ""
     bash_timeout: float = 120.0
     output_limit: int = 30_000
+    web: WebAccess = field(default_factory=WebAccess)
+    ask_model: Callable[[str], Awaitable[str]] | None = None  # one prompt → the workstream model's answer
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).expanduser().resolve()

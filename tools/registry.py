@@ -11,6 +11,7 @@ from tools.bash import bash
 from tools.context import ToolContext
 from tools.files import edit_file, read_file, write_file
 from tools.search import search
+from tools.web_fetch import web_fetch
 
 Implementation = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
 """Runs a call with validated arguments; returns the result text or raises ToolError."""
@@ -21,6 +22,7 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "write_file": write_file,
     "edit_file": edit_file,
     "search": search,
+    "web_fetch": web_fetch,
 }
 
 METADATA_KEYS = ("auto_approve", "agent", "task_agent", "plan_agent", "read_only", "primary_key", "path_args",

@@ -35,6 +35,7 @@ from app.providers.capabilities import context_window as window_of
 from app.providers.registry import import_sdk_off_loop
 from app.providers.retry import stream_with_retry
 from tools.context import ToolContext
+from tools.errors import ToolError
 from tools.pipeline import PreparedCall, approval_reason, execute, prepare
 from tools.registry import ToolRegistry
 from tools.tool_search import ToolSearch
@@ -328,6 +329,19 @@ class Session:
                 self._breaker_event(alias, before)
             return
 
+    async def ask_model(self, prompt: str) -> str:
+        """One prompt to this workstream's model without tools (web_fetch's question); usage is recorded."""
+        parts: list[str] = []
+        try:
+            async for provider, chunk in self._chunks_with_fallback([Message(role="user", content=prompt)], []):
+                if isinstance(chunk, ContentChunk):
+                    parts.append(chunk.text)
+                elif isinstance(chunk, UsageChunk):
+                    await self._record_usage(provider.settings, chunk)
+        except ProviderError as error:
+            raise ToolError(f"the model could not read the page: {error.message}") from None
+        return "".join(parts)
+
     def context_window(self) -> int | None:
         """The current model's context window (configured, else known for the model)."""
         if self.provider is None:
@@ -499,6 +513,7 @@ class Session:
                 streamed[call_id] = HeadTailBuffer(self.tool_context.output_limit)
                 ctx = dataclasses.replace(
                     self.tool_context, on_output=lambda text: on_output(call_id, text),
+                    ask_model=self.tool_context.ask_model or self.ask_model,
                     on_progress=lambda value, total, message: self.emit(
                         ev.ToolProgress(call_id, value, total, message)),
                     workstream_id=self.workstream_id)

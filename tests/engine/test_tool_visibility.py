@@ -26,3 +26,30 @@ async def test_a_tool_the_model_was_not_shown_is_refused(fake_openai, tmp_path):
     assert not (workspace / "pwned.txt").exists()
     assert not recorder.approvals  # refused before the approval step: nothing to approve
     await shutdown(session, store)
+
+
+async def test_web_fetch_question_is_answered_by_the_workstream_model(fake_openai, tmp_path):
+    """Acceptance 1: the page is read by the model in a side request; only the answer joins the chat."""
+    from tests.tools.web_site import LocalSite
+    from tools.address_policy import AddressPolicy
+    from tools.pinned_fetch import WebAccess
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with LocalSite() as site:
+        args = json.dumps({"url": site.url("/docs"), "question": "How far does the whimbrel fly?"})
+        fake_openai.queue(ToolCallReply([("web_fetch", args, "call_1")]),
+                          TextReply("About 5,000 km without stopping.", usage=(300, 9)),
+                          TextReply("The page says it flies 5,000 km non-stop."))
+        recorder = Recorder()
+        session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
+        session.tool_context.web = WebAccess(policy=AddressPolicy(allow_networks=("127.0.0.1/32",)))
+        await session.run_turn("Summarise the local docs page")
+    side_request = fake_openai.requests[1]
+    assert "5,000 km" in side_request["messages"][-1]["content"] and not side_request.get("tools")
+    result = recorder.of(ev.ToolResultReady)[0]
+    assert not result.is_error and result.output.endswith("About 5,000 km without stopping.")
+    assert "Numenius" not in fake_openai.requests[2]["messages"][-1]["content"]
+    rows = await store.load_messages(session.workstream_id)
+    assert [m.role for m in rows] == ["user", "assistant", "tool", "assistant"]
+    await shutdown(session, store)
