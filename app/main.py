@@ -281,6 +281,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
     def _make_session(self, workstream_id, saved, listener):
         """A Session for a workstream, restored from its SavedState (model, /clear point, compaction)."""
         from app.engine.session import Session
+        from app.engine.tool_setup import configure_tools
         from tools.context import ToolContext
 
         context = ToolContext(workspace=self.options.workdir.resolve(), bash_timeout=self.options.bash_timeout,
@@ -293,6 +294,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
         session.system_extra = self.mcp_catalog
+        configure_tools(session, self.options.config)
         return session
 
     async def _restore_workspace(self) -> None:

@@ -58,4 +58,4 @@ class AddressPolicy:
         if kind != "cloud metadata" and host.lower().rstrip(".") in self.allow_hosts:
             return None
         return (f"{host} resolves to {address}, a {kind} address; web tools may only reach public addresses "
-                f"unless [tools.web] allow_hosts or allow_networks in the config allows it")
+                f"unless [tools] web_allow_hosts or web_allow_networks in the config allows it")

@@ -86,7 +86,7 @@ async def test_a_question_is_answered_by_the_model_from_the_page(registry, fresh
 
 async def test_loopback_is_refused_by_default(registry, fresh_site, workspace) -> None:
     text, is_error = await run(registry, context(workspace), "web_fetch", {"url": fresh_site.url("/docs")})
-    assert is_error and "127.0.0.1, a loopback address" in text and "allow_hosts" in text
+    assert is_error and "127.0.0.1, a loopback address" in text and "web_allow_hosts" in text
     assert fresh_site.hosts == []  # never connected
 
 
