@@ -10,6 +10,8 @@ from typing import Any, Awaitable, Callable
 from tools.bash import bash
 from tools.context import ToolContext
 from tools.files import edit_file, read_file, write_file
+from tools.man import man
+from tools.math_tool import math
 from tools.search import search
 from tools.web_fetch import web_fetch
 
@@ -23,6 +25,8 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "edit_file": edit_file,
     "search": search,
     "web_fetch": web_fetch,
+    "math": math,
+    "man": man,
 }
 
 METADATA_KEYS = ("auto_approve", "agent", "task_agent", "plan_agent", "read_only", "primary_key", "path_args",
