@@ -34,6 +34,7 @@ class ToolContext:
     on_output: Callable[[str], None] = _discard
     on_progress: Callable[[float, float | None, str | None], None] = _discard_progress
     workstream_id: str = ""
+    call_id: str = ""  # the call being run (sub-agents nest their progress under it)
     bash_timeout: float = 120.0
     output_limit: int = 30_000
     web: WebAccess = field(default_factory=WebAccess)

@@ -110,7 +110,7 @@ async def execute(prepared: PreparedCall, ctx: ToolContext) -> tuple[str, bool]:
     if prepared.error is not None or prepared.spec is None or prepared.args is None:
         return prepared.error or "The call could not be prepared.", True
     spec = prepared.spec
-    limit = _safeguard(prepared.args, ctx)
+    limit = spec.run_limit or _safeguard(prepared.args, ctx)
     try:
         text, is_error = await asyncio.wait_for(spec.implementation(prepared.args, ctx), limit), False
     except ToolError as exc:

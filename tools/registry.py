@@ -13,6 +13,7 @@ from tools.files import edit_file, read_file, write_file
 from tools.man import man
 from tools.math_tool import math
 from tools.search import search
+from tools.session_bound import needs_a_session
 from tools.web_fetch import web_fetch
 
 Implementation = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
@@ -27,6 +28,8 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "web_fetch": web_fetch,
     "math": math,
     "man": man,
+    "task": needs_a_session,
+    "plan": needs_a_session,
 }
 
 METADATA_KEYS = ("auto_approve", "agent", "task_agent", "plan_agent", "read_only", "primary_key", "path_args",
@@ -57,6 +60,7 @@ class ToolSpec:
     read_only: bool = False
     category: str = "other"
     builtin: bool = False
+    run_limit: float | None = None  # seconds before the pipeline stops it (None: the bash timeout + margin)
 
     @property
     def parameters(self) -> dict[str, Any]:

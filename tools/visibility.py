@@ -44,7 +44,9 @@ class ToolScope:
 
 
 def _candidates(registry: ToolRegistry, scope: ToolScope) -> list[ToolSpec]:
-    specs = [registry.get(n) for n in registry.names()] + list(scope.extra.values())
+    """The registry's tools (a session-bound one replaced by the scope's own), then the scope's others."""
+    specs = [scope.extra.get(n) or registry.get(n) for n in registry.names()]
+    specs += [s for n, s in scope.extra.items() if registry.get(n) is None]
     return [s for s in specs if s is not None and offered_to(s, scope.audience)
             and (scope.allowed is None or s.name in scope.allowed)]
 

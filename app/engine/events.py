@@ -214,5 +214,14 @@ class Notice(EngineEvent):
 
 
 @dataclass
+class SubagentEvent(EngineEvent):
+    """Something a sub-agent (task/plan) did, shown nested in its parent's tool card `call_id`."""
+
+    call_id: str
+    agent: str  # "task-1", "plan-1"
+    event: EngineEvent
+
+
+@dataclass
 class TurnFinished(EngineEvent):
     outcome: Literal["done", "cancelled", "error"]

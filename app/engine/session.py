@@ -38,6 +38,8 @@ from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.pipeline import PreparedCall, approval_reason, execute, prepare
 from tools.registry import ToolRegistry
+from app.engine.subagents import Subagents
+from tools.session_bound import SESSION_BOUND
 from tools.tool_search import ToolSearch
 from tools.visibility import ToolScope, schemas as visible_schemas
 from tools.truncate import HeadTailBuffer
@@ -110,6 +112,8 @@ class Session:
         self._slice = StreamSlice()  # this session's part of the streams' shared loop budget
         self.system_extra: Callable[[], str] | None = None  # e.g. the MCP resource/prompt catalog
         self.tool_scope = ToolScope(search=ToolSearch())  # what the model sees is what may be dispatched (tools/visibility.py)
+        self.subagents = Subagents(self)
+        self.tool_scope.extra.update({k: s for k in SESSION_BOUND if (s := self.subagents.bind(registry.get(k), k))})
 
     # -- helpers -------------------------------------------------------------------------
     def emit(self, event: ev.EngineEvent) -> None:
@@ -513,7 +517,7 @@ class Session:
                 streamed[call_id] = HeadTailBuffer(self.tool_context.output_limit)
                 ctx = dataclasses.replace(
                     self.tool_context, on_output=lambda text: on_output(call_id, text),
-                    ask_model=self.tool_context.ask_model or self.ask_model,
+                    ask_model=self.tool_context.ask_model or self.ask_model, call_id=call_id,
                     on_progress=lambda value, total, message: self.emit(
                         ev.ToolProgress(call_id, value, total, message)),
                     workstream_id=self.workstream_id)

@@ -23,3 +23,4 @@ def configure_tools(session: Any, config: Any) -> None:
     session.tool_context.web = web_access(config)
     if config is not None:
         session.tool_scope.search = ToolSearch(threshold=config.tool_search_threshold, mode=config.tool_search)
+        session.subagents.agent_model = config.agent_model

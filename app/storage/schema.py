@@ -163,3 +163,35 @@ workstream_leases = Table(
     Column("heartbeat_at", Float, nullable=False),
     Index("ix_workstream_leases_instance", "instance_id"),
 )
+
+# -- version 8 (issue 14): sub-agents ---------------------------------------------------------
+
+# One row per task/plan sub-agent a workstream's model started (app/storage/subagent_store.py);
+# `call_id` is the parent's tool call. Its usage rows go to the parent's `usage` (so /cost counts
+# them); its own conversation goes to `subagent_messages`.
+subagent_runs = Table(
+    "subagent_runs",
+    metadata,
+    Column("id", Text, primary_key=True),  # uuid4 hex
+    workstream_fk(index=True),
+    Column("call_id", Text, nullable=False),
+    Column("kind", Text, nullable=False),  # "task" | "plan"
+    Column("name", Text, nullable=False),  # "task-1", shown on approvals and cards
+    Column("prompt", Text, nullable=False),
+    Column("model", Text, nullable=True),
+    Column("status", Text, nullable=False),  # running | done | error | cancelled
+    Column("result", Text, nullable=True),
+    Column("created_at", Float, nullable=False),
+    Column("finished_at", Float, nullable=True),
+)
+
+subagent_messages = Table(
+    "subagent_messages",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Text, ForeignKey("subagent_runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("role", Text, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("data", Text, nullable=True),  # JSON: tool_calls, tool_call_id, name, is_error
+    Column("created_at", Float, nullable=False),
+)

@@ -70,8 +70,8 @@ async def test_past_the_threshold_mcp_tools_are_deferred_and_found_by_search(ctx
                                {"title": {"type": "string", "description": "issue title"}}))
     scope = ToolScope(search=ToolSearch(threshold=20))
     shown = names(registry, scope)
-    assert shown == ["bash", "edit_file", "man", "math", "read_file", "search", "web_fetch", "write_file",
-                     TOOL_SEARCH]
+    assert shown == ["bash", "edit_file", "man", "math", "plan", "read_file", "search", "task", "web_fetch",
+                     "write_file", TOOL_SEARCH]
     hidden = prepare(call("mcp__gh__create_issue", {"title": "t"}), registry, ctx, scope)
     assert hidden.spec is None and "Unknown tool" in hidden.error
 
@@ -102,3 +102,8 @@ def test_tool_search_off_and_on_modes() -> None:
     small = with_mcp(1)
     assert names(small, ToolScope(search=ToolSearch(mode="on")))[-1] == TOOL_SEARCH
     assert TOOL_SEARCH not in names(ToolRegistry.load_builtin(), ToolScope(search=ToolSearch(mode="on")))
+
+
+async def test_session_bound_tools_say_so_outside_a_session(registry: ToolRegistry, ctx: ToolContext) -> None:
+    text, is_error = await execute(prepare(call("task", {"prompt": "x"}), registry, ctx), ctx)
+    assert is_error and "only a workstream's own model can do" in text
