@@ -34,6 +34,10 @@ def preview_text(name: str, args: dict[str, Any]) -> str:
         where = args.get("path") or "."
         glob = f" [{args['glob']}]" if args.get("glob") else ""
         return f"/{args.get('pattern', '')}/ in {where}{glob}"
+    if name in ("task", "plan"):
+        return str(args.get("prompt", ""))
+    if name in ("web_fetch", "math", "man"):
+        return str(args.get({"web_fetch": "url", "math": "code", "man": "page"}[name], ""))
     return json.dumps(args, ensure_ascii=False)
 
 

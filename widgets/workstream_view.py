@@ -213,6 +213,8 @@ class WorkstreamView(Vertical):
                 transcript.follow()
             case ev.ToolProgress(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].set_progress(event.progress, event.total, event.message)
+            case ev.SubagentEvent(call_id=call_id) if call_id in transcript.cards:
+                transcript.cards[call_id].add_subagent_event(event.agent, event.event)
             case ev.ToolResultReady(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].set_result(event.output, event.is_error)
                 transcript.follow()

@@ -187,8 +187,8 @@ class Subagents:
         """The plan review: the user accepts, or rejects with notes, before the parent goes on."""
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         item = ev.ApprovalItem(f"{call_id}:review", f"{name} · plan review", plan,
-                               reason=f"review the plan in {path.name}: approve to accept it, deny (with notes) to "
-                                      f"reject it")
+                               reason=f"review the plan (saved under {PLAN_DIR}/): approve to accept it, deny "
+                                      f"with feedback to reject it with notes")
         self.parent.emit(ev.StateChanged("attention"))
         self.parent.emit(ev.ApprovalRequested([item], future))
         try:
