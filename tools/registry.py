@@ -30,6 +30,7 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "man": man,
     "task": needs_a_session,
     "plan": needs_a_session,
+    "watch": needs_a_session,
 }
 
 METADATA_KEYS = ("auto_approve", "agent", "task_agent", "plan_agent", "read_only", "primary_key", "path_args",

@@ -1,4 +1,4 @@
-"""Tools whose schema lives here but whose work needs a workstream session (task, plan): the
+"""Tools whose schema lives here but whose work needs a workstream session (task, plan, watch): the
 engine binds their implementation per session; anywhere else they say so instead of running."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ from typing import Any
 
 from tools.errors import ToolError
 
-SESSION_BOUND = ("task", "plan")
+SESSION_BOUND = ("task", "plan", "watch")
 
 
 async def needs_a_session(args: dict[str, Any], ctx: Any) -> str:
-    raise ToolError("this tool starts a sub-agent, which only a workstream's own model can do")
+    raise ToolError("this tool needs a workstream (sub-agents and background watches belong to one), "
+                    "so only a workstream's own model can use it")

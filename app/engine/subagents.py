@@ -63,6 +63,10 @@ class Subagents:
         """The registry's schema for `kind`, with this session's implementation."""
         if base is None:
             return None
+        if kind == "watch":
+            from app.engine.watches import WatchTool
+
+            return dataclasses.replace(base, implementation=WatchTool(self.parent))
         run = self.run_task if kind == "task" else self.run_plan
         return dataclasses.replace(base, implementation=run, run_limit=RUN_LIMIT)
 

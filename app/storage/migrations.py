@@ -65,12 +65,13 @@ def _v4_workstream_leases(conn: Connection) -> None:
     workstream_leases.create(conn, checkfirst=True)
 
 
-def _v8_subagent_runs(conn: Connection) -> None:
-    """Sub-agent runs (task/plan) and their own conversations (issue 14)."""
-    from app.storage.schema import subagent_messages, subagent_runs
+def _v8_subagents_and_watches(conn: Connection) -> None:
+    """Sub-agent runs (task/plan) and their own conversations, and watches (issue 14)."""
+    from app.storage.schema import subagent_messages, subagent_runs, watches
 
     subagent_runs.create(conn, checkfirst=True)
     subagent_messages.create(conn, checkfirst=True)
+    watches.create(conn, checkfirst=True)
 
 
 MIGRATIONS: list[tuple[int, Migration]] = [
@@ -78,7 +79,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
     (2, _v2_usage_and_compactions),
     (3, _v3_history_state_resets),
     (4, _v4_workstream_leases),
-    (8, _v8_subagent_runs),
+    (8, _v8_subagents_and_watches),
 ]
 
 

@@ -195,3 +195,23 @@ subagent_messages = Table(
     Column("data", Text, nullable=True),  # JSON: tool_calls, tool_call_id, name, is_error
     Column("created_at", Float, nullable=False),
 )
+
+# A `watch` (issue 14): a command polled every `interval` seconds until `stop_on` holds (or its
+# output changes); then its workstream gets a message and a turn. Kept here so watches survive a restart.
+watches = Table(
+    "watches",
+    metadata,
+    Column("id", Text, primary_key=True),  # uuid4 hex
+    workstream_fk(index=True),
+    Column("name", Text, nullable=False),
+    Column("command", Text, nullable=False),
+    Column("interval", Float, nullable=False),
+    Column("stop_on", Text, nullable=True),
+    Column("status", Text, nullable=False),  # active | fired | cancelled
+    Column("polls", Integer, nullable=False, default=0),
+    Column("max_polls", Integer, nullable=False),
+    Column("last_output", Text, nullable=True),
+    Column("next_at", Float, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("fired_at", Float, nullable=True),
+)

@@ -106,4 +106,4 @@ def test_tool_search_off_and_on_modes() -> None:
 
 async def test_session_bound_tools_say_so_outside_a_session(registry: ToolRegistry, ctx: ToolContext) -> None:
     text, is_error = await execute(prepare(call("task", {"prompt": "x"}), registry, ctx), ctx)
-    assert is_error and "only a workstream's own model can do" in text
+    assert is_error and "only a workstream's own model can use it" in text
