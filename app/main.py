@@ -175,6 +175,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
         await asyncio.to_thread(_import_engine)
         from app.engine.workstreams import WorkstreamManager
         from app.storage.async_store import AsyncStore
+        from app.watch_wiring import start_watches
         from tools.registry import ToolRegistry
 
         options = self.options
@@ -191,6 +192,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, OwnershipWiring, App):
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
         await self._restore_workspace()  # the prompt is usable from here on
         self.start_ownership()
+        start_watches(self)
         problems = self.start_mcp()  # connects in the background; sessions get the tools as they come
         for problem in problems:
             await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "warning")

@@ -42,7 +42,7 @@ def test_no_source_file_in_engine_mentions_textual():
 SETTINGS = {"app.config", "app.config_edit", "app.paths"}
 UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palette", "app.attention",
       "app.idle_gc", "app.mcp_client_ui", "app.mcp_wiring", "app.ownership_wiring", "app.slash_handlers",
-      "app.workspace_ops", "app.cli", "app.error_log", "app.quit_signals", "styles"}
+      "app.workspace_ops", "app.cli", "app.error_log", "app.quit_signals", "app.watch_wiring", "styles"}
 LOWER = {"app.vocabulary", "app.storage", "app.sandbox", "app.permissions", "app.providers", "tools",
          "app.memory", "app.checkpoints", "app.mcp"}
 ROOMS: dict[str, set[str]] = {

@@ -123,7 +123,7 @@ class WatchRunner:
         self._task: asyncio.Task | None = None
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._loop(), name="watch-runner")
+        self._task = asyncio.get_running_loop().create_task(self.run_forever(), name="watch-runner")
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -134,7 +134,7 @@ class WatchRunner:
                 pass
             self._task = None
 
-    async def _loop(self) -> None:
+    async def run_forever(self) -> None:
         while True:
             try:
                 await self.poll_once()
