@@ -39,6 +39,7 @@ class ToolContext:
     output_limit: int = 30_000
     web: WebAccess = field(default_factory=WebAccess)
     ask_model: Callable[[str], Awaitable[str]] | None = None  # one prompt → the workstream model's answer
+    notify: Callable[[str], None] | None = None  # tell the user now (the app notifies and marks the tab)
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).expanduser().resolve()

@@ -12,6 +12,7 @@ from tools.context import ToolContext
 from tools.files import edit_file, read_file, write_file
 from tools.man import man
 from tools.math_tool import math
+from tools.notify import notify
 from tools.search import search
 from tools.session_bound import needs_a_session
 from tools.web_fetch import web_fetch
@@ -28,6 +29,7 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "web_fetch": web_fetch,
     "math": math,
     "man": man,
+    "notify": notify,
     "task": needs_a_session,
     "plan": needs_a_session,
     "watch": needs_a_session,

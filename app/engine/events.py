@@ -214,6 +214,13 @@ class Notice(EngineEvent):
 
 
 @dataclass
+class UserNotified(EngineEvent):
+    """The model asked to tell the user something now (the notify tool)."""
+
+    message: str
+
+
+@dataclass
 class SubagentEvent(EngineEvent):
     """Something a sub-agent (task/plan) did, shown nested in its parent's tool card `call_id`."""
 

@@ -518,6 +518,7 @@ class Session:
                 ctx = dataclasses.replace(
                     self.tool_context, on_output=lambda text: on_output(call_id, text),
                     ask_model=self.tool_context.ask_model or self.ask_model, call_id=call_id,
+                    notify=lambda message: self.emit(ev.UserNotified(message)),
                     on_progress=lambda value, total, message: self.emit(
                         ev.ToolProgress(call_id, value, total, message)),
                     workstream_id=self.workstream_id)
