@@ -89,6 +89,9 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "web_allow_networks": Key(NETWORKS, default=()),
         "web_max_bytes": Key(INTEGER, 5_000_000, minimum=1),
         "web_timeout": Key(NUMBER, 30.0, minimum=0),
+        "searxng_url": Key(STRING),
+        "tavily_api_key": Key(STRING),
+        "tavily_url": Key(STRING),
     },
     "ui": {
         "bell": Key(BOOLEAN, True),
@@ -176,6 +179,9 @@ class Config:
     web_allow_networks: tuple[str, ...] = ()
     web_max_bytes: int = 5_000_000
     web_timeout: float = 30.0
+    searxng_url: str | None = None
+    tavily_api_key: str | None = None
+    tavily_url: str | None = None
     bell: bool = True
     notifications: bool = True
     max_open: int = 20

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Awaitable, Callable
 
 from tools.pinned_fetch import WebAccess
+from tools.web_search import SearchBackend
 
 
 def _discard(_text: str) -> None:
@@ -38,6 +39,7 @@ class ToolContext:
     bash_timeout: float = 120.0
     output_limit: int = 30_000
     web: WebAccess = field(default_factory=WebAccess)
+    search_backend: SearchBackend | None = None  # web_search is offered only with one
     ask_model: Callable[[str], Awaitable[str]] | None = None  # one prompt → the workstream model's answer
     notify: Callable[[str], None] | None = None  # tell the user now (the app notifies and marks the tab)
 

@@ -16,6 +16,7 @@ from tools.notify import notify
 from tools.search import search
 from tools.session_bound import needs_a_session
 from tools.web_fetch import web_fetch
+from tools.web_search import web_search
 
 Implementation = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
 """Runs a call with validated arguments; returns the result text or raises ToolError."""
@@ -27,6 +28,7 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "edit_file": edit_file,
     "search": search,
     "web_fetch": web_fetch,
+    "web_search": web_search,
     "math": math,
     "man": man,
     "notify": notify,

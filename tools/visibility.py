@@ -36,18 +36,19 @@ class ToolScope:
     allowed: frozenset[str] | None = None
     search: ToolSearch | None = None
     extra: dict[str, ToolSpec] = field(default_factory=dict)  # session-bound tools (task, plan, watch…)
+    hidden: frozenset[str] = frozenset()  # tools this session cannot serve (web_search without a backend)
 
     def narrowed(self, audience: str, names: frozenset[str] | None = None) -> ToolScope:
         """A child scope: never wider than this one (a sub-agent's tools ⊆ its parent's)."""
         allowed = names if self.allowed is None else (self.allowed if names is None else self.allowed & names)
-        return ToolScope(audience=audience, allowed=allowed, search=None, extra={})
+        return ToolScope(audience=audience, allowed=allowed, search=None, extra={}, hidden=self.hidden)
 
 
 def _candidates(registry: ToolRegistry, scope: ToolScope) -> list[ToolSpec]:
     """The registry's tools (a session-bound one replaced by the scope's own), then the scope's others."""
     specs = [scope.extra.get(n) or registry.get(n) for n in registry.names()]
     specs += [s for n, s in scope.extra.items() if registry.get(n) is None]
-    return [s for s in specs if s is not None and offered_to(s, scope.audience)
+    return [s for s in specs if s is not None and offered_to(s, scope.audience) and s.name not in scope.hidden
             and (scope.allowed is None or s.name in scope.allowed)]
 
 

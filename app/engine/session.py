@@ -41,6 +41,7 @@ from tools.registry import ToolRegistry
 from app.engine.subagents import Subagents
 from tools.session_bound import SESSION_BOUND
 from tools.tool_search import ToolSearch
+from tools.web_search import unavailable_tools
 from tools.visibility import ToolScope, schemas as visible_schemas
 from tools.truncate import HeadTailBuffer
 
@@ -111,7 +112,8 @@ class Session:
         self._emit = emit
         self._slice = StreamSlice()  # this session's part of the streams' shared loop budget
         self.system_extra: Callable[[], str] | None = None  # e.g. the MCP resource/prompt catalog
-        self.tool_scope = ToolScope(search=ToolSearch())  # what the model sees is what may be dispatched (tools/visibility.py)
+        # what the model sees is what may be dispatched (tools/visibility.py)
+        self.tool_scope = ToolScope(search=ToolSearch(), hidden=unavailable_tools(tool_context))
         self.subagents = Subagents(self)
         self.tool_scope.extra.update({k: s for k in SESSION_BOUND if (s := self.subagents.bind(registry.get(k), k))})
 

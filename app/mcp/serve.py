@@ -30,6 +30,7 @@ from tools.context import ToolContext
 from tools.pipeline import approval_reason, execute, prepare
 from tools.registry import ToolRegistry
 from tools.visibility import ToolScope, visible_tools
+from tools.web_search import unavailable_tools
 
 SECRET_NAMES = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
 REDACTED = "[redacted]"
@@ -46,9 +47,9 @@ class ToolServer:
         unknown = (set(expose) | set(allow)) - set(registry.names())
         if unknown:
             raise ValueError(f"unknown tool(s): {', '.join(sorted(unknown))} (known: {', '.join(registry.names())})")
-        self.scope = ToolScope(allowed=frozenset(offered))
-        self.allow = set(allow)
         self.context = ToolContext(workspace=workspace)
+        self.scope = ToolScope(allowed=frozenset(offered), hidden=unavailable_tools(self.context))
+        self.allow = set(allow)
         self.secrets = sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True)
 
     def tools(self) -> list[dict[str, Any]]:

@@ -145,7 +145,7 @@ async def test_plan_explores_read_only_writes_the_plan_and_waits_for_review(fake
     session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
     await session.run_turn("plan it")
     plan_tools = [t["function"]["name"] for t in fake_openai.requests[1]["tools"]]
-    assert plan_tools == ["man", "math", "read_file", "search", "web_fetch"]
+    assert plan_tools == ["man", "math", "notify", "read_file", "search", "web_fetch"]  # no search backend here
     saved = workspace / ".whimbrel" / "plans" / f"{session.workstream_id}.md"
     assert saved.read_text() == "1. Edit app/cli.py\n2. Add a test\n"
     review = recorder.approvals[-1].items[0]

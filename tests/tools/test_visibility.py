@@ -34,10 +34,10 @@ def names(registry: ToolRegistry, scope: ToolScope | None) -> list[str]:
 
 def test_plan_scope_sees_read_only_tools_and_cannot_call_bash(registry: ToolRegistry, ctx: ToolContext) -> None:
     scope = ToolScope(audience=PLAN)
-    assert names(registry, scope) == ["man", "math", "read_file", "search", "web_fetch"]
+    assert names(registry, scope) == ["man", "math", "notify", "read_file", "search", "web_fetch", "web_search"]
     prepared = prepare(call("bash", {"command": "touch pwned"}), registry, ctx, scope)
     assert prepared.spec is None and "Unknown tool 'bash'" in prepared.error
-    assert "Available tools: man, math, read_file, search, web_fetch" in prepared.error
+    assert "Available tools: man, math, notify, read_file, search, web_fetch, web_search" in prepared.error
 
 
 async def test_hidden_tool_cannot_be_called_even_by_exact_name(registry: ToolRegistry, ctx: ToolContext) -> None:
@@ -70,8 +70,8 @@ async def test_past_the_threshold_mcp_tools_are_deferred_and_found_by_search(ctx
                                {"title": {"type": "string", "description": "issue title"}}))
     scope = ToolScope(search=ToolSearch(threshold=20))
     shown = names(registry, scope)
-    assert shown == ["bash", "edit_file", "man", "math", "plan", "read_file", "search", "task", "web_fetch",
-                     "write_file", TOOL_SEARCH]
+    assert shown == ["bash", "edit_file", "man", "math", "notify", "plan", "read_file", "search", "task", "watch",
+                     "web_fetch", "web_search", "write_file", TOOL_SEARCH]
     hidden = prepare(call("mcp__gh__create_issue", {"title": "t"}), registry, ctx, scope)
     assert hidden.spec is None and "Unknown tool" in hidden.error
 
