@@ -64,6 +64,7 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
     from tests.fake_llm.script import TextReply, ToolCallReply
     from tests.ui.helpers import make_app, screen_text, wait_for
     from tests.ui.test_turns import submit
+    from widgets.prompt import PromptInput
 
     fake_openai.queue(ToolCallReply([("plan", json.dumps({"prompt": "add a --verbose flag"}), "p1")]),
                       TextReply("## Plan\n1. Add `--verbose` to the parser in app/cli.py\n2. Log at INFO when set\n"
@@ -76,6 +77,8 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "plan review" in screen_text(app),
                        message="the plan review")
+        for prompt in app.query(PromptInput):
+            prompt.cursor_blink = False  # no blink phase in the picture
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=(110, 34), run_before=run_before)
