@@ -214,7 +214,7 @@ class WorkstreamView(Vertical):
             case ev.ToolProgress(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].set_progress(event.progress, event.total, event.message)
             case ev.UserNotified(message=message):
-                await transcript.add_notice(f"Notification: {message}")
+                await transcript.add_notice(f"Notification: {inert(message)}")
                 attention = getattr(self.app, "attention", None)
                 if attention is not None:
                     attention.alert(f"Whimbrel: {self.workstream.name}", message)
