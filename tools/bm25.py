@@ -1,10 +1,12 @@
-"""A small BM25 index (pure Python): ranks tools by name, description and parameters for tool_search."""
+"""A small BM25 index (pure Python): ranks tools by name, description and parameters for tool_search.
+
+An inverted index: a query touches only the documents that contain one of its words."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 K1, B = 1.5, 0.75
@@ -21,34 +23,33 @@ def tokens(text: str) -> list[str]:
 class Bm25Index:
     """Documents by key; `search` returns the best keys with a positive score, best first."""
 
-    docs: dict[str, Counter[str]] = field(default_factory=dict)
+    postings: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
     lengths: dict[str, int] = field(default_factory=dict)
-    frequency: Counter[str] = field(default_factory=Counter)
+    _norms: dict[str, float] | None = None
 
     def add(self, key: str, text: str) -> None:
         words = tokens(text)
-        counts = Counter(words)
-        self.docs[key] = counts
+        for term, count in Counter(words).items():
+            self.postings[term].append((key, count))
         self.lengths[key] = len(words)
-        self.frequency.update(counts.keys())
+        self._norms = None
+
+    def _norm(self) -> dict[str, float]:
+        if self._norms is None:
+            average = sum(self.lengths.values()) / max(len(self.lengths), 1) or 1.0
+            self._norms = {k: K1 * (1 - B + B * n / average) for k, n in self.lengths.items()}
+        return self._norms
 
     def search(self, query: str, limit: int = 5) -> list[tuple[str, float]]:
-        if not self.docs:
-            return []
-        n = len(self.docs)
-        average = sum(self.lengths.values()) / n or 1.0
-        terms = set(tokens(query))
-        idf = {t: math.log(1 + (n - self.frequency[t] + 0.5) / (self.frequency[t] + 0.5))
-               for t in terms if self.frequency[t]}
-        scores: list[tuple[str, float]] = []
-        for key, counts in self.docs.items():
-            score = 0.0
-            norm = K1 * (1 - B + B * self.lengths[key] / average)
-            for term, weight in idf.items():
-                tf = counts.get(term, 0)
-                if tf:
-                    score += weight * tf * (K1 + 1) / (tf + norm)
-            if score > 0:
-                scores.append((key, score))
-        scores.sort(key=lambda item: (-item[1], item[0]))
-        return scores[:limit]
+        n = len(self.lengths)
+        norms = self._norm()
+        scores: dict[str, float] = defaultdict(float)
+        for term in set(tokens(query)):
+            posting = self.postings.get(term)
+            if not posting:
+                continue
+            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
+            for key, tf in posting:
+                scores[key] += idf * tf * (K1 + 1) / (tf + norms[key])
+        ranked = sorted(((k, s) for k, s in scores.items() if s > 0), key=lambda item: (-item[1], item[0]))
+        return ranked[:limit]

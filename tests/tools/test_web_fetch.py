@@ -157,3 +157,14 @@ async def test_a_question_without_a_model_says_so(registry, fresh_site, workspac
     text, is_error = await run(registry, context(workspace, LOOPBACK_OK), "web_fetch",
                                {"url": fresh_site.url("/plain"), "question": "what?"})
     assert is_error and "no model is available" in text
+
+
+def test_a_large_page_is_read_in_one_pass_without_scripts() -> None:
+    from tools.readable import LARGE_HTML, readable
+
+    filler = "<p>" + "é " * 50 + "</p>"
+    page = ("<html><head><script>var SECRET_NOISE = 1;</script></head><body><h2>Results</h2>"
+            + filler * (LARGE_HTML // len(filler) + 10) + "<style>.x{}</style><p>the last line</p></body></html>")
+    text = readable("text/html; charset=utf-8", page.encode())
+    assert text.startswith("## Results\n") and "SECRET_NOISE" not in text and ".x{}" not in text
+    assert "\ufffd" not in text and "é é" in text  # multi-byte characters across read chunks stay whole
