@@ -40,7 +40,6 @@ from tools.pipeline import PreparedCall, approval_reason, execute, prepare
 from tools.registry import ToolRegistry
 from app.engine.subagents import Subagents
 from tools.session_bound import SESSION_BOUND
-from tools.tool_search import ToolSearch
 from tools.web_search import unavailable_tools
 from tools.visibility import ToolScope, schemas as visible_schemas
 from tools.truncate import HeadTailBuffer
@@ -112,8 +111,9 @@ class Session:
         self._emit = emit
         self._slice = StreamSlice()  # this session's part of the streams' shared loop budget
         self.system_extra: Callable[[], str] | None = None  # e.g. the MCP resource/prompt catalog
-        # what the model sees is what may be dispatched (tools/visibility.py)
-        self.tool_scope = ToolScope(search=ToolSearch(), hidden=unavailable_tools(tool_context))
+        # what the model sees is what may be dispatched (tools/visibility.py); tool search (deferring MCP
+        # tools past [tools] tool_search_threshold) comes with the config (app/engine/tool_setup.py)
+        self.tool_scope = ToolScope(hidden=unavailable_tools(tool_context))
         self.subagents = Subagents(self)
         self.tool_scope.extra.update({k: s for k in SESSION_BOUND if (s := self.subagents.bind(registry.get(k), k))})
 

@@ -53,3 +53,29 @@ async def test_web_fetch_question_is_answered_by_the_workstream_model(fake_opena
     rows = await store.load_messages(session.workstream_id)
     assert [m.role for m in rows] == ["user", "assistant", "tool", "assistant"]
     await shutdown(session, store)
+
+
+async def test_with_a_config_mcp_tools_past_the_threshold_are_deferred_until_found(fake_openai, tmp_path):
+    from app.config import load_config
+    from app.engine.tool_setup import configure_tools
+    from tests.tools.test_visibility import mcp_spec
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (tmp_path / "config.toml").write_text("")
+    fake_openai.queue(ToolCallReply([("tool_search", json.dumps({"query": "weather forecast city"}), "s1")]),
+                      ToolCallReply([("mcp__wx__forecast", json.dumps({"city": "Oslo"}), "f1")]), TextReply("Rain."))
+    recorder = Recorder()
+    session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
+    for i in range(20):
+        session.registry.register(mcp_spec(f"mcp__pad__tool_{i}", f"padding tool {i}"))
+    session.registry.register(mcp_spec("mcp__wx__forecast", "Weather forecast for a city", {"city": {"type": "string"}}))
+    configure_tools(session, load_config(tmp_path / "config.toml"))
+    await session.run_turn("weather in Oslo?")
+    first = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
+    assert "tool_search" in first and not any(n.startswith("mcp__") for n in first)
+    second = [t["function"]["name"] for t in fake_openai.requests[1]["tools"]]
+    assert "mcp__wx__forecast" in second and "mcp__pad__tool_0" not in second
+    results = recorder.of(ev.ToolResultReady)
+    assert results[-1].output == 'mcp__wx__forecast ran with {"city": "Oslo"}' and not results[-1].is_error
+    await shutdown(session, store)
