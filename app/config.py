@@ -47,6 +47,17 @@ BOOLEAN = Kind("true or false", lambda v: isinstance(v, bool))
 TABLE = Kind("a table", lambda v: isinstance(v, dict))
 STRINGS = Kind("a list of strings",
                lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
+def _cidrs(value: Any) -> bool:
+    import ipaddress
+
+    try:
+        return isinstance(value, list) and all(ipaddress.ip_network(x, strict=False) for x in value)
+    except (TypeError, ValueError):
+        return False
+
+
+NETWORKS = Kind("a list of networks such as \"127.0.0.1/32\" or \"10.0.0.0/8\"", _cidrs)
+SEARCH_MODE = Kind("one of 'auto', 'on', 'off'", lambda v: v in ("auto", "on", "off"))
 PROVIDER = Kind("one of " + ", ".join(f"'{p}'" for p in PROVIDERS), lambda v: v in PROVIDERS)
 
 
@@ -71,6 +82,16 @@ SECTIONS: dict[str, dict[str, Key]] = {
     "tools": {
         "bash_timeout": Key(NUMBER, 120.0, minimum=0),
         "output_limit": Key(INTEGER, 30000, minimum=1),
+        # issue 14, the tool catalog: tool search, and what web tools may reach
+        "tool_search": Key(SEARCH_MODE, "auto"),
+        "tool_search_threshold": Key(INTEGER, 20, minimum=0),
+        "web_allow_hosts": Key(STRINGS, default=()),
+        "web_allow_networks": Key(NETWORKS, default=()),
+        "web_max_bytes": Key(INTEGER, 5_000_000, minimum=1),
+        "web_timeout": Key(NUMBER, 30.0, minimum=0),
+        "searxng_url": Key(STRING),
+        "tavily_api_key": Key(STRING),
+        "tavily_url": Key(STRING),
     },
     "ui": {
         "bell": Key(BOOLEAN, True),
@@ -204,6 +225,16 @@ class Config:
     auto_compact_pct: float = 80.0
     bash_timeout: float = 120.0
     output_limit: int = 30000
+    # issue 14, the tool catalog ([tools] tool_search*, web_*)
+    tool_search: str = "auto"
+    tool_search_threshold: int = 20
+    web_allow_hosts: tuple[str, ...] = ()
+    web_allow_networks: tuple[str, ...] = ()
+    web_max_bytes: int = 5_000_000
+    web_timeout: float = 30.0
+    searxng_url: str | None = None
+    tavily_api_key: str | None = None
+    tavily_url: str | None = None
     bell: bool = True
     notifications: bool = True
     theme: str | None = None
@@ -383,6 +414,8 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
     if v.problems:
         raise ConfigError(v.problems)
     settings["fallback"] = list(settings["fallback"])
+    settings["web_allow_hosts"] = tuple(settings["web_allow_hosts"])
+    settings["web_allow_networks"] = tuple(settings["web_allow_networks"])
     settings["mcp_config_files"] = list(settings["mcp_config_files"])
     settings["checkpoint_ignore"] = list(settings["checkpoint_ignore"])
     return Config(path=path, models=models, **settings)

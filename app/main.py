@@ -188,6 +188,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         await asyncio.to_thread(_import_engine)
         from app.engine.workstreams import WorkstreamManager
         from app.storage.async_store import AsyncStore
+        from app.watch_wiring import start_watches
         from tools.registry import ToolRegistry
 
         options = self.options
@@ -209,6 +210,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         await self._restore_workspace()  # the prompt is usable from here on
         recovered += await checkpoint_wiring.start_in_worktree(self) if options.worktree else []
         self.start_ownership()
+        start_watches(self)
         problems = self.start_mcp()  # connects in the background; sessions get the tools as they come
         for problem in recovered + problems:
             await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "warning")
@@ -301,6 +303,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         from app.engine.memory_context import attach_memory
         from app.agent_wiring import agent_session
         from app.engine.session import Session
+        from app.engine.tool_setup import configure_tools
         from tools.context import ToolContext
 
         if (external := agent_session(self, workstream_id, saved, listener)) is not None:
@@ -318,6 +321,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         session.system_extra = self.mcp_catalog
         checkpoint_wiring.attach(self, session)
         attach_memory(session, self.memory_service)
+        configure_tools(session, self.options.config)
         return session
 
     async def _restore_workspace(self) -> None:

@@ -182,6 +182,12 @@ async def _cost(app, view, args: str) -> None:
     await app.show_cost()
 
 
+async def _watches(app, view, args: str) -> None:
+    from app.watch_wiring import show_watches
+
+    await show_watches(app)
+
+
 async def _compact(app, view, args: str) -> None:
     if view.workstream.busy:
         raise CommandError("A turn is running; compact when it has finished (or press Esc).")
@@ -235,7 +241,7 @@ async def _image(app, view, args: str) -> None:
 HANDLERS = {
     "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume,
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
-    "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost,
+    "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost, "watches": _watches,
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
     "settings": lambda app, view, args: app.open_settings(), "image": _image, "agent": _agent,
     "policy": lambda app, view, args: _later(app.action_policy_screen),

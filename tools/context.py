@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
+
+from tools.pinned_fetch import WebAccess
+from tools.web_search import SearchBackend
 
 
 def _discard(_text: str) -> None:
@@ -23,7 +26,8 @@ class ToolContext:
     and edit_file add the paths they write. For parallel calls the engine can give each call
     its own `on_output` with `dataclasses.replace(ctx, on_output=...)`: the copy shares the
     same `read_paths` set. `on_progress(progress, total, message)` reports progress (MCP tools);
-    `workstream_id` says whose call it is (MCP sampling/elicitation are routed by it).
+    `workstream_id` says whose call it is (MCP sampling/elicitation are routed by it). `web` holds
+    what web tools may reach; `ask_model` lets a tool (web_fetch's question) ask the workstream's model.
     """
 
     workspace: Path
@@ -31,10 +35,15 @@ class ToolContext:
     on_output: Callable[[str], None] = _discard
     on_progress: Callable[[float, float | None, str | None], None] = _discard_progress
     workstream_id: str = ""
+    call_id: str = ""  # the call being run (sub-agents nest their progress under it)
     bash_timeout: float = 120.0
     output_limit: int = 30_000
     memory: Any = None  # an app.memory.service.MemoryService: the memory and recall tools use it
     wrap_command: Callable[[list[str]], list[str]] | None = None  # the sandbox around bash (tools/guard.py)
+    web: WebAccess = field(default_factory=WebAccess)
+    search_backend: SearchBackend | None = None  # web_search is offered only with one
+    ask_model: Callable[[str], Awaitable[str]] | None = None  # one prompt → the workstream model's answer
+    notify: Callable[[str], None] | None = None  # tell the user now (the app notifies and marks the tab)
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).expanduser().resolve()

@@ -15,6 +15,7 @@ from tools.errors import ToolError
 from tools.preview import diff_for, preview_text
 from tools.registry import ToolRegistry, ToolSpec
 from tools.truncate import truncate
+from tools.visibility import ToolScope, lookup, visible_tools
 from tools.workspace import resolve_path
 
 SAFEGUARD_MARGIN = 30.0  # seconds beyond the bash timeout before the pipeline gives up on any tool
@@ -49,12 +50,17 @@ def _resolve_paths(spec: ToolSpec, args: dict[str, Any], ctx: ToolContext) -> tu
     return resolved, outside
 
 
-def prepare(call: ToolCall, registry: ToolRegistry, ctx: ToolContext) -> PreparedCall:
-    """Find the tool, parse and validate the arguments, and build preview, diff and outside paths."""
+def prepare(call: ToolCall, registry: ToolRegistry, ctx: ToolContext,
+            scope: ToolScope | None = None) -> PreparedCall:
+    """Find the tool among those `scope` may see, parse and validate the arguments, build the preview.
+
+    A tool that exists but is hidden from this scope (a sub-agent's narrower set, a deferred tool)
+    is refused exactly like an unknown one: what may run is what the model was shown.
+    """
     name = call.name.strip()
-    spec = registry.get(name)
+    spec = lookup(registry, scope, name)
     if spec is None:
-        available = ", ".join(registry.names()) or "none"
+        available = ", ".join(s.name for s in visible_tools(registry, scope)) or "none"
         return PreparedCall(call, None, None, error=f"Unknown tool {name!r}. Available tools: {available}.",
                             preview=call.arguments[:200])
     try:
@@ -105,7 +111,7 @@ async def execute(prepared: PreparedCall, ctx: ToolContext) -> tuple[str, bool]:
     if prepared.error is not None or prepared.spec is None or prepared.args is None:
         return prepared.error or "The call could not be prepared.", True
     spec = prepared.spec
-    limit = _safeguard(prepared.args, ctx)
+    limit = spec.run_limit or _safeguard(prepared.args, ctx)
     try:
         text, is_error = await asyncio.wait_for(spec.implementation(prepared.args, ctx), limit), False
     except ToolError as exc:

@@ -34,6 +34,13 @@ def preview_text(name: str, args: dict[str, Any]) -> str:
         where = args.get("path") or "."
         glob = f" [{args['glob']}]" if args.get("glob") else ""
         return f"/{args.get('pattern', '')}/ in {where}{glob}"
+    if name in ("task", "plan"):
+        return str(args.get("prompt", ""))
+    if name in ("web_fetch", "math", "man", "notify"):
+        return str(args.get({"web_fetch": "url", "math": "code", "man": "page", "notify": "message"}[name], ""))
+    if name == "watch" and args.get("command"):
+        return f"{args['command']}  every {args.get('poll_every') or '5m'}" + \
+            (f"  until {args['stop_on']}" if args.get("stop_on") else "")
     return json.dumps(args, ensure_ascii=False)
 
 

@@ -10,9 +10,15 @@ from typing import Any, Awaitable, Callable
 from tools.bash import bash
 from tools.context import ToolContext
 from tools.files import edit_file, read_file, write_file
+from tools.man import man
+from tools.math_tool import math
 from tools.memory_tools import memory, recall
+from tools.notify import notify
 from tools.search import search
+from tools.session_bound import needs_a_session
 from tools.skill_tool import skill
+from tools.web_fetch import web_fetch
+from tools.web_search import web_search
 
 Implementation = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
 """Runs a call with validated arguments; returns the result text or raises ToolError."""
@@ -26,9 +32,18 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "memory": memory,
     "recall": recall,
     "skill": skill,
+    "web_fetch": web_fetch,
+    "web_search": web_search,
+    "math": math,
+    "man": man,
+    "notify": notify,
+    "task": needs_a_session,
+    "plan": needs_a_session,
+    "watch": needs_a_session,
 }
 
-METADATA_KEYS = ("auto_approve", "agent", "task_agent", "primary_key", "path_args", "approval_reason")
+METADATA_KEYS = ("auto_approve", "agent", "task_agent", "plan_agent", "read_only", "primary_key", "path_args",
+                 "approval_reason", "category")
 SCHEMA_DIR = Path(__file__).parent
 
 
@@ -36,8 +51,10 @@ SCHEMA_DIR = Path(__file__).parent
 class ToolSpec:
     """One tool: the schema sent to models (no metadata keys), its policy metadata and implementation.
 
-    `agent`: offered to the main agent; `task_agent`: offered to task sub-agents. `path_args`
-    name the arguments holding file-system paths (checked against the workspace).
+    `agent`: offered to the main agent; `task_agent`: offered to task sub-agents; `plan_agent`:
+    offered to read-only plan sub-agents. `read_only`: changes nothing outside its result (served
+    by `whimbrel mcp serve` by default). `path_args` name the arguments holding file-system paths
+    (checked against the workspace). `builtin`: shipped with Whimbrel (never deferred by tool search).
     """
 
     name: str
@@ -49,6 +66,11 @@ class ToolSpec:
     primary_key: str | None = None
     path_args: tuple[str, ...] = ()
     approval_reason: str = "needs approval to run"
+    plan_agent: bool = False
+    read_only: bool = False
+    category: str = "other"
+    builtin: bool = False
+    run_limit: float | None = None  # seconds before the pipeline stops it (None: the bash timeout + margin)
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -64,7 +86,9 @@ def spec_from_json(data: dict[str, Any], implementation: Implementation) -> Tool
         auto_approve=bool(data.get("auto_approve", False)), agent=bool(data.get("agent", True)),
         task_agent=bool(data.get("task_agent", True)), primary_key=data.get("primary_key"),
         path_args=tuple(data.get("path_args", ())),
-        approval_reason=data.get("approval_reason") or "needs approval to run")
+        approval_reason=data.get("approval_reason") or "needs approval to run",
+        plan_agent=bool(data.get("plan_agent", False)), read_only=bool(data.get("read_only", False)),
+        category=data.get("category", "other"), builtin=True)
 
 
 @dataclass

@@ -8,6 +8,7 @@ from textual.reactive import reactive
 from textual.widgets import Collapsible, ProgressBar, Static
 
 from app.vocabulary.inert import inert
+from widgets.subagent_log import SubagentLog
 
 STATUS_ICONS = {
     "pending": "○", "approved": "✔", "denied": "✖", "running": "◐", "done": "●", "error": "✖", "not_run": "–",
@@ -51,8 +52,9 @@ class ToolCard(Collapsible):
         self._percent = ""
         self._progress = ToolProgress()
         self._why = Static("", markup=False, classes="tool-why")  # what allowed or refused it (issue 13)
+        self.subagents = SubagentLog()
         self._body = Static(self._visible_output(), markup=False, classes="tool-output")
-        super().__init__(self._why, self._progress, self._body, title=self._title_text(status), collapsed=collapsed,
+        super().__init__(self._why, self._progress, self.subagents, self._body, title=self._title_text(status), collapsed=collapsed,
                          classes="tool-card", id=None)
         self.set_reactive(ToolCard.status, status)
         self.add_class(f"-{status}")
@@ -91,6 +93,10 @@ class ToolCard(Collapsible):
         self._progress.report(progress, total, message)
         self._percent = ToolProgress.percent(progress, total)
         self.title = self._title_text(self.status)
+
+    def add_subagent_event(self, agent: str, event) -> None:
+        """A sub-agent of this call did something (widgets/subagent_log.py shows it nested here)."""
+        self.subagents.apply(agent, event)
 
     def append_output(self, text: str) -> None:
         self._output += text

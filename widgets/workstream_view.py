@@ -217,6 +217,13 @@ class WorkstreamView(Vertical):
                 transcript.follow()
             case ev.ToolProgress(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].set_progress(event.progress, event.total, event.message)
+            case ev.UserNotified(message=message):
+                await transcript.add_notice(f"Notification: {inert(message)}")
+                attention = getattr(self.app, "attention", None)
+                if attention is not None:
+                    attention.alert(f"Whimbrel: {self.workstream.name}", message)
+            case ev.SubagentEvent(call_id=call_id) if call_id in transcript.cards:
+                transcript.cards[call_id].add_subagent_event(event.agent, event.event)
             case ev.ToolResultReady(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].set_result(event.output, event.is_error)
                 transcript.follow()
@@ -234,7 +241,7 @@ class WorkstreamView(Vertical):
                 await transcript.add_notice(f"Now using {event.alias} ({event.model}, {event.provider}).")
         if isinstance(event, (ev.StateChanged, ev.UsageUpdated, ev.ApprovalRequested, ev.TurnFinished,
                               ev.UserMessageAdded, ev.UsageRecorded, ev.ModelChanged, ev.BreakerChanged,
-                              ev.CompactionDone)):
+                              ev.CompactionDone, ev.UserNotified)):
             self.post_message(self.Changed(self))
 
     def refresh_title(self, number: int) -> None:

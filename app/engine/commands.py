@@ -32,6 +32,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("export", "[path]", "save the transcript as Markdown"),
     SlashCommand("model", "[alias]", "list the models, or switch this workstream to one"),
     SlashCommand("cost", "", "tokens and cost per workstream, with tokens per turn"),
+    SlashCommand("watches", "", "the background watches: list them, cancel one"),
     SlashCommand("compact", "[focus]", "summarize older context now (optionally focusing on a topic)"),
     SlashCommand("setup", "", "choose a model: detected API keys and local servers"),
     SlashCommand("mcp", "[status | refresh [server]]", "the MCP inspector (F9); status lists the servers, refresh re-lists"),

@@ -237,5 +237,21 @@ class Notice(EngineEvent):
 
 
 @dataclass
+class UserNotified(EngineEvent):
+    """The model asked to tell the user something now (the notify tool)."""
+
+    message: str
+
+
+@dataclass
+class SubagentEvent(EngineEvent):
+    """Something a sub-agent (task/plan) did, shown nested in its parent's tool card `call_id`."""
+
+    call_id: str
+    agent: str  # "task-1", "plan-1"
+    event: EngineEvent
+
+
+@dataclass
 class TurnFinished(EngineEvent):
     outcome: Literal["done", "cancelled", "error"]

@@ -36,9 +36,14 @@ from app.providers.capabilities import context_window as window_of
 from app.providers.registry import import_sdk_off_loop
 from app.providers.retry import stream_with_retry
 from tools.context import ToolContext
+from tools.errors import ToolError
 from tools.guard import CallGuard
 from tools.pipeline import PreparedCall, execute, prepare
 from tools.registry import ToolRegistry
+from app.engine.subagents import Subagents
+from tools.session_bound import SESSION_BOUND
+from tools.web_search import unavailable_tools
+from tools.visibility import ToolScope, schemas as visible_schemas
 from tools.truncate import HeadTailBuffer
 
 Emit = Callable[[ev.EngineEvent], None]
@@ -112,6 +117,11 @@ class Session:
         self.system_extra: Callable[[], str] | None = None  # e.g. the MCP resource/prompt catalog
         self.checkpoints: Any = None  # app.checkpoints.turns.TurnCheckpoints: a snapshot around each turn
         self.memory_context: Any = None  # app/engine/memory_context.py: instructions and memories
+        # what the model sees is what may be dispatched (tools/visibility.py); tool search (deferring MCP
+        # tools past [tools] tool_search_threshold) comes with the config (app/engine/tool_setup.py)
+        self.tool_scope = ToolScope(hidden=unavailable_tools(tool_context))
+        self.subagents = Subagents(self)
+        self.tool_scope.extra.update({k: s for k in SESSION_BOUND if (s := self.subagents.bind(registry.get(k), k))})
 
     # -- helpers -------------------------------------------------------------------------
     def emit(self, event: ev.EngineEvent) -> None:
@@ -250,7 +260,7 @@ class Session:
         assembler = ToolCallAssembler()
         finish_reason: str | None = None
         messages = self.model_messages()
-        tools = self.registry.schemas()
+        tools = visible_schemas(self.registry, self.tool_scope)
         draft = ReplyDraft(self.store, self.workstream_id, content, reasoning) \
             if ReplyDraft.supported(self.store) else None
 
@@ -364,6 +374,19 @@ class Session:
                 self._breaker_event(alias, before)
             return
 
+    async def ask_model(self, prompt: str) -> str:
+        """One prompt to this workstream's model without tools (web_fetch's question); usage is recorded."""
+        parts: list[str] = []
+        try:
+            async for provider, chunk in self._chunks_with_fallback([Message(role="user", content=prompt)], []):
+                if isinstance(chunk, ContentChunk):
+                    parts.append(chunk.text)
+                elif isinstance(chunk, UsageChunk):
+                    await self._record_usage(provider.settings, chunk)
+        except ProviderError as error:
+            raise ToolError(f"the model could not read the page: {error.message}") from None
+        return "".join(parts)
+
     def context_window(self) -> int | None:
         """The current model's context window (configured, else known for the model)."""
         if self.provider is None:
@@ -468,7 +491,7 @@ class Session:
 
     async def _run_tools(self, calls: list[ToolCall]) -> None:
         """Prepare, gate, approve and execute one response's tool calls; persist every result."""
-        prepared = [prepare(call, self.registry, self.tool_context) for call in calls]
+        prepared = [prepare(call, self.registry, self.tool_context, self.tool_scope) for call in calls]
         for item in prepared:
             self.emit(ev.ToolCallAdded(item.call.id, item.call.name.strip(), item.preview, item.call.arguments))
         runnable, asking = await gating.screen_calls(self, prepared)
@@ -521,6 +544,8 @@ class Session:
                 ctx = dataclasses.replace(
                     self.tool_context, on_output=lambda text: on_output(call_id, text),
                     wrap_command=gating.wrapper(self, item),
+                    ask_model=self.tool_context.ask_model or self.ask_model, call_id=call_id,
+                    notify=lambda message: self.emit(ev.UserNotified(message)),
                     on_progress=lambda value, total, message: self.emit(
                         ev.ToolProgress(call_id, value, total, message)),
                     workstream_id=self.workstream_id)

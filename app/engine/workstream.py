@@ -89,7 +89,7 @@ class Workstream:
         elif isinstance(event, ev.ApprovalRequested):
             self.pending.append(event)
             event.future.add_done_callback(lambda _f, e=event: self._drop_pending(e))
-        elif isinstance(event, (ev.ContentDelta, ev.ToolOutput, ev.TurnFinished)):
+        elif isinstance(event, (ev.ContentDelta, ev.ToolOutput, ev.TurnFinished, ev.UserNotified)):
             self.unread = True
         if isinstance(event, ev.TurnFinished):
             self.turns += 1

@@ -88,6 +88,15 @@ def _v7_memories(conn: Connection) -> None:
     memories.create(conn, checkfirst=True)
 
 
+def _v8_subagents_and_watches(conn: Connection) -> None:
+    """Sub-agent runs (task/plan) and their own conversations, and watches (issue 14)."""
+    from app.storage.schema import subagent_messages, subagent_runs, watches
+
+    subagent_runs.create(conn, checkfirst=True)
+    subagent_messages.create(conn, checkfirst=True)
+    watches.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_initial),
     (2, _v2_usage_and_compactions),
@@ -96,6 +105,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
     (5, _v5_audit_and_policy_reviews),
     (6, _v6_checkpoints),
     (7, _v7_memories),
+    (8, _v8_subagents_and_watches),
 ]
 
 

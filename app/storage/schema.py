@@ -274,3 +274,56 @@ policy_reviews = Table(
     Column("sha256", Text, nullable=False),
     Column("accepted_at", Float, nullable=False),
 )
+
+
+# -- version 8 (issue 14): sub-agents ---------------------------------------------------------
+
+# One row per task/plan sub-agent a workstream's model started (app/storage/subagent_store.py);
+# `call_id` is the parent's tool call. Its usage rows go to the parent's `usage` (so /cost counts
+# them); its own conversation goes to `subagent_messages`.
+subagent_runs = Table(
+    "subagent_runs",
+    metadata,
+    Column("id", Text, primary_key=True),  # uuid4 hex
+    workstream_fk(index=True),
+    Column("call_id", Text, nullable=False),
+    Column("kind", Text, nullable=False),  # "task" | "plan"
+    Column("name", Text, nullable=False),  # "task-1", shown on approvals and cards
+    Column("prompt", Text, nullable=False),
+    Column("model", Text, nullable=True),
+    Column("status", Text, nullable=False),  # running | done | error | cancelled
+    Column("result", Text, nullable=True),
+    Column("created_at", Float, nullable=False),
+    Column("finished_at", Float, nullable=True),
+)
+
+subagent_messages = Table(
+    "subagent_messages",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Text, ForeignKey("subagent_runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("role", Text, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("data", Text, nullable=True),  # JSON: tool_calls, tool_call_id, name, is_error
+    Column("created_at", Float, nullable=False),
+)
+
+# A `watch` (issue 14): a command polled every `interval` seconds until `stop_on` holds (or its
+# output changes); then its workstream gets a message and a turn. Kept here so watches survive a restart.
+watches = Table(
+    "watches",
+    metadata,
+    Column("id", Text, primary_key=True),  # uuid4 hex
+    workstream_fk(index=True),
+    Column("name", Text, nullable=False),
+    Column("command", Text, nullable=False),
+    Column("interval", Float, nullable=False),
+    Column("stop_on", Text, nullable=True),
+    Column("status", Text, nullable=False),  # active | fired | cancelled
+    Column("polls", Integer, nullable=False, default=0),
+    Column("max_polls", Integer, nullable=False),
+    Column("last_output", Text, nullable=True),
+    Column("next_at", Float, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("fired_at", Float, nullable=True),
+)

@@ -24,8 +24,10 @@ ELICIT = "mcp__everything__trigger-elicitation-request"
 
 def everything_app(tmp_path, fake_openai):
     config_path = tmp_path / "config.toml"
-    config_path.write_text(f'[mcp.servers.everything]\ncommand = "{NODE_BIN / "mcp-server-everything"}"\n'
-                           'args = ["stdio"]\n')
+    # tool_search off: with its 17 tools the server passes the threshold, and the scripted model calls
+    # them directly instead of finding them first
+    config_path.write_text(f'[tools]\ntool_search = "off"\n[mcp.servers.everything]\n'
+                           f'command = "{NODE_BIN / "mcp-server-everything"}"\nargs = ["stdio"]\n')
     return make_app(tmp_path, fake_openai.base_url, config=load_config(config_path))
 
 

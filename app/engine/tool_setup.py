@@ -1,0 +1,41 @@
+"""Config → a session's tool settings: what web tools may reach, and when tool search defers tools."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from tools.address_policy import AddressPolicy
+from tools.pinned_fetch import FetchLimits, WebAccess
+from tools.tool_search import ToolSearch
+from tools.web_search import TAVILY_URL, SearchBackend, unavailable_tools
+
+
+def web_access(config: Any) -> WebAccess:
+    """The [tools] web_* settings of a loaded Config (defaults without one)."""
+    if config is None:
+        return WebAccess()
+    return WebAccess(policy=AddressPolicy(allow_hosts=tuple(config.web_allow_hosts),
+                                          allow_networks=tuple(config.web_allow_networks)),
+                     limits=FetchLimits(max_bytes=config.web_max_bytes, timeout=config.web_timeout))
+
+
+def search_backend(config: Any, env: Mapping[str, str] = os.environ) -> SearchBackend | None:
+    """SearxNG when [tools] searxng_url is set, else Tavily with a key ([tools] tavily_api_key or
+    $TAVILY_API_KEY), else None (web_search is then not offered)."""
+    if config is not None and config.searxng_url:
+        return SearchBackend("searxng", config.searxng_url)
+    key = (config.tavily_api_key if config is not None else None) or env.get("TAVILY_API_KEY")
+    if key:
+        return SearchBackend("tavily", (config.tavily_url if config is not None else None) or TAVILY_URL, key)
+    return None
+
+
+def configure_tools(session: Any, config: Any) -> None:
+    """Apply [tools] settings to a new session (its context and its top-level tool scope)."""
+    session.tool_context.web = web_access(config)
+    session.tool_context.search_backend = search_backend(config)
+    session.tool_scope.hidden = unavailable_tools(session.tool_context)
+    if config is not None:
+        session.tool_scope.search = ToolSearch(threshold=config.tool_search_threshold, mode=config.tool_search)
+        session.subagents.agent_model = config.agent_model

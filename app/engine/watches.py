@@ -1,0 +1,180 @@
+"""watch: commands polled in the background until a condition holds; then their workstream gets
+a message and a turn. The `watch` tool (per session) writes rows; one `WatchRunner` per app polls
+them, so watches survive a restart (an overdue one is polled once at start)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import signal
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from app.storage import watch_store
+from tools.context import ToolContext
+from tools.errors import ToolError
+from tools.watch_expr import evaluate, parse
+
+MIN_INTERVAL, MAX_INTERVAL, DEFAULT_INTERVAL = 10.0, 24 * 3600.0, 300.0
+MAX_ACTIVE = 5
+DEFAULT_MAX_POLLS = 100
+OUTPUT_LIMIT = 64_000
+COMMAND_TIMEOUT = 120.0
+MESSAGE_OUTPUT = 4_000
+Fire = Callable[[str, str], Awaitable[None]]
+log = logging.getLogger("whimbrel")
+
+
+def parse_interval(text: Any) -> float:
+    """'30s', '5m', '1h', '1d' or a number of seconds; ToolError outside 10 s … 24 h."""
+    if text is None or text == "":
+        return DEFAULT_INTERVAL
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", str(text).lower())
+    if not match:
+        raise ToolError(f"watch: poll_every {text!r} is not a duration such as 30s, 5m or 1h")
+    seconds = float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
+    if not MIN_INTERVAL <= seconds <= MAX_INTERVAL:
+        raise ToolError("watch: poll_every must be between 10s and 24h")
+    return seconds
+
+
+class WatchTool:
+    """The `watch` tool of one session: create, list and cancel its workstream's watches."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    async def __call__(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        store, workstream_id = self.session.store, self.session.workstream_id
+        if not hasattr(store, "run") or not workstream_id:
+            raise ToolError("watch needs the conversation store, which this session does not have")
+        action = args.get("action") or "create"
+        if action == "list":
+            rows = await store.run(watch_store.active, store.store, workstream_id)
+            if not rows:
+                return "No active watches."
+            return "\n".join(f"- {r['name']}: `{r['command']}` every {r['interval']:g}s, "
+                             f"{'until ' + r['stop_on'] if r['stop_on'] else 'until its output changes'}; "
+                             f"{r['polls']} poll(s) so far" for r in rows)
+        if action == "cancel":
+            ref = str(args.get("name") or "").strip()
+            row = await store.run(watch_store.find, store.store, workstream_id, ref) if ref else None
+            if row is None:
+                raise ToolError(f"watch: no active watch named {ref!r} (see action 'list')")
+            await store.run(watch_store.finish, store.store, row["id"], "cancelled")
+            return f"Cancelled watch {row['name']}."
+        return await self._create(args, store, workstream_id)
+
+    async def _create(self, args: dict[str, Any], store: Any, workstream_id: str) -> str:
+        command = str(args.get("command") or "").strip()
+        if not command:
+            raise ToolError("watch: create needs a command")
+        interval = parse_interval(args.get("poll_every"))
+        stop_on = (args.get("stop_on") or "").strip() or None
+        if stop_on:
+            parse(stop_on)
+        name = (args.get("name") or "").strip() or re.sub(r"\W+", "-", command)[:30].strip("-") or "watch"
+        max_polls = int(args.get("max_polls") or DEFAULT_MAX_POLLS)
+        try:
+            await store.run(watch_store.create, store.store, workstream_id, name=name, command=command,
+                            interval=interval, stop_on=stop_on, max_polls=max_polls, limit=MAX_ACTIVE)
+        except ValueError as error:
+            raise ToolError(f"watch: {error}") from None
+        condition = f"when {stop_on}" if stop_on else "when its output changes"
+        return (f"Watching `{command}` every {interval:g}s as {name!r}; this conversation wakes {condition} "
+                f"(at most {max_polls} polls).")
+
+
+async def run_command(command: str, workspace: Path, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str]:
+    """(exit code, stdout+stderr cut at 64 KB); its whole process group is killed at the timeout."""
+    process = await asyncio.create_subprocess_exec(
+        "bash", "-c", command, cwd=str(workspace), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    try:
+        out, _ = await asyncio.wait_for(process.communicate(), timeout)
+    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        await process.wait()
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        return -1, f"(the command did not finish within {timeout:g}s)"
+    return process.returncode or 0, out.decode(errors="replace")[:OUTPUT_LIMIT]
+
+
+def fired_message(row: dict[str, Any], code: int, output: str, reason: str) -> str:
+    shown = output if len(output) <= MESSAGE_OUTPUT else output[:MESSAGE_OUTPUT] + "\n[… cut]"
+    return (f"[watch {row['name']!r} {reason}] `{row['command']}` exited {code} after {row['polls'] + 1} poll(s):\n"
+            f"{shown.rstrip()}")
+
+
+class WatchRunner:
+    """Polls due watches every `tick` seconds and calls `fire(workstream_id, text)` when one fires."""
+
+    def __init__(self, store: Any, fire: Fire, workspace: Path, *, tick: float = 5.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store, self.fire, self.workspace, self.tick, self.clock = store, fire, Path(workspace), tick, clock
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self.run_forever(), name="watch-runner")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+
+    async def run_forever(self) -> None:
+        while True:
+            try:
+                await self.poll_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a broken row or a store hiccup must not end all watches
+                log.exception("watch runner failed a round")
+            await asyncio.sleep(self.tick)
+
+    async def poll_once(self) -> int:
+        """Poll every due watch once; returns how many fired."""
+        now = self.clock()
+        due = await self.store.run(watch_store.claim_due, self.store.store, now, COMMAND_TIMEOUT * 2)
+        fired = 0
+        for row in due:
+            fired += await self._poll(row)
+        return fired
+
+    async def _poll(self, row: dict[str, Any]) -> int:
+        code, output = await run_command(row["command"], self.workspace)
+        previous = row["last_output"]
+        changed = previous is not None and output != previous
+        try:
+            data = json.loads(output)
+        except ValueError:
+            data = None
+        if row["stop_on"]:
+            hit = evaluate(parse(row["stop_on"]), {"output": output, "data": data, "exit_code": code,
+                                                   "prev_output": previous, "changed": changed})
+            reason = "fired"
+        else:
+            hit, reason = changed, "saw a change"
+        exhausted = row["polls"] + 1 >= row["max_polls"]
+        await self.store.run(watch_store.record_poll, self.store.store, row["id"], output,
+                             self.clock() + row["interval"])
+        if not hit and not exhausted:
+            return 0
+        if not await self.store.run(watch_store.finish, self.store.store, row["id"], "fired"):
+            return 0  # cancelled meanwhile
+        if not hit:
+            reason = f"gave up after {row['max_polls']} polls"
+        await self.fire(row["workstream_id"], fired_message(row, code, output, reason))
+        return 1

@@ -1,0 +1,80 @@
+"""Watches (table of migration 8): plain functions over a `Store`, run with `AsyncStore.run(...)`.
+Each change is one short transaction, so two instances on one store never poll a watch twice."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from sqlalchemy import and_, func, insert, select, update
+
+from app.storage.schema import watches
+
+ACTIVE = "active"
+
+
+def create(store: Any, workstream_id: str, *, name: str, command: str, interval: float, stop_on: str | None,
+           max_polls: int, now: float | None = None, limit: int = 5) -> str:
+    """A new active watch; ValueError when the workstream has `limit` active ones or one named `name`
+    (checked in the same write transaction, so parallel calls cannot pass the limit together)."""
+    watch_id = uuid.uuid4().hex
+    now = time.time() if now is None else now
+    with store._engine.begin() as conn:
+        names = conn.execute(select(watches.c.name).where(
+            and_(watches.c.workstream_id == workstream_id, watches.c.status == ACTIVE))).scalars().all()
+        if len(names) >= limit:
+            raise ValueError(f"this workstream already has {limit} active watches; cancel one first")
+        if name in names:
+            raise ValueError(f"an active watch is already named {name!r}")
+        conn.execute(insert(watches).values(
+            id=watch_id, workstream_id=workstream_id, name=name, command=command, interval=interval, stop_on=stop_on,
+            status=ACTIVE, polls=0, max_polls=max_polls, next_at=now, created_at=now))
+    return watch_id
+
+
+def active(store: Any, workstream_id: str | None = None) -> list[dict[str, Any]]:
+    query = select(watches).where(watches.c.status == ACTIVE)
+    if workstream_id is not None:
+        query = query.where(watches.c.workstream_id == workstream_id)
+    with store._reads.connect() as conn:
+        return [dict(r) for r in conn.execute(query.order_by(watches.c.created_at)).mappings()]
+
+
+def count_active(store: Any, workstream_id: str) -> int:
+    with store._reads.connect() as conn:
+        return conn.execute(select(func.count()).select_from(watches).where(
+            and_(watches.c.workstream_id == workstream_id, watches.c.status == ACTIVE))).scalar_one()
+
+
+def claim_due(store: Any, now: float, lease: float) -> list[dict[str, Any]]:
+    """Active watches due by `now`, each pushed `lease` seconds ahead in the same transaction (so
+    another instance does not poll it meanwhile)."""
+    with store._engine.begin() as conn:
+        rows = [dict(r) for r in conn.execute(select(watches).where(
+            and_(watches.c.status == ACTIVE, watches.c.next_at <= now))).mappings()]
+        for row in rows:
+            conn.execute(update(watches).where(watches.c.id == row["id"]).values(next_at=now + lease))
+    return rows
+
+
+def record_poll(store: Any, watch_id: str, output: str, next_at: float) -> None:
+    with store._engine.begin() as conn:
+        conn.execute(update(watches).where(watches.c.id == watch_id).values(
+            last_output=output, polls=watches.c.polls + 1, next_at=next_at))
+
+
+def finish(store: Any, watch_id: str, status: str) -> bool:
+    """Mark an active watch fired or cancelled; False when it was no longer active."""
+    with store._engine.begin() as conn:
+        done = conn.execute(update(watches).where(and_(watches.c.id == watch_id, watches.c.status == ACTIVE))
+                            .values(status=status, fired_at=time.time()))
+    return done.rowcount == 1
+
+
+def find(store: Any, workstream_id: str, ref: str) -> dict[str, Any] | None:
+    """An active watch of the workstream by name or id prefix."""
+    for row in active(store, workstream_id):
+        if row["name"] == ref or row["id"].startswith(ref):
+            return row
+    return None

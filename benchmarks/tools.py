@@ -1,0 +1,149 @@
+"""Tool benchmarks, each printed as figures and a ratio against its target (one run, noisy machines):
+
+- tool_search over 500 deferred tools: p95 of one search (target <= 5 ms);
+- web_fetch of a 5 MB page from a local server: RSS growth of this process (target <= 20 MB);
+- two parallel task sub-agents vs one, I/O-bound (the model streams slowly): wall time (target <= 1.2x).
+
+    .venv/bin/python benchmarks/tools.py [--queries 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+WORDS = ("create list delete update issue repo file branch commit user team project ticket query table row "
+         "schema index metric alert deploy build job queue message channel calendar event email contact "
+         "invoice payment order product price stock image video audio translate summarize search fetch").split()
+
+
+def fake_registry(count: int):
+    from tools.registry import ToolRegistry, ToolSpec
+
+    async def run(args: dict[str, Any], ctx: Any) -> str:
+        return "ok"
+
+    rng = random.Random(7)
+    registry = ToolRegistry.load_builtin()
+    for i in range(count):
+        words = rng.sample(WORDS, 6)
+        name = f"mcp__srv{i % 9}__{words[0]}_{words[1]}_{i}"
+        params = {w: {"type": "string", "description": f"the {w} to {words[0]}"} for w in words[2:4]}
+        schema = {"type": "function", "function": {"name": name, "description": " ".join(words) + " for the team",
+                                                   "parameters": {"type": "object", "properties": params}}}
+        registry.register(ToolSpec(name=name, schema=schema, implementation=run))
+    return registry
+
+
+def bench_tool_search(queries: int) -> None:
+    from tools.tool_search import ToolSearch
+    from tools.visibility import ToolScope, visible_tools
+
+    registry = fake_registry(500)
+    search = ToolSearch()
+    visible_tools(registry, ToolScope(search=search))
+    rng = random.Random(3)
+    search.search("warm up the index")
+    times = []
+    for _ in range(queries):
+        search.found.clear()
+        query = " ".join(rng.sample(WORDS, 3))
+        start = time.perf_counter()
+        search.search(query)
+        times.append((time.perf_counter() - start) * 1000)
+    p95 = statistics.quantiles(times, n=20)[-1]
+    print(f"tool_search over 500 tools: median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms "
+          f"(target <= 5 ms: {p95 / 5:.2f}x of the budget)")
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 1e6
+
+
+async def bench_web_fetch() -> None:
+    from tests.tools.web_site import LocalSite
+    from tools.address_policy import AddressPolicy
+    from tools.context import ToolContext
+    from tools.pinned_fetch import FetchLimits, WebAccess
+    from tools.web_fetch import web_fetch
+
+    with LocalSite() as site, tempfile.TemporaryDirectory() as tmp:
+        access = WebAccess(policy=AddressPolicy(allow_networks=("127.0.0.1/32",)),
+                           limits=FetchLimits(max_bytes=6_000_000, timeout=120))
+        ctx = ToolContext(workspace=Path(tmp), web=access)
+        await web_fetch({"url": site.url("/docs")}, ctx)  # imports and first connection outside the figure
+        before, peak_before = rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1000
+        start = time.perf_counter()
+        text = await web_fetch({"url": site.url("/big")}, ctx)
+        elapsed = time.perf_counter() - start
+        after, peak_after = rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1000
+    growth = max(after - before, peak_after - max(peak_before, before))
+    print(f"web_fetch of a {site.big_size / 1e6:.0f} MB page: {elapsed:.2f} s, {len(text):,} chars returned, RSS "
+          f"{before:.0f} -> {after:.0f} MB (peak growth {peak_after - max(peak_before, before):.0f} MB); "
+          f"growth {growth:.1f} MB (target <= 20 MB: {growth / 20:.2f}x of the budget)")
+
+
+async def one_turn(server, calls: int, delay: float) -> float:
+    from app.engine import events as ev
+    from app.engine.session import Session
+    from app.providers.base import ModelSettings
+    from app.providers.openai_chat import OpenAIChatProvider
+    from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
+    from tools.context import ToolContext
+    from tools.registry import ToolRegistry
+
+    replies = [ToolCallReply([("task", json.dumps({"prompt": f"job {i}"}), f"c{i}") for i in range(calls)])]
+    replies += [SlowReply("finding " * 10, delay=delay, chunk_size=4) for _ in range(calls)]
+    replies += [TextReply("done")]
+    server.queue(*replies)
+
+    def approve(event: ev.EngineEvent) -> None:
+        if isinstance(event, ev.ApprovalRequested):
+            event.future.set_result({i.call_id: ev.ApprovalDecision("approve") for i in event.items})
+
+    with tempfile.TemporaryDirectory() as tmp:
+        provider = OpenAIChatProvider(ModelSettings(model="fake-model", base_url=server.base_url, api_key="x"))
+        session = Session(workstream_id="", provider=provider, registry=ToolRegistry.load_builtin(),
+                          tool_context=ToolContext(workspace=Path(tmp)), emit=approve)
+        start = time.perf_counter()
+        await session.run_turn("go")
+        elapsed = time.perf_counter() - start
+        await provider.close()
+    return elapsed
+
+
+async def bench_parallel_tasks() -> None:
+    from tests.fake_llm.openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer() as server:
+        await one_turn(server, 1, 0.0)  # warm-up
+        one = statistics.median([await one_turn(server, 1, 0.05) for _ in range(3)])
+        two = statistics.median([await one_turn(server, 2, 0.05) for _ in range(3)])
+    print(f"task sub-agents (I/O-bound): one {one:.2f} s, two in parallel {two:.2f} s; "
+          f"ratio {two / one:.2f}x (target <= 1.2x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+    bench_tool_search(args.queries)
+    asyncio.run(bench_web_fetch())
+    asyncio.run(bench_parallel_tasks())
+
+
+if __name__ == "__main__":
+    main()

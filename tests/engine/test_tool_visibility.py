@@ -1,0 +1,81 @@
+"""Through the real turn loop: the tools sent to the model are exactly those a call may use."""
+
+from __future__ import annotations
+
+import json
+
+from app.engine import events as ev
+from tests.engine.harness import Recorder, make_session, shutdown
+from tests.fake_llm.script import TextReply, ToolCallReply
+from tools.visibility import ToolScope
+
+
+async def test_a_tool_the_model_was_not_shown_is_refused(fake_openai, tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    args = json.dumps({"path": "pwned.txt", "content": "x"})
+    fake_openai.queue(ToolCallReply([("write_file", args, "call_1")]), TextReply("ok"))
+    recorder = Recorder()
+    session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
+    session.tool_scope = ToolScope(allowed=frozenset({"read_file", "search"}))
+    await session.run_turn("write something")
+    sent = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
+    assert sent == ["read_file", "search"]
+    result = recorder.of(ev.ToolResultReady)[0]
+    assert result.is_error and "Unknown tool 'write_file'" in result.output
+    assert not (workspace / "pwned.txt").exists()
+    assert not recorder.approvals  # refused before the approval step: nothing to approve
+    await shutdown(session, store)
+
+
+async def test_web_fetch_question_is_answered_by_the_workstream_model(fake_openai, tmp_path):
+    """Acceptance 1: the page is read by the model in a side request; only the answer joins the chat."""
+    from tests.tools.web_site import LocalSite
+    from tools.address_policy import AddressPolicy
+    from tools.pinned_fetch import WebAccess
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with LocalSite() as site:
+        args = json.dumps({"url": site.url("/docs"), "question": "How far does the whimbrel fly?"})
+        fake_openai.queue(ToolCallReply([("web_fetch", args, "call_1")]),
+                          TextReply("About 5,000 km without stopping.", usage=(300, 9)),
+                          TextReply("The page says it flies 5,000 km non-stop."))
+        recorder = Recorder()
+        session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
+        session.tool_context.web = WebAccess(policy=AddressPolicy(allow_networks=("127.0.0.1/32",)))
+        await session.run_turn("Summarise the local docs page")
+    side_request = fake_openai.requests[1]
+    assert "5,000 km" in side_request["messages"][-1]["content"] and not side_request.get("tools")
+    result = recorder.of(ev.ToolResultReady)[0]
+    assert not result.is_error and result.output.endswith("About 5,000 km without stopping.")
+    assert "Numenius" not in fake_openai.requests[2]["messages"][-1]["content"]
+    rows = await store.load_messages(session.workstream_id)
+    assert [m.role for m in rows] == ["user", "assistant", "tool", "assistant"]
+    await shutdown(session, store)
+
+
+async def test_with_a_config_mcp_tools_past_the_threshold_are_deferred_until_found(fake_openai, tmp_path):
+    from app.config import load_config
+    from app.engine.tool_setup import configure_tools
+    from tests.tools.test_visibility import mcp_spec
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (tmp_path / "config.toml").write_text("")
+    fake_openai.queue(ToolCallReply([("tool_search", json.dumps({"query": "weather forecast city"}), "s1")]),
+                      ToolCallReply([("mcp__wx__forecast", json.dumps({"city": "Oslo"}), "f1")]), TextReply("Rain."))
+    recorder = Recorder()
+    session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
+    for i in range(20):
+        session.registry.register(mcp_spec(f"mcp__pad__tool_{i}", f"padding tool {i}"))
+    session.registry.register(mcp_spec("mcp__wx__forecast", "Weather forecast for a city", {"city": {"type": "string"}}))
+    configure_tools(session, load_config(tmp_path / "config.toml"))
+    await session.run_turn("weather in Oslo?")
+    first = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
+    assert "tool_search" in first and not any(n.startswith("mcp__") for n in first)
+    second = [t["function"]["name"] for t in fake_openai.requests[1]["tools"]]
+    assert "mcp__wx__forecast" in second and "mcp__pad__tool_0" not in second
+    results = recorder.of(ev.ToolResultReady)
+    assert results[-1].output == 'mcp__wx__forecast ran with {"city": "Oslo"}' and not results[-1].is_error
+    await shutdown(session, store)

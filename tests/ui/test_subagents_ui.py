@@ -1,0 +1,74 @@
+"""Sub-agents in the app: two tasks nested in their cards, a sub-agent's approval marked with its
+name, the plan review modal."""
+
+from __future__ import annotations
+
+import json
+
+from app.screens.approval import ApprovalScreen
+from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
+from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.test_turns import submit
+
+
+def task(call_id: str, prompt: str) -> tuple[str, str, str]:
+    return ("task", json.dumps({"prompt": prompt}), call_id)
+
+
+async def approve_all(pilot, app) -> None:
+    while isinstance(app.screen, ApprovalScreen):
+        await pilot.press("y")
+        await pilot.pause(0.05)
+
+
+async def test_two_tasks_run_nested_in_their_cards(fake_openai, tmp_path):
+    fake_openai.queue(ToolCallReply([task("t1", "investigate the parser"), task("t2", "investigate the CLI")]),
+                      SlowReply("parser finding", delay=0.02), SlowReply("cli finding", delay=0.02),
+                      TextReply("Both investigations are done."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await submit(pilot, "two investigations")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="task approval")
+        assert "investigate the parser" in screen_text(app) and "investigate the CLI" in screen_text(app)
+        await approve_all(pilot, app)
+        await wait_for(pilot, lambda: "Both investigations are done." in screen_text(app), message="final answer")
+        transcript = app.main_screen.view_for(app.focused_id).transcript
+        logs = {call: transcript.cards[call].subagents.agents for call in ("t1", "t2")}
+        assert {name for agents in logs.values() for name in agents} == {"task-1", "task-2"}
+        assert all(progress.state == "finished" for agents in logs.values() for progress in agents.values())
+        text = screen_text(app)
+        assert "task-1" in text and "task-2" in text and "[task-1]" in text
+
+
+async def test_a_sub_agents_approval_names_it(fake_openai, tmp_path):
+    fake_openai.queue(ToolCallReply([task("t1", "count files")]),
+                      ToolCallReply([("bash", json.dumps({"command": "ls | wc -l"}), "b1")]),
+                      TextReply("there are some files"), TextReply("Done."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await submit(pilot, "count")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="task approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "task-1 · bash" in screen_text(app),
+                       message="the sub-agent's approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "Done." in screen_text(app), message="final answer")
+        card = app.main_screen.view_for(app.focused_id).transcript.cards["t1"]
+        assert card.subagents.agents["task-1"].calls["b1"][2] == "done"
+
+
+async def test_the_plan_review_accepts_and_the_parent_goes_on(fake_openai, tmp_path):
+    fake_openai.queue(ToolCallReply([("plan", json.dumps({"prompt": "add --verbose"}), "p1")]),
+                      TextReply("1. Add the flag in app/cli.py\n2. Test it"), TextReply("Implementing the plan."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await submit(pilot, "plan it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="plan approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "plan review" in screen_text(app),
+                       message="the plan review")
+        assert "1. Add the flag in app/cli.py" in screen_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "Implementing the plan." in screen_text(app), message="final answer")
+        plans = list((tmp_path / "ws" / ".whimbrel" / "plans").glob("*.md"))
+        assert len(plans) == 1 and "Add the flag" in plans[0].read_text()

@@ -1,0 +1,52 @@
+"""Watches in the app: a watch stored by an earlier run fires after a restart and wakes its
+workstream (a turn runs there); /watches lists and cancels."""
+
+from __future__ import annotations
+
+from app.screens.watches import WatchesScreen
+from app.storage import watch_store
+from app.storage.store import Store
+from tests.fake_llm.script import TextReply
+from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.test_turns import submit
+
+
+def stored_watch(tmp_path, **overrides) -> tuple[str, str]:
+    """A workstream and an active watch in the store, as an earlier run of Whimbrel left them."""
+    store = Store(tmp_path / "data" / "whimbrel.db")
+    workstream_id = store.create_workstream(title="watching the log", model="fake-model", workdir=str(tmp_path / "ws"))
+    fields = dict(name="log-size", command="stat -c %s build.log", interval=10.0, stop_on=None, max_polls=100, now=0)
+    fields.update(overrides)
+    watch_id = watch_store.create(store, workstream_id, **fields)
+    watch_store.record_poll(store, watch_id, "6\n", next_at=0)  # the baseline: due now
+    store.close()
+    return workstream_id, watch_id
+
+
+async def test_a_watch_from_the_last_run_wakes_its_workstream(fake_openai, tmp_path):
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "build.log").write_text("start\nmore\n")  # 11 bytes: changed since the baseline
+    workstream_id, _watch = stored_watch(tmp_path)
+    fake_openai.queue(TextReply("The log grew to 11 bytes."))
+    app = make_app(tmp_path, fake_openai.base_url, resume=workstream_id)
+    app.watch_tick = 0.1
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: "The log grew to 11 bytes." in screen_text(app), timeout=30,
+                       message="the watch's turn")
+        assert "[watch 'log-size' saw a change]" in screen_text(app)
+
+
+async def test_the_watches_screen_lists_and_cancels(fake_openai, tmp_path):
+    (tmp_path / "ws").mkdir()
+    workstream_id, watch_id = stored_watch(tmp_path, interval=3600.0, stop_on='"DONE" in output', now=1e12)
+    app = make_app(tmp_path, fake_openai.base_url, resume=workstream_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await submit(pilot, "/watches")
+        await wait_for(pilot, lambda: isinstance(app.screen, WatchesScreen), message="watches screen")
+        table = app.screen.query_one("#watch-table")
+        await wait_for(pilot, lambda: table.row_count == 1, message="one row")
+        cells = [str(c) for c in table.get_row_at(0)]
+        assert cells[1:5] == ["log-size", "stat -c %s build.log", "1h", '"DONE" in output']
+        await pilot.press("c")
+        await wait_for(pilot, lambda: "Cancelled log-size." in screen_text(app))
+        assert await app.store.run(watch_store.active, app.store.store) == []

@@ -1,0 +1,101 @@
+"""tool_search: once more tools are offered than a threshold, non-built-in tools are deferred and
+found by a BM25 search over their names, descriptions and parameters; found tools stay visible."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.bm25 import Bm25Index
+from tools.errors import ToolError
+from tools.registry import ToolSpec
+
+TOOL_SEARCH = "tool_search"
+DEFAULT_THRESHOLD = 20
+DEFAULT_MAX_RESULTS = 5
+
+
+def searchable_text(spec: ToolSpec) -> str:
+    """What the index reads of a tool: its name, description, and each parameter's name and text."""
+    function = spec.schema.get("function", {})
+    parts = [spec.name, spec.name, function.get("description", "")]
+    for name, prop in spec.parameters.get("properties", {}).items():
+        parts.append(name)
+        if isinstance(prop, dict):
+            parts.append(str(prop.get("description", "")))
+    return " ".join(parts)
+
+
+@dataclass
+class ToolSearch:
+    """One session's tool-search state: the threshold and the deferred tools found so far."""
+
+    threshold: int = DEFAULT_THRESHOLD
+    max_results: int = DEFAULT_MAX_RESULTS
+    mode: str = "auto"  # "auto" (by threshold), "on", "off"
+    found: set[str] = field(default_factory=set)
+    _index_key: tuple[str, ...] = ()
+    _index: Bm25Index | None = None
+    _deferred: dict[str, ToolSpec] = field(default_factory=dict)
+
+    def active(self, candidates: list[ToolSpec]) -> bool:
+        if self.mode == "off":
+            return False
+        deferrable = any(not s.builtin for s in candidates)
+        return deferrable and (self.mode == "on" or len(candidates) > self.threshold)
+
+    def visible(self, candidates: list[ToolSpec]) -> list[ToolSpec]:
+        """Built-ins, the tools found so far, then tool_search itself; the rest are deferred."""
+        self._deferred = {s.name: s for s in candidates if not s.builtin and s.name not in self.found}
+        shown = [s for s in candidates if s.builtin or s.name in self.found]
+        return shown + [self.spec()]
+
+    def deferred(self) -> dict[str, ToolSpec]:
+        return dict(self._deferred)
+
+    def search(self, query: str) -> list[ToolSpec]:
+        """The best deferred tools for `query`; they become visible from the next model call on."""
+        key = tuple(sorted(self._deferred))
+        if self._index is None or key != self._index_key:
+            self._index = Bm25Index()
+            for spec in self._deferred.values():
+                self._index.add(spec.name, searchable_text(spec))
+            self._index_key = key
+        hits = [self._deferred[name] for name, _score in self._index.search(query, self.max_results)]
+        self.found.update(s.name for s in hits)
+        return hits
+
+    def spec(self) -> ToolSpec:
+        async def run(args: dict[str, Any], _ctx: Any) -> str:
+            query = str(args.get("query", "")).strip()
+            if not query:
+                raise ToolError("tool_search needs a query: words describing what the tool should do")
+            hits = self.search(query)
+            if not hits:
+                return (f"No deferred tool matches {query!r}. {len(self._deferred)} tools are deferred; "
+                        f"try other words.")
+            lines = [f"Found {len(hits)} tool(s); they are available from now on:"]
+            for spec in hits:
+                function = spec.schema.get("function", {})
+                lines.append(f"- {spec.name}: {function.get('description', '')}\n  parameters: "
+                             f"{json.dumps(spec.parameters, ensure_ascii=False)}")
+            return "\n".join(lines)
+
+        return ToolSpec(name=TOOL_SEARCH, schema=TOOL_SEARCH_SCHEMA, implementation=run, auto_approve=True,
+                        agent=True, task_agent=False, plan_agent=False, read_only=True, primary_key="query",
+                        category="tool search", builtin=True, approval_reason="searches the deferred tools")
+
+
+TOOL_SEARCH_SCHEMA: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": TOOL_SEARCH,
+        "description": ("Find tools that are not in your tool list yet. Many MCP tools are deferred to keep "
+                        "the list short: describe what you need in a few words (e.g. 'create github issue') "
+                        "and the best matches become callable from your next step on."),
+        "parameters": {"type": "object", "properties": {
+            "query": {"type": "string", "description": "Words describing the tool you need."}},
+            "required": ["query"]},
+    },
+}
