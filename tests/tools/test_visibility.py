@@ -58,10 +58,10 @@ def test_a_child_scope_never_widens(registry: ToolRegistry) -> None:
 
 
 def test_below_the_threshold_everything_is_shown() -> None:
-    registry = with_mcp(5)
+    registry = with_mcp(20 - len(names(with_mcp(0), ToolScope())))  # exactly at the threshold
     scope = ToolScope(search=ToolSearch(threshold=20))
     shown = names(registry, scope)
-    assert TOOL_SEARCH not in shown and "mcp__srv__tool_4" in shown
+    assert TOOL_SEARCH not in shown and "mcp__srv__tool_0" in shown and len(shown) == 20
 
 
 async def test_past_the_threshold_mcp_tools_are_deferred_and_found_by_search(ctx: ToolContext) -> None:
@@ -70,8 +70,8 @@ async def test_past_the_threshold_mcp_tools_are_deferred_and_found_by_search(ctx
                                {"title": {"type": "string", "description": "issue title"}}))
     scope = ToolScope(search=ToolSearch(threshold=20))
     shown = names(registry, scope)
-    assert shown == ["bash", "edit_file", "man", "math", "notify", "plan", "read_file", "search", "task", "watch",
-                     "web_fetch", "web_search", "write_file", TOOL_SEARCH]
+    assert shown == ["bash", "edit_file", "man", "math", "memory", "notify", "plan", "read_file", "recall", "search",
+                     "skill", "task", "watch", "web_fetch", "web_search", "write_file", TOOL_SEARCH]
     hidden = prepare(call("mcp__gh__create_issue", {"title": "t"}), registry, ctx, scope)
     assert hidden.spec is None and "Unknown tool" in hidden.error
 
