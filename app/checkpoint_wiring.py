@@ -208,6 +208,7 @@ def work_in(app: Any, workstream: Any, tree: Any) -> None:
     workspace = Path(tree.path if tree is not None else app.options.workdir).resolve()
     session.tool_context.workspace = workspace
     session.tool_context.read_paths.clear()  # files must be read again where they now are
+    session.guard = session.guard.in_workspace(workspace)  # rules judge, and the sandbox binds, that tree
     workstream.worktree = tree
     attach(app, session)
     app.refresh_chrome()

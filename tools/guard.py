@@ -7,6 +7,7 @@ command is confined. Nothing runs a tool around this, so nothing bypasses it.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import logging
@@ -50,6 +51,13 @@ class CallGuard:
         """A sub-agent's guard: the very same gate (rules, mode), hooks, audit and sandbox as its
         parent's, so a restriction of the parent binds the child too; its audit rows name it."""
         return dataclasses.replace(self, agent=name, notices=[])
+
+    def in_workspace(self, workspace: Path) -> CallGuard:
+        """The same rules, mode, hooks and audit for a workstream that now works elsewhere (its git
+        worktree): its paths are judged there and the sandbox binds that tree."""
+        policy = copy.copy(self.gate.policy)
+        policy.workspace = Path(workspace).resolve()
+        return dataclasses.replace(self, gate=dataclasses.replace(self.gate, policy=policy))
 
     @classmethod
     def permissive_default(cls, workspace: Path) -> CallGuard:

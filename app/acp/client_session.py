@@ -37,7 +37,9 @@ class ExternalAgentSession(Session):
         self._closing: set[asyncio.Task] = set()
 
     # -- the turn --------------------------------------------------------------------------
-    async def run_turn(self, text: str) -> None:
+    async def run_turn(self, text: str, images: list[dict] | None = None) -> None:
+        if images:  # Session.run_turn's signature; an ACP prompt here carries text only
+            self.emit(ev.Notice("Images are not sent to external agents: only the text went.", level="warning"))
         await self._persist(Message(role="user", content=text))
         self.emit(ev.UserMessageAdded(text))
         self.usage.turn += 1

@@ -135,7 +135,7 @@ class Gate:
             if relative and relative[0] in (".git", ".whimbrel"):
                 return f"writes to {relative[0]}/, which is always asked about"
             for place in self.protected:
-                if path.is_relative_to(place):
+                if path.is_relative_to(place) and not root.is_relative_to(place):  # a worktree lives in the data dir
                     return f"writes to Whimbrel's own files ({place}), which is always asked about"
         return ""
 

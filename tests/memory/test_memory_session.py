@@ -39,7 +39,10 @@ def _system(request: dict) -> str:
 
 
 def _tool_results(request: dict) -> list[str]:
-    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
+    """The tool results of a request in the order of their calls (c1, c2, …): calls run in
+    parallel, so their results are stored in the order they finish."""
+    results = [m for m in request["messages"] if m["role"] == "tool"]
+    return [m["content"] for m in sorted(results, key=lambda m: m["tool_call_id"])]
 
 
 async def test_remember_then_a_new_workstream_is_given_it(fake_openai, tmp_path):

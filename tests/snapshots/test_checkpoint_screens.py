@@ -3,6 +3,8 @@ rewind would undo; and a plan with files changed by hand, files not captured and
 
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from pathlib import Path
 
@@ -99,8 +101,10 @@ def test_rewind_plan_names_hand_edits_skipped_and_outside_files(snap_compare, tm
         await open_rewind(pilot, seq_index=1)
 
     app = make_app(tmp_path, resume=workstream_id[:8])
-    app.options.config = type("Limits", (), {"checkpoint_max_file_mb": 1024 / (1024 * 1024),
-                                             "checkpoint_ignore": [], "checkpoints_enabled": True})()
+    from app.config import Config
+
+    app.options.config = dataclasses.replace(app.options.config or Config(path=tmp_path / "config.toml"),
+                                             checkpoint_max_file_mb=1024 / (1024 * 1024))
     assert snap_compare(app, terminal_size=SIZE_REWIND, run_before=run_before)
 
 
