@@ -39,9 +39,10 @@ def command() -> list[str]:
     if bwrap is None:
         return python
     home = str(Path.home())
-    keep = []  # Python itself may live under the hidden home (pyenv): bind it back read-only
-    for prefix in sorted({sys.base_prefix, sys.prefix, str(Path(sys.executable).resolve().parent.parent)}):
-        if prefix.startswith(home + "/"):
+    keep = []  # Python (pyenv, a venv) and the runner may live under the hidden home or /tmp: bind them back read-only
+    places = {sys.base_prefix, sys.prefix, str(Path(sys.executable).resolve().parent.parent), str(RUNNER.parent)}
+    for prefix in sorted(places):
+        if prefix.startswith((home + "/", "/tmp/")):
             keep += ["--ro-bind", prefix, prefix]
     return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
             "--tmpfs", home, *keep, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",

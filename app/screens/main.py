@@ -164,6 +164,8 @@ class MainScreen(PaintTimerScreen):
             await view.transcript.add(Static(message, id="setup-message"))
 
     def refresh_chrome(self, workstreams: list, focused) -> None:
+        if not self.query(TabBar) or not self.query(StatusBar):
+            return  # the screen is being taken down (a turn cancelled as the app quits)
         active = workstreams.index(focused) if focused in workstreams else 0
         self.query_one(TabBar).show([TabInfo.of(w) for w in workstreams], active)
         for number, workstream in enumerate(workstreams, start=1):
