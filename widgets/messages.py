@@ -148,6 +148,9 @@ class AssistantMessage(Vertical):
         await self._append_text(text)
 
     async def _append_text(self, text: str) -> None:
+        if self._head is None:  # not composed yet (a loaded machine): compose shows it with the rest
+            self._initial_content += text
+            return
         if self._splitter is None:
             self._live, self._splitter = self.markdown, PartSplitter()
         steps = self._splitter.feed(text)
