@@ -173,3 +173,27 @@ def test_a_worktree_tab(snap_compare, tmp_path):
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_ctrl_n_offers_a_worktree_in_a_git_workspace(snap_compare, tmp_path):
+    """Ctrl+N in a git repository: the new-workstream dialog with its worktree flag turned on (W)."""
+    import subprocess
+
+    from app.screens.new_workstream import NewWorkstreamScreen
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "calc.py").write_text("x = 1\n")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    for words in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
+        subprocess.run(["git", *words], cwd=workspace, check=True, capture_output=True, env=env)
+
+    async def run_before(pilot) -> None:
+        await steady(pilot)
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewWorkstreamScreen), message="the dialog")
+        await pilot.press("w")
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
