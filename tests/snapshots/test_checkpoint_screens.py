@@ -177,17 +177,13 @@ def test_a_worktree_tab(snap_compare, tmp_path):
 
 def test_ctrl_n_offers_a_worktree_in_a_git_workspace(snap_compare, tmp_path):
     """Ctrl+N in a git repository: the new-workstream dialog with its worktree flag turned on (W)."""
-    import subprocess
-
     from app.screens.new_workstream import NewWorkstreamScreen
+    from tests.checkpoints.harness import git_init
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "calc.py").write_text("x = 1\n")
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    for words in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
-        subprocess.run(["git", *words], cwd=workspace, check=True, capture_output=True, env=env)
+    git_init(workspace)
 
     async def run_before(pilot) -> None:
         await steady(pilot)

@@ -76,18 +76,14 @@ async def test_each_poll_goes_through_the_gate_and_a_denied_command_stops_the_wa
 
 async def test_a_poll_runs_in_the_workstreams_worktree(fake_openai, tmp_path):
     """The poll runs where its workstream's tools act: here a worktree, not the main tree."""
-    import subprocess
-
     from app.checkpoints import records
     from app.checkpoints.worktree import create
+    from tests.checkpoints.harness import git_init
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "build.log").write_text("main tree\n")
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    for words in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
-        subprocess.run(["git", *words], cwd=workspace, check=True, capture_output=True, env=env)
+    git_init(workspace)
     workstream_id, _watch = stored_watch(tmp_path, command="pwd")
     tree = create(tmp_path / "data", workspace, workstream_id[:12])
     store = Store(tmp_path / "data" / "whimbrel.db")
