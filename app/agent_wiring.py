@@ -63,17 +63,27 @@ async def stop_agents(app: Any) -> None:
 
 
 def pick_new_workstream(app: Any) -> None:
-    """Ctrl+N with agents configured: ask whether the new tab runs on Whimbrel's model or an agent."""
+    """Ctrl+N with a choice to make (agents configured, or a git workspace): ask whether the new tab
+    runs on Whimbrel's model or an agent, and whether it works in its own git worktree."""
+    from app import checkpoint_wiring
     from app.screens.new_workstream import NewWorkstreamScreen
 
     config = app.options.config
-    agents = {name: " ".join([agent.command, *agent.args]) for name, agent in sorted(config.agents.items())}
+    agents = {name: " ".join([agent.command, *agent.args]) for name, agent in sorted(config.agents.items())} \
+        if config is not None else {}
     model = app.models.settings(app.models.default).model if app.models is not None else ""
 
-    def chosen(choice: str | None) -> None:
-        if choice == "":
-            app.run_worker(app.new_workstream(), group="tabs", exit_on_error=False)
-        elif choice:
-            app.run_worker(open_agent_workstream(app, choice), group="tabs", exit_on_error=False)
+    def chosen(choice: Any) -> None:
+        if choice is None:
+            return
+        if choice.agent == "":
+            opening = checkpoint_wiring.new_workstream_in_worktree(app) if choice.worktree else app.new_workstream()
+            app.run_worker(opening, group="tabs", exit_on_error=False)
+        else:
+            if choice.worktree:
+                app.notify("A worktree is for Whimbrel's own workstreams; the agent works in the main tree.",
+                           timeout=6)
+            app.run_worker(open_agent_workstream(app, choice.agent), group="tabs", exit_on_error=False)
 
-    app.push_screen(NewWorkstreamScreen(model, agents), callback=chosen)
+    app.push_screen(NewWorkstreamScreen(model, agents, worktree_possible=checkpoint_wiring.worktree_possible(app)),
+                    callback=chosen)

@@ -229,6 +229,36 @@ async def load_worktrees(app: Any) -> None:
 
     if app.store is not None:
         app.checkpoint_worktrees = await app.store.run(records.worktrees, app.store.store)
+    app.checkpoint_worktree_possible = await asyncio.to_thread(_in_repository, Path(app.options.workdir))
+
+
+def _in_repository(workspace: Path) -> bool:
+    from app.checkpoints.worktree import WorktreeError, repository_root
+
+    try:
+        repository_root(workspace)
+    except (WorktreeError, OSError):
+        return False
+    return True
+
+
+def worktree_possible(app: Any) -> bool:
+    """Whether the workspace is a git repository with a commit (read once at start), so Ctrl+N offers a worktree."""
+    return bool(getattr(app, "checkpoint_worktree_possible", False))
+
+
+async def new_workstream_in_worktree(app: Any) -> None:
+    """Ctrl+N with the worktree flag: a new tab whose workstream works in its own worktree at once."""
+    from app.engine.commands import CommandError
+
+    await app.new_workstream()
+    view = app.main_screen.view_for(app.focused_id)
+    if view is None:
+        return
+    try:
+        await worktree_command(app, view, "")
+    except CommandError as error:
+        await view.transcript.add_notice(f"No worktree for this workstream: {error}")
 
 
 async def worktree_command(app: Any, view: Any, args: str) -> None:

@@ -92,6 +92,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "searxng_url": Key(STRING),
         "tavily_api_key": Key(STRING),
         "tavily_url": Key(STRING),
+        "web_search_native": Key(BOOLEAN, False),  # the provider's own search where it has one
     },
     "ui": {
         "bell": Key(BOOLEAN, True),
@@ -235,6 +236,7 @@ class Config:
     searxng_url: str | None = None
     tavily_api_key: str | None = None
     tavily_url: str | None = None
+    web_search_native: bool = False
     bell: bool = True
     notifications: bool = True
     theme: str | None = None

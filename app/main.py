@@ -454,8 +454,8 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         from app.agent_wiring import agent_names, pick_new_workstream
 
         if self._booted():
-            if agent_names(self):
-                pick_new_workstream(self)  # Whimbrel's own model or one of the [agents.*]
+            if agent_names(self) or checkpoint_wiring.worktree_possible(self):
+                pick_new_workstream(self)  # Whimbrel's own model or one of the [agents.*]; a worktree or not
             else:
                 await self.new_workstream()
 

@@ -131,6 +131,19 @@ async def _worktree(app, view, args: str) -> None:
     await checkpoint_wiring.worktree_command(app, view, args)
 
 
+async def _subagent(app, view, args: str) -> None:
+    """/subagent [name | close]: the newest (or the named) sub-agent's log in a pane of its own, live."""
+    word = args.strip()
+    if word == "close":
+        if not await view.close_subagent():
+            raise CommandError("No sub-agent pane is open here.")
+        return
+    if await view.open_subagent(word) is None:
+        known = ", ".join(view.subagent_runs.events) or "none has run in this workstream yet"
+        raise CommandError(f"No sub-agent {word!r} here (sub-agents: {known})." if word else
+                           f"No sub-agent to watch: {known}.")
+
+
 async def _retry(app, view, args: str) -> None:
     last = next((m.content for m in reversed(view.workstream.session.messages) if m.role == "user"), None)
     if last is None:
@@ -243,6 +256,7 @@ HANDLERS = {
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost, "watches": _watches,
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
+    "subagent": _subagent,
     "settings": lambda app, view, args: app.open_settings(), "image": _image, "agent": _agent,
     "policy": lambda app, view, args: _later(app.action_policy_screen),
     "audit": lambda app, view, args: _later(app.action_audit_screen),

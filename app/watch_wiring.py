@@ -8,22 +8,50 @@ from typing import Any
 DEFAULT_TICK = 5.0
 
 
+async def _opened(app: Any, workstream_id: str) -> Any | None:
+    """The workstream, opened in the background if it is not (None when it was deleted)."""
+    workstream = app.manager.get(workstream_id)
+    if workstream is None:
+        try:
+            await app.open_workstream(workstream_id, show=False)
+        except LookupError:
+            return None  # deleted meanwhile
+        workstream = app.manager.get(workstream_id)
+    return workstream
+
+
+async def vet_poll(app: Any, row: dict[str, Any]) -> Any:
+    """Each poll goes through its workstream's permission gate, judged as that bash command: refused
+    when the gate denies it now; otherwise run in the workstream's workspace (or worktree), sandboxed.
+    Its creation was approved (or allowed by a rule), so a poll that would ask runs without asking."""
+    from app.engine.watches import PollPermit
+    from app.permissions.watch_calls import poll_view
+
+    workstream = await _opened(app, row["workstream_id"])
+    session = getattr(workstream, "session", None)
+    guard = getattr(session, "guard", None)
+    if guard is None:
+        return PollPermit(refused="its workstream is gone") if workstream is None else PollPermit()
+    verdict = guard.gate.decide(poll_view(row["command"]))
+    if verdict.outcome == "deny":
+        return PollPermit(refused=verdict.why)
+    return PollPermit(workspace=session.tool_context.workspace, wrap=guard.wrapper("bash", verdict.network))
+
+
 def start_watches(app: Any) -> None:
     """Once the workspace is restored: poll due watches on a worker (Textual stops it at exit)."""
     from app.engine.watches import WatchRunner
 
     async def fire(workstream_id: str, text: str) -> None:
-        workstream = app.manager.get(workstream_id)
-        if workstream is None:
-            try:
-                await app.open_workstream(workstream_id, show=False)
-            except LookupError:
-                return  # deleted meanwhile
-            workstream = app.manager.get(workstream_id)
+        workstream = await _opened(app, workstream_id)
         if workstream is not None:
             app.submit_prompt(workstream, text)
 
-    runner = WatchRunner(app.store, fire, app.options.workdir.resolve(), tick=getattr(app, "watch_tick", DEFAULT_TICK))
+    async def vet(row: dict[str, Any]) -> Any:
+        return await vet_poll(app, row)
+
+    runner = WatchRunner(app.store, fire, app.options.workdir.resolve(), tick=getattr(app, "watch_tick", DEFAULT_TICK),
+                         vet=vet)
     app.run_worker(runner.run_forever(), name="watches", group="watches", exit_on_error=False)
 
 

@@ -12,6 +12,9 @@ if TYPE_CHECKING:  # tools.context holds a SearchBackend
     from tools.context import ToolContext
 
 TAVILY_URL = "https://api.tavily.com"
+# In a tool list, the provider's own (server-side) web search, which providers that have one translate
+# (Anthropic's web_search server tool, OpenAI Responses' web_search) and the others drop.
+NATIVE_WEB_SEARCH: dict[str, Any] = {"type": "native_web_search"}
 DEFAULT_RESULTS, MAX_RESULTS = 5, 20
 SNIPPET_CHARS = 500
 
@@ -43,6 +46,17 @@ async def _tavily(backend: SearchBackend, client: Any, query: str, count: int, t
         raise ToolError("Tavily refused the API key ([tools] tavily_api_key or $TAVILY_API_KEY)")
     response.raise_for_status()
     return list(response.json().get("results", []))[:count]
+
+
+NATIVE_PROVIDERS = frozenset({"anthropic", "openai-responses"})
+
+
+def with_native_search(tools: list[dict[str, Any]], provider_name: str) -> list[dict[str, Any]]:
+    """The tool list with the provider's own web search in place of ours, where the provider has one
+    ([tools] web_search_native); unchanged for a provider without one."""
+    if provider_name not in NATIVE_PROVIDERS:
+        return tools
+    return [t for t in tools if t.get("function", {}).get("name") != "web_search"] + [NATIVE_WEB_SEARCH]
 
 
 def unavailable_tools(ctx: ToolContext) -> frozenset[str]:

@@ -22,6 +22,7 @@ from widgets.prompt import TYPING_QUIET, PromptInput  # held output waits for a 
 from widgets.mention_suggestions import MentionSuggestions
 from widgets.slash_suggestions import SlashSuggestions
 from widgets.status_bar import STATE_STYLES
+from widgets.subagent_pane import SubagentPane, SubagentRuns
 from widgets.tool_card import ToolCard
 from widgets.transcript import Transcript
 
@@ -83,6 +84,7 @@ class WorkstreamView(Vertical):
         self._held = HeldOutput()
         self._held_since = 0.0
         self._release_timer = None
+        self.subagent_runs = SubagentRuns()  # every sub-agent's events, for a pane opened late
 
     def compose(self) -> ComposeResult:
         yield ViewTitle(classes="view-title")
@@ -117,6 +119,22 @@ class WorkstreamView(Vertical):
     def take_over_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.post_message(self.TakeOver(self))
+
+    async def open_subagent(self, name: str = "") -> str | None:
+        """Show the sub-agent `name` (default: the newest) in its own pane, replayed then live."""
+        agent = self.subagent_runs.pick(name)
+        if agent is not None:
+            await self.close_subagent()
+            pane = SubagentPane(agent)
+            await self.mount(pane, after=self.transcript)
+            pane.replay(self.subagent_runs.events[agent])
+        return agent
+
+    async def close_subagent(self) -> bool:
+        panes = list(self.query(SubagentPane))
+        for pane in panes:
+            await pane.remove()
+        return bool(panes)
 
     @property
     def transcript(self) -> Transcript:
@@ -181,6 +199,11 @@ class WorkstreamView(Vertical):
         event = message.event
         transcript = self.transcript
         await self.catch_up()
+        if isinstance(event, ev.SubagentEvent):
+            self.subagent_runs.add(event.agent, event.event)
+            for pane in self.query(SubagentPane):
+                if pane.agent == event.agent:
+                    pane.apply(event.event)
         match event:
             case ev.UserMessageAdded(text=text):
                 await transcript.add_user(text)

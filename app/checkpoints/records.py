@@ -112,6 +112,58 @@ def user_turns(store: Any, workstream_id: str) -> list[UserTurn]:
         return [UserTurn(*r) for r in rows]
 
 
+def message_time(store: Any, workstream_id: str, seq: int) -> float | None:
+    """When the workstream's message at `seq` was stored (None when it is gone)."""
+    with reader(store.engine).connect() as conn:
+        return conn.execute(select(messages.c.created_at).where(messages.c.workstream_id == workstream_id,
+                                                                messages.c.seq == seq)).scalar()
+
+
+def overlapping_checkpoints(store: Any, workspace: str, workstream_id: str, since: float) -> list[CheckpointRow]:
+    """Other workstreams' checkpoints on `workspace` whose turns ended after `since`, oldest first."""
+    with reader(store.engine).connect() as conn:
+        rows = conn.execute(select(checkpoints).where(checkpoints.c.workspace == workspace,
+                                                      checkpoints.c.workstream_id != workstream_id,
+                                                      checkpoints.c.created_at > since)
+                            .order_by(checkpoints.c.created_at))
+        return [_checkpoint(r._mapping) for r in rows]
+
+
+def changed_by_others(store: Any, workspace: str, workstream_id: str, since: float) -> dict[str, str]:
+    """path → the title of another workstream whose turn on `workspace` changed it and ended after `since`.
+
+    Two workstreams (in one window or two) share a workspace and its checkpoint store; a rewind of one
+    leaves these files as the other left them, so it never undoes the other's work.
+    """
+    with reader(store.engine).connect() as conn:
+        rows = conn.execute(select(checkpoints.c.changes, workstreams.c.title, workstreams.c.alias)
+                            .join(workstreams, workstreams.c.id == checkpoints.c.workstream_id, isouter=True)
+                            .where(checkpoints.c.workspace == workspace,
+                                   checkpoints.c.workstream_id != workstream_id,
+                                   checkpoints.c.created_at > since)
+                            .order_by(checkpoints.c.created_at)).all()
+    found: dict[str, str] = {}
+    for changes, title, alias in rows:
+        for change in json.loads(changes):
+            found[change[0]] = alias or title or "another workstream"
+    return found
+
+
+def rewinds_by_others(store: Any, workspace: str, workstream_id: str, since: float) -> list[tuple[str, str, str]]:
+    """(from tree, to tree, workstream title) of other workstreams' file rewinds and undos on `workspace`
+    finished after `since`: the files they restored are theirs too, as much as their turns' are."""
+    with reader(store.engine).connect() as conn:
+        rows = conn.execute(select(checkpoint_ops.c.from_tree, checkpoint_ops.c.to_tree, workstreams.c.title,
+                                   workstreams.c.alias)
+                            .join(workstreams, workstreams.c.id == checkpoint_ops.c.workstream_id, isouter=True)
+                            .where(checkpoint_ops.c.workspace == workspace,
+                                   checkpoint_ops.c.workstream_id != workstream_id,
+                                   checkpoint_ops.c.to_tree.is_not(None), checkpoint_ops.c.from_tree.is_not(None),
+                                   checkpoint_ops.c.finished_at > since)
+                            .order_by(checkpoint_ops.c.finished_at)).all()
+    return [(r[0], r[1], r[3] or r[2] or "another workstream") for r in rows]
+
+
 def last_seq(store: Any, workstream_id: str) -> int:
     """The highest message seq of the workstream (0 when it has none)."""
     with reader(store.engine).connect() as conn:
@@ -243,6 +295,12 @@ def pending_ops(store: Any) -> list[OpRow]:
         rows = conn.execute(select(checkpoint_ops).where(checkpoint_ops.c.state == "pending")
                             .order_by(checkpoint_ops.c.id))
         return [_op(r._mapping) for r in rows]
+
+
+def op_finished_at(store: Any, op_id: int) -> float | None:
+    """When a rewind (or undo) was finished (None while pending)."""
+    with reader(store.engine).connect() as conn:
+        return conn.execute(select(checkpoint_ops.c.finished_at).where(checkpoint_ops.c.id == op_id)).scalar()
 
 
 def last_undoable(store: Any, workstream_id: str) -> OpRow | None:

@@ -54,6 +54,7 @@ class RewindPlan:
     skipped: list[str]
     outside: list[str]
     messages_after: int  # messages the conversation loses
+    others: dict[str, str] = field(default_factory=dict)  # path → the other workstream that changed it since: left alone
 
 
 @dataclass
@@ -104,12 +105,33 @@ class Rewinder:
         checkpoints = [c for c in await self._db(records.list_checkpoints, self.workstream_id) if c.user_seq >= seq]
         last_known = await self._db(records.last_known_tree, str(self.repo.workspace))
         after = await self._db(records.messages_from, self.workstream_id, seq)
-        return await asyncio.to_thread(self._plan, turn, checkpoints, last_known, after)
+        others = await self._others_since(await self._db(records.message_time, self.workstream_id, seq))
+        return await asyncio.to_thread(self._plan, turn, checkpoints, last_known, after, others)
+
+    async def _others_since(self, since: float | None) -> dict[str, str]:
+        """Files other workstreams on this workspace changed (in turns, or by rewinding) after `since`."""
+        if since is None:
+            return {}
+        workspace = str(self.repo.workspace)
+        found = await self._db(records.changed_by_others, workspace, self.workstream_id, since)
+        for old, new, who in await self._db(records.rewinds_by_others, workspace, self.workstream_id, since):
+            for change in await asyncio.to_thread(self.repo.changes, old, new):
+                found[change.path] = who
+        return found
+
+    def _spare(self, current: str, target: str, others: dict[str, str]) -> tuple[str, dict[str, str]]:
+        """`target` with the files other workstreams changed (and the restore would touch) kept as they
+        are now; returns that tree and the files spared."""
+        spared = {c.path: others[c.path] for c in self.repo.changes(current, target) if c.path in others}
+        return self.repo.overlay(target, current, sorted(spared)), spared
 
     def _plan(self, turn: records.UserTurn, checkpoints: list[records.CheckpointRow], last_known: str | None,
-              messages_after: int) -> RewindPlan:
+              messages_after: int, others: dict[str, str]) -> RewindPlan:
         current = _state_tree(self.repo)
         target = checkpoints[0].before_tree if checkpoints else None
+        spared: dict[str, str] = {}
+        if target and others:
+            target, spared = self._spare(current, target, others)
         changes = self.repo.changes(current, target) if target else []
         hand: list[str] = []
         if last_known and last_known != current and changes:
@@ -118,7 +140,7 @@ class Rewinder:
         skipped = sorted({s for c in checkpoints for s in c.skipped})
         outside = sorted({o for c in checkpoints for o in c.outside})
         patch = self.repo.patch(target, current) if target else ""
-        return RewindPlan(turn, current, target, changes, patch, hand, skipped, outside, messages_after)
+        return RewindPlan(turn, current, target, changes, patch, hand, skipped, outside, messages_after, spared)
 
     async def apply(self, plan: RewindPlan, mode: str) -> RewindOutcome:
         """Rewind as planned: 'both', 'files' only or 'conversation' only."""
@@ -165,12 +187,19 @@ class Rewinder:
             note = "The conversation has gone on since the rewind, so its removed messages follow the newest ones."
         files = op.to_tree is not None and mode in ("both", "files")
         now = await asyncio.to_thread(_state_tree, self.repo)
+        target = op.from_tree
+        others = await self._others_since(await self._db(records.op_finished_at, op.id)) if files else {}
+        if files and others:
+            target, spared = await asyncio.to_thread(self._spare, now, target, others)
+            if spared:
+                note = " ".join(filter(None, [note, "Left as another workstream changed them since the rewind: "
+                                              + ", ".join(sorted(spared)) + "."]))
         undo_id = await self._db(records.begin_op, self.workstream_id, kind="undo", mode=mode,
                                  workspace=op.workspace, from_tree=now,
-                                 to_tree=op.from_tree if files else None, cut_seq=None, undoes=op.id)
+                                 to_tree=target if files else None, cut_seq=None, undoes=op.id)
         restored = RestoreResult()
         if files:
-            restored = await asyncio.to_thread(self._restore, undo_id, now, op.from_tree)
+            restored = await asyncio.to_thread(self._restore, undo_id, now, target)
         count = await self._db(records.finish_op, undo_id)
         return RewindOutcome(undo_id, mode, restored, count, note)
 

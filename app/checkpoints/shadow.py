@@ -161,6 +161,55 @@ class ShadowRepo:
         tree = self.git("write-tree").decode().strip()
         return Snapshot(tree, tuple(skipped))
 
+    def snapshot_kept(self, name: str) -> Snapshot:
+        """Capture the workspace and keep the tree under `name` in the same lock, so no prune by another
+        process can drop it before the caller keeps it for good (a turn's start, until its end)."""
+        with self.locked():
+            snap = self._snapshot()
+            self.keep(name, snap.tree)
+            return snap
+
+    def overlay(self, base: str, source: str, paths: Sequence[str]) -> str:
+        """Tree `base` with `paths` as tree `source` has them (absent there: absent in the result).
+
+        A rewind leaves the files another workstream changed since as they are now: its target is
+        the checkpoint's tree overlaid with those paths from the current one. Built in a scratch
+        index, so the shared index (and its cached stats) is untouched.
+        """
+        if not paths:
+            return base
+        scratch = self.git_dir / f"overlay-{os.getpid()}-{id(self)}.index"
+        env = {**self._env(), "GIT_INDEX_FILE": str(scratch)}
+
+        def run(*args: str, stdin: bytes | None = None) -> bytes:
+            done = subprocess.run(["git", *args], input=stdin, capture_output=True, env=env, cwd=self.workspace)
+            if done.returncode != 0:
+                raise ShadowError(f"git {args[0]} failed in the checkpoint store {self.git_dir}: "
+                                  f"{done.stderr.decode(errors='replace').strip()}")
+            return done.stdout
+
+        try:
+            run("read-tree", base)
+            run("update-index", "--force-remove", "-z", "--stdin", stdin=_nul(paths))
+            for chunk in (list(paths)[i:i + 500] for i in range(0, len(paths), 500)):
+                entries = run("ls-tree", "-r", "-z", "--full-tree", source, "--", *chunk)
+                if entries:
+                    run("update-index", "-z", "--index-info", stdin=entries)
+            return run("write-tree").decode().strip()
+        finally:
+            scratch.unlink(missing_ok=True)
+
+    def entries(self, tree: str, paths: Sequence[str]) -> dict[str, str]:
+        """path → "mode sha" in `tree` for those of `paths` it has (absent ones are left out)."""
+        found: dict[str, str] = {}
+        for chunk in (list(paths)[i:i + 500] for i in range(0, len(paths), 500)):
+            raw = self.git("ls-tree", "-r", "-z", "--full-tree", tree, "--", *chunk).decode("utf-8", "surrogateescape")
+            for line in filter(None, raw.split("\0")):
+                meta, path = line.split("\t", 1)
+                mode, _kind, sha = meta.split()
+                found[path] = f"{mode} {sha}"
+        return found
+
     def keep(self, name: str, tree: str) -> None:
         """Keep `tree` reachable under refs/whimbrel/`name` (so it survives a gc)."""
         self.git("update-ref", f"refs/whimbrel/{name}", tree)

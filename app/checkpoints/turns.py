@@ -8,6 +8,7 @@ Git runs on a worker thread, the store on its own; the event loop never waits on
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ class _Open:
     user_seq: int
     before: str
     skipped: tuple[str, ...]
+    started: float  # when the turn began: other workstreams' turns ending after it overlapped it
 
 
 class TurnCheckpoints:
@@ -40,12 +42,13 @@ class TurnCheckpoints:
     async def begin(self, user_message: Message) -> str | None:
         """Snapshot before the turn changes anything; returns a warning to show, or None."""
         try:
+            started = time.time()
             seq = await self.store.run(records.last_seq, self.store.store, self.workstream_id)
-            snap = await asyncio.to_thread(self.repo.snapshot)
+            snap = await asyncio.to_thread(self.repo.snapshot_kept, self._open_ref)
         except (ShadowError, OSError) as error:
             self._open = None
             return f"No checkpoint for this turn (rewind cannot undo it): {error}"
-        self._open = _Open(user_message.db_id, seq, snap.tree, snap.skipped)
+        self._open = _Open(user_message.db_id, seq, snap.tree, snap.skipped, started)
         return None
 
     async def end(self, turn: list[Message]) -> tuple[records.CheckpointRow | None, str | None]:
@@ -56,8 +59,15 @@ class TurnCheckpoints:
         try:
             snap = await asyncio.to_thread(self.repo.snapshot)
             if snap.tree == opened.before:
+                await asyncio.to_thread(self.repo.forget, [self._open_ref])
                 return None, None
             changes = await asyncio.to_thread(self.repo.changes, opened.before, snap.tree)
+            theirs = await self.store.run(records.overlapping_checkpoints, self.store.store, str(self.repo.workspace),
+                                          self.workstream_id, opened.started)
+            changes = await asyncio.to_thread(self._own, changes, snap.tree, theirs)
+            if not changes:  # all of it was another workstream's doing: this turn changed nothing itself
+                await asyncio.to_thread(self.repo.forget, [self._open_ref])
+                return None, None
         except (ShadowError, OSError) as error:
             return None, f"The checkpoint of this turn could not be finished: {error}"
         skipped = sorted(set(opened.skipped) | set(snap.skipped))
@@ -71,7 +81,25 @@ class TurnCheckpoints:
         rows_now = await self.store.run(records.list_checkpoints, self.store.store, self.workstream_id)
         return next((r for r in rows_now if r.id == checkpoint_id), None), None
 
+    def _own(self, changes: list, after: str, theirs: list[records.CheckpointRow]) -> list:
+        """The changes that are this turn's own: a file another workstream's overlapping turn changed,
+        and that is now as that turn left it, is that workstream's change (its rewind undoes it)."""
+        for row in theirs:
+            shared = sorted({c.path for c in changes} & {c[0] for c in row.changes})
+            if shared:
+                ours, left = self.repo.entries(after, shared), self.repo.entries(row.after_tree, shared)
+                same = {path for path in shared if ours.get(path) == left.get(path)}
+                changes = [c for c in changes if c.path not in same]
+        return changes
+
+    @property
+    def _open_ref(self) -> str:
+        """The ref that keeps this workstream's turn-start tree while the turn runs: another workstream
+        (or process) on the workspace moves the shared index on, and a prune then must not drop it."""
+        return f"open/{self.workstream_id}"
+
     def _keep(self, checkpoint_id: int, before: str, after: str) -> None:
         with self.repo.locked():
             self.repo.keep(f"turn/{checkpoint_id}/before", before)
             self.repo.keep(f"turn/{checkpoint_id}/after", after)
+        self.repo.forget([self._open_ref])

@@ -33,6 +33,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "[alias]", "list the models, or switch this workstream to one"),
     SlashCommand("cost", "", "tokens and cost per workstream, with tokens per turn"),
     SlashCommand("watches", "", "the background watches: list them, cancel one"),
+    SlashCommand("subagent", "[name | close]", "watch a sub-agent (task/plan) live in its own pane; close hides it"),
     SlashCommand("compact", "[focus]", "summarize older context now (optionally focusing on a topic)"),
     SlashCommand("setup", "", "choose a model: detected API keys and local servers"),
     SlashCommand("mcp", "[status | refresh [server]]", "the MCP inspector (F9); status lists the servers, refresh re-lists"),

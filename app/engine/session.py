@@ -42,7 +42,7 @@ from tools.pipeline import PreparedCall, execute, prepare
 from tools.registry import ToolRegistry
 from app.engine.subagents import Subagents
 from tools.session_bound import SESSION_BOUND
-from tools.web_search import unavailable_tools
+from tools.web_search import unavailable_tools, with_native_search
 from tools.visibility import ToolScope, schemas as visible_schemas
 from tools.truncate import HeadTailBuffer
 
@@ -121,6 +121,7 @@ class Session:
         # tools past [tools] tool_search_threshold) comes with the config (app/engine/tool_setup.py)
         self.tool_scope = ToolScope(hidden=unavailable_tools(tool_context))
         self.subagents = Subagents(self)
+        self.native_web_search = False  # [tools] web_search_native: the provider's own search, where it has one
         self.tool_scope.extra.update({k: s for k in SESSION_BOUND if (s := self.subagents.bind(registry.get(k), k))})
 
     # -- helpers -------------------------------------------------------------------------
@@ -261,6 +262,8 @@ class Session:
         finish_reason: str | None = None
         messages = self.model_messages()
         tools = visible_schemas(self.registry, self.tool_scope)
+        if self.native_web_search:
+            tools = with_native_search(tools, getattr(self.provider, "name", ""))
         draft = ReplyDraft(self.store, self.workstream_id, content, reasoning) \
             if ReplyDraft.supported(self.store) else None
 

@@ -36,6 +36,7 @@ def configure_tools(session: Any, config: Any) -> None:
     session.tool_context.web = web_access(config)
     session.tool_context.search_backend = search_backend(config)
     session.tool_scope.hidden = unavailable_tools(session.tool_context)
+    session.native_web_search = bool(getattr(config, "web_search_native", False))
     if config is not None:
         session.tool_scope.search = ToolSearch(threshold=config.tool_search_threshold, mode=config.tool_search)
         session.subagents.agent_model = config.agent_model

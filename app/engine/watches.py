@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -26,6 +27,18 @@ OUTPUT_LIMIT = 64_000
 COMMAND_TIMEOUT = 120.0
 MESSAGE_OUTPUT = 4_000
 Fire = Callable[[str, str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class PollPermit:
+    """The permission gate's answer for one poll: refused (why), or where and how confined it runs."""
+
+    refused: str | None = None
+    workspace: Path | None = None  # the workstream's (its worktree, if it has one); None: the runner's
+    wrap: Callable[[list[str]], list[str]] | None = None  # the sandbox around the command
+
+
+Vet = Callable[[dict[str, Any]], Awaitable[PollPermit]]
 log = logging.getLogger("whimbrel")
 
 
@@ -89,10 +102,12 @@ class WatchTool:
                 f"(at most {max_polls} polls).")
 
 
-async def run_command(command: str, workspace: Path, timeout: float = COMMAND_TIMEOUT) -> tuple[int, str]:
+async def run_command(command: str, workspace: Path, timeout: float = COMMAND_TIMEOUT,
+                      wrap: Callable[[list[str]], list[str]] | None = None) -> tuple[int, str]:
     """(exit code, stdout+stderr cut at 64 KB); its whole process group is killed at the timeout."""
+    argv = ["bash", "-c", command]
     process = await asyncio.create_subprocess_exec(
-        "bash", "-c", command, cwd=str(workspace), stdin=asyncio.subprocess.DEVNULL,
+        *(wrap(argv) if wrap else argv), cwd=str(workspace), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     try:
         out, _ = await asyncio.wait_for(process.communicate(), timeout)
@@ -115,11 +130,16 @@ def fired_message(row: dict[str, Any], code: int, output: str, reason: str) -> s
 
 
 class WatchRunner:
-    """Polls due watches every `tick` seconds and calls `fire(workstream_id, text)` when one fires."""
+    """Polls due watches every `tick` seconds and calls `fire(workstream_id, text)` when one fires.
+
+    `vet(row)`, when given, puts each poll through its workstream's permission gate first: a command
+    the gate now refuses (a deny rule added since, plan mode) stops the watch and says why.
+    """
 
     def __init__(self, store: Any, fire: Fire, workspace: Path, *, tick: float = 5.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, vet: Vet | None = None) -> None:
         self.store, self.fire, self.workspace, self.tick, self.clock = store, fire, Path(workspace), tick, clock
+        self.vet = vet
         self._task: asyncio.Task | None = None
 
     def start(self) -> None:
@@ -154,7 +174,13 @@ class WatchRunner:
         return fired
 
     async def _poll(self, row: dict[str, Any]) -> int:
-        code, output = await run_command(row["command"], self.workspace)
+        permit = await self.vet(row) if self.vet is not None else PollPermit()
+        if permit.refused is not None:
+            if await self.store.run(watch_store.finish, self.store.store, row["id"], "cancelled"):
+                await self.fire(row["workstream_id"], f"[watch {row['name']!r} stopped] `{row['command']}` was not "
+                                f"run: the permission gate now refuses it ({permit.refused}).")
+            return 0
+        code, output = await run_command(row["command"], permit.workspace or self.workspace, wrap=permit.wrap)
         previous = row["last_output"]
         changed = previous is not None and output != previous
         try:

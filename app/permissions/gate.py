@@ -19,6 +19,7 @@ from app.permissions.policy import CallFacts, Policy, RuleVerdict
 from app.permissions.risk import Risk, assess_call
 from app.permissions.rules import Rule
 from app.permissions.suggest import command_rule, suggest_rules
+from app.permissions.watch_calls import as_judged
 
 Outcome = Literal["allow", "ask", "deny"]
 Source = Literal["rule", "mode", "risk", "protected", "hook", "sandbox", "user", "tool"]
@@ -71,6 +72,7 @@ class Gate:
         return self.policy.workspace
 
     def decide(self, call: CallView) -> Verdict:
+        call = as_judged(call)  # watch: list/cancel only read; create and its polls are judged as bash
         risk = assess_call(call.tool, call.args, call.paths, self.workspace)
         facts = CallFacts(call.tool, command=call.args.get("command") if call.tool == "bash" else None,
                           paths=call.paths, value=_main_value(call))

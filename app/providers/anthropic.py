@@ -100,6 +100,9 @@ def to_anthropic_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any
     """OpenAI-style function schemas as Anthropic tool definitions."""
     out = []
     for tool in tools or []:
+        if tool.get("type") == "native_web_search":  # Anthropic's server tool: it searches, we never run it
+            out.append({"type": "web_search_20250305", "name": "web_search", "max_uses": 5})
+            continue
         fn = tool.get("function", tool)
         out.append({"name": fn["name"], "description": fn.get("description", ""),
                     "input_schema": fn.get("parameters") or {"type": "object", "properties": {}}})
@@ -218,8 +221,8 @@ class StreamTranslator:
             if delta.get("text"):
                 yield ContentChunk(delta["text"])
         elif kind == "input_json_delta":
-            if delta.get("partial_json"):
-                yield ToolCallChunk(index=self.tool_index.get(index, 0), arguments=delta["partial_json"])
+            if delta.get("partial_json") and index in self.tool_index:  # not a server tool's (web search) input
+                yield ToolCallChunk(index=self.tool_index[index], arguments=delta["partial_json"])
         elif kind == "thinking_delta":
             text = delta.get("thinking") or ""
             if index in self.blocks:

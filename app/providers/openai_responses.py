@@ -65,6 +65,9 @@ def to_responses_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any
     """Chat-style function schemas as Responses function tools (not strict: our schemas are not)."""
     out = []
     for tool in tools or []:
+        if tool.get("type") == "native_web_search":  # OpenAI's built-in search: it runs server-side
+            out.append({"type": "web_search"})
+            continue
         fn = tool.get("function", tool)
         out.append({"type": "function", "name": fn["name"], "description": fn.get("description", ""),
                     "parameters": fn.get("parameters") or {"type": "object", "properties": {}},

@@ -59,6 +59,11 @@ def plan_text(plan: RewindPlan) -> Text:
                     "rewind:\n", style="bold yellow")
         for path in plan.hand_changed:
             text.append(f"  ⚠ {path}\n", style="yellow")
+    if plan.others:
+        text.append("Changed since by another workstream on this workspace, so left as it left them:\n",
+                    style="bold yellow")
+        for path, who in sorted(plan.others.items()):
+            text.append(f"  ⚠ {path}  ({who})\n", style="yellow")
     if plan.skipped:
         text.append("Not captured (so not restored):\n", style="bold")
         for line in plan.skipped:

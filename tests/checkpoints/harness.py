@@ -42,3 +42,13 @@ def tree_state(root: Path) -> dict[str, tuple[str, int, str]]:
 
 def args(**values) -> str:
     return json.dumps(values)
+
+
+def git_init(path: Path) -> None:
+    """Make `path` a git repository with one commit of what it holds (a fixed identity, no user config)."""
+    import subprocess
+
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": "/usr/bin:/bin", "HOME": str(path)}
+    for words in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
+        subprocess.run(["git", *words], cwd=path, check=True, capture_output=True, env=env)

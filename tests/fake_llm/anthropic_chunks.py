@@ -16,6 +16,7 @@ from typing import Any, AsyncIterator, Iterator
 from tests.fake_llm.openai_chunks import StreamReply, call_ids
 from tests.fake_llm.script import (
     EchoReply,
+    SearchedReply,
     TextReply,
     TokensReply,
     ToolCallReply,
@@ -70,6 +71,13 @@ def blocks(reply: StreamReply) -> Iterator[tuple[dict[str, Any], list[dict[str, 
                   for p in split_text(reply.reasoning, reply.chunk_size)]
         deltas.append({"type": "signature_delta", "signature": "sig-" + uuid.uuid4().hex[:16]})
         yield {"type": "thinking", "thinking": "", "signature": ""}, deltas
+    if isinstance(reply, SearchedReply):
+        use_id = f"srvtoolu_{uuid.uuid4().hex[:12]}"
+        yield ({"type": "server_tool_use", "id": use_id, "name": "web_search", "input": {}},
+               [{"type": "input_json_delta", "partial_json": json.dumps({"query": reply.query})}])
+        yield ({"type": "web_search_tool_result", "tool_use_id": use_id, "content": [
+            {"type": "web_search_result", "title": title, "url": url, "encrypted_content": "enc", "page_age": None}
+            for title, url in reply.results]}, [])
     pieces = _text_pieces(reply)
     if pieces:
         yield {"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces]

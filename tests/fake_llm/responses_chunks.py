@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator, Iterator
 from tests.fake_llm.openai_chunks import StreamReply, call_ids
 from tests.fake_llm.script import (
     EchoReply,
+    SearchedReply,
     TextReply,
     TokensReply,
     ToolCallReply,
@@ -76,6 +77,13 @@ def items(reply: StreamReply) -> Iterator[tuple[dict[str, Any], list[tuple[str, 
         yield ({"type": "reasoning", "id": rid, "summary": []}, deltas,
                {"type": "reasoning", "id": rid, "summary": [{"type": "summary_text", "text": reply.reasoning}],
                 "encrypted_content": "enc-" + uuid.uuid4().hex[:16], "status": "completed"})
+    if isinstance(reply, SearchedReply):
+        wid = f"ws_{uuid.uuid4().hex[:12]}"
+        yield ({"type": "web_search_call", "id": wid, "status": "in_progress"},
+               [("response.web_search_call.searching", {"item_id": wid}),
+                ("response.web_search_call.completed", {"item_id": wid})],
+               {"type": "web_search_call", "id": wid, "status": "completed",
+                "action": {"type": "search", "query": reply.query}})
     pieces = _text(reply)
     if pieces:
         mid = f"msg_{uuid.uuid4().hex[:12]}"

@@ -44,6 +44,15 @@ class TextReply(_Streamed):
     reasoning_field: str = "reasoning_content"
 
 
+@dataclass
+class SearchedReply(TextReply):
+    """Text after the provider's own web search ran server-side: Anthropic's server_tool_use and
+    web_search_tool_result blocks, or a Responses web_search_call item, come before the text."""
+
+    query: str = ""
+    results: tuple[tuple[str, str], ...] = ()  # (title, url)
+
+
 def SlowReply(text: str, delay: float = 0.1, chunk_size: int = 2) -> TextReply:
     """Text streamed slowly, for cancel tests."""
     return TextReply(text, chunk_size=chunk_size, delay=delay)

@@ -173,3 +173,40 @@ def test_a_worktree_tab(snap_compare, tmp_path):
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_ctrl_n_offers_a_worktree_in_a_git_workspace(snap_compare, tmp_path):
+    """Ctrl+N in a git repository: the new-workstream dialog with its worktree flag turned on (W)."""
+    from app.screens.new_workstream import NewWorkstreamScreen
+    from tests.checkpoints.harness import git_init
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "calc.py").write_text("x = 1\n")
+    git_init(workspace)
+
+    async def run_before(pilot) -> None:
+        await steady(pilot)
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewWorkstreamScreen), message="the dialog")
+        await pilot.press("w")
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_rewind_plan_spares_files_another_workstream_changed_since(snap_compare, tmp_path):
+    """A second workstream on the same workspace edited README.md after these turns: the rewind
+    leaves it as that workstream left it, and says so."""
+    workstream_id = saved_turns(tmp_path)
+    store = Store(tmp_path / "data" / "whimbrel.db")
+    other = store.create_workstream(title="reviewer", model="fake-model", workdir=str(tmp_path / "ws"))
+    repo = ShadowRepo(tmp_path / "data", tmp_path / "ws")
+    turn(store, repo, other, "Polish the README", lambda w: (w / "README.md").write_text("# Greeter\n\nPolished.\n"),
+         "Polished.")
+    store.close()
+
+    async def run_before(pilot) -> None:
+        await open_rewind(pilot, seq_index=1)
+
+    assert snap_compare(make_app(tmp_path, resume=workstream_id[:8]), terminal_size=SIZE_REWIND, run_before=run_before)

@@ -82,3 +82,38 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=(110, 34), run_before=run_before)
+
+
+def test_a_sub_agent_watched_in_its_own_pane(snap_compare, tmp_path, fake_openai) -> None:
+    """/subagent: the task's whole log (its prompt, its bash call with output and result, its answer)
+    in a pane below the parent's transcript."""
+    import json
+
+    from app.screens.approval import ApprovalScreen
+    from tests.fake_llm.script import TextReply, ToolCallReply
+    from tests.ui.helpers import make_app, screen_text, wait_for
+    from tests.ui.test_turns import submit
+    from widgets.prompt import PromptInput
+    from widgets.subagent_pane import SubagentPane
+
+    fake_openai.queue(ToolCallReply([("task", json.dumps({"prompt": "count the Python files"}), "t1")]),
+                      ToolCallReply([("bash", json.dumps({"command": "printf 'a.py\\nb.py\\n' | wc -l"}), "b1")]),
+                      TextReply("There are 2 Python files:\na.py and b.py."), TextReply("Two files."))
+    app = make_app(tmp_path, fake_openai.base_url)
+
+    async def run_before(pilot) -> None:
+        await submit(pilot, "how many Python files?")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="the task's approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "task-1 · bash" in screen_text(app),
+                       message="the sub-agent's approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "Two files." in screen_text(app), message="the parent's answer")
+        await submit(pilot, "/subagent task-1")
+        view = app.main_screen.view_for(app.focused_id)
+        await wait_for(pilot, lambda: any(p.state == "finished" for p in view.query(SubagentPane)), message="pane")
+        for prompt in app.query(PromptInput):
+            prompt.cursor_blink = False
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(110, 40), run_before=run_before)

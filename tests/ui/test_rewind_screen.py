@@ -94,3 +94,33 @@ async def test_escape_with_text_in_the_prompt_does_not_open_rewind(fake_openai, 
         await pilot.press("escape", "escape")
         await pilot.pause(0.2)
         assert not isinstance(app.screen, RewindScreen)
+
+
+async def test_acceptance_two_edits_a_deletion_and_sed_in_one_turn_rewind_exactly(fake_openai, tmp_path):
+    """Issue 15, acceptance 1 as a user does it: the agent edits two files (file tools), deletes one and
+    runs `sed -i` on a fourth (bash) in one turn; /rewind to before that turn restores all four."""
+    app = make_app(tmp_path, fake_openai.base_url)
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    originals = {"one.py": "x = 1\n", "two.md": "# Two\n", "three.txt": "delete me\n", "four.cfg": "mode=old\n"}
+    for name, text in originals.items():
+        (workspace / name).write_text(text)
+    fake_openai.queue(
+        ToolCallReply([("write_file", json.dumps({"path": "one.py", "content": "x = 2\n"}), "w1"),
+                       ("write_file", json.dumps({"path": "two.md", "content": "# Two, edited\n"}), "w2"),
+                       ("bash", json.dumps({"command": "rm three.txt && sed -i s/old/new/ four.cfg"}), "b1")]),
+        TextReply("Four files changed."))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await booted(pilot)
+        await send(pilot, "change four files")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+        await pilot.press("Y")  # approve all three
+        await wait_for_text(pilot, "Four files changed.")
+        await wait_for(pilot, lambda: not focused_view(app).workstream.busy, message="turn over")
+        assert not (workspace / "three.txt").exists() and (workspace / "four.cfg").read_text() == "mode=new\n"
+        await send(pilot, "/rewind")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen), message="rewind screen")
+        await wait_for_text(pilot, "Rewinding the files changes 4 file(s)")
+        await pilot.press("b")
+        await wait_for_text(pilot, "Rewound to before “change four files”")
+        assert {name: (workspace / name).read_text() for name in originals} == originals

@@ -72,3 +72,50 @@ async def test_the_plan_review_accepts_and_the_parent_goes_on(fake_openai, tmp_p
         await wait_for(pilot, lambda: "Implementing the plan." in screen_text(app), message="final answer")
         plans = list((tmp_path / "ws" / ".whimbrel" / "plans").glob("*.md"))
         assert len(plans) == 1 and "Add the flag" in plans[0].read_text()
+
+
+def pane_text(app) -> str:
+    """What the open sub-agent pane shows: its title, its log lines and the line being streamed."""
+    from widgets.subagent_pane import SubagentPane
+
+    panes = list(app.main_screen.view_for(app.focused_id).query(SubagentPane))
+    if not panes:
+        return ""
+    pane = panes[0]
+    lines = ["".join(segment.text for segment in strip) for strip in pane.log.lines]
+    return "\n".join([str(pane._title()), *lines, pane.partial])
+
+
+async def test_a_running_sub_agent_is_watched_live_in_its_own_pane(fake_openai, tmp_path):
+    """Issue 14, acceptance 2: a task opened in its own pane while it runs; later events arrive there."""
+    workspace = tmp_path / "ws"
+    fake_openai.queue(ToolCallReply([task("t1", "watch the build")]),
+                      ToolCallReply([("bash", json.dumps({"command": "echo building; while [ ! -f go ]; do sleep 0.05; "
+                                                                     "done; echo built"}), "b1")]),
+                      TextReply("The build finished fine."), TextReply("Done."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await submit(pilot, "build it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="task approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "task-1 · bash" in screen_text(app),
+                       message="the sub-agent's approval")
+        await pilot.press("y")
+        view = app.main_screen.view_for(app.focused_id)
+        await wait_for(pilot, lambda: any(getattr(e, "text", "") == "building\n"
+                                          for e in view.subagent_runs.events.get("task-1", [])),
+                       message="the sub-agent's command running")
+        await submit(pilot, "/subagent")
+        await wait_for(pilot, lambda: "building" in pane_text(app), message="the pane, replayed")
+        text = pane_text(app)
+        assert "sub-agent task-1" in text and "▸ watch the build" in text and "bash" in text
+        assert "The build finished fine." not in text
+        (workspace / "go").write_text("")
+        await wait_for(pilot, lambda: "The build finished fine." in pane_text(app), message="live text in the pane")
+        await wait_for(pilot, lambda: "finished" in pane_text(app) and "built" in pane_text(app), message="finished")
+        await wait_for(pilot, lambda: "Done." in screen_text(app), message="the parent's answer")
+        await submit(pilot, "/subagent close")
+        await wait_for(pilot, lambda: pane_text(app) == "", message="pane closed")
+        await submit(pilot, "/subagent task-9")
+        await wait_for(pilot, lambda: "No sub-agent 'task-9' here (sub-agents: task-1)." in screen_text(app),
+                       message="an unknown name said")

@@ -50,3 +50,57 @@ async def test_the_watches_screen_lists_and_cancels(fake_openai, tmp_path):
         await pilot.press("c")
         await wait_for(pilot, lambda: "Cancelled log-size." in screen_text(app))
         assert await app.store.run(watch_store.active, app.store.store) == []
+
+
+async def test_each_poll_goes_through_the_gate_and_a_denied_command_stops_the_watch(fake_openai, tmp_path):
+    """A deny rule written since the watch was created: its next poll is refused (the command never
+    runs), the watch stops, and its workstream is told why."""
+    from app.config import load_config
+
+    (tmp_path / "ws").mkdir()
+    marker = tmp_path / "ws" / "ran.txt"
+    workstream_id, _watch = stored_watch(tmp_path, command="touch ran.txt && stat -c %s build.log")
+    config = tmp_path / "config.toml"
+    config.write_text('[policy]\ndeny = ["bash(touch *)"]\n')
+    fake_openai.queue(TextReply("The watch was stopped."))
+    app = make_app(tmp_path, fake_openai.base_url, resume=workstream_id, config=load_config(config))
+    app.options.config_path = config  # the permission setup reads its rules from there
+    app.watch_tick = 0.1
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: "The watch was stopped." in screen_text(app), timeout=30,
+                       message="the refusal's turn")
+        assert "[watch 'log-size' stopped]" in screen_text(app) and "refuses it" in screen_text(app)
+        assert await app.store.run(watch_store.active, app.store.store) == []
+    assert not marker.exists()
+
+
+async def test_a_poll_runs_in_the_workstreams_worktree(fake_openai, tmp_path):
+    """The poll runs where its workstream's tools act: here a worktree, not the main tree."""
+    from app.checkpoints import records
+    from app.checkpoints.worktree import create
+    from tests.checkpoints.harness import git_init
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "build.log").write_text("main tree\n")
+    git_init(workspace)
+    workstream_id, _watch = stored_watch(tmp_path, command="pwd")
+    tree = create(tmp_path / "data", workspace, workstream_id[:12])
+    store = Store(tmp_path / "data" / "whimbrel.db")
+    store.set_config(workstream_id, records.WORKTREE_KEY, tree.as_dict())
+    store.close()
+    fake_openai.queue(TextReply("Seen."))
+    app = make_app(tmp_path, fake_openai.base_url, resume=workstream_id)
+    app.watch_tick = 0.1
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: "Seen." in screen_text(app), timeout=30, message="the watch's turn")
+    woke = [m.content for m in await_messages(tmp_path, workstream_id) if m.role == "user"][-1]
+    assert tree.path in woke
+
+
+def await_messages(tmp_path, workstream_id):
+    store = Store(tmp_path / "data" / "whimbrel.db")
+    try:
+        return store.load_messages(workstream_id)
+    finally:
+        store.close()

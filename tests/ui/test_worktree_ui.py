@@ -122,3 +122,46 @@ async def test_the_worktree_flag_starts_in_one_and_a_resumed_workstream_goes_on_
         view = again.main_screen.view_for(workstream_id)
         assert view.workstream.worktree.path == tree
         assert view.workstream.session.tool_context.workspace == Path(tree).resolve()
+
+
+async def test_ctrl_n_with_the_worktree_flag_opens_a_workstream_in_its_own_worktree(fake_openai, tmp_path):
+    from app.screens.new_workstream import NewWorkstreamScreen
+    from textual.widgets import Checkbox
+
+    workspace = tmp_path / "ws"
+    git_repo(workspace)
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await booted(pilot)
+        first = focused_view(app).workstream
+        await pilot.press("ctrl+n")  # a git workspace: the dialog asks, worktree off by default
+        await wait_for(pilot, lambda: isinstance(app.screen, NewWorkstreamScreen), message="the dialog")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.manager) == 2, message="a plain second tab")
+        plain = focused_view(app).workstream
+        assert plain is not first and getattr(plain, "worktree", None) is None
+
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewWorkstreamScreen), message="the dialog again")
+        await pilot.press("w")
+        assert app.screen.query_one("#new-workstream-worktree", Checkbox).value
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.manager) == 3 and
+                       getattr(focused_view(app).workstream, "worktree", None) is not None, message="worktree tab")
+        isolated = focused_view(app).workstream
+        assert TabInfo.of(isolated).name.startswith("⎇ ")
+        tree = Path(isolated.worktree.path)
+        assert tree.is_relative_to(tmp_path / "data") and isolated.session.tool_context.workspace == tree.resolve()
+        await wait_for_text(pilot, "now works in its own worktree")
+        await sed_turn(pilot, fake_openai, "s/a + b/a * b/")
+        assert "a * b" in (tree / "calc.py").read_text()
+        assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+
+async def test_ctrl_n_outside_a_repository_opens_a_tab_without_asking(fake_openai, tmp_path):
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await booted(pilot)
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: len(app.manager) == 2, message="second tab")
+        assert getattr(focused_view(app).workstream, "worktree", None) is None

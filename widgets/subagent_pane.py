@@ -1,0 +1,141 @@
+"""A sub-agent (task/plan) watched in its own pane below its parent's transcript: everything it did
+so far (its prompt, tool calls, their output and results, its streamed text), then live as it goes.
+
+The parent's view keeps each sub-agent's events (`SubagentRuns`), so a pane opened late replays them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import RichLog, Static
+
+from app.vocabulary.inert import inert
+from widgets.subagent_log import ICONS
+
+MAX_EVENTS = 20_000  # per sub-agent; streamed text is merged, so this is many tool calls
+RESULT_LINES = 8
+
+
+class SubagentRuns:
+    """Every sub-agent event one workstream's view has seen, by sub-agent name, in order."""
+
+    def __init__(self) -> None:
+        self.events: dict[str, list[Any]] = {}
+
+    def add(self, agent: str, event: Any) -> None:
+        from app.engine import events as ev
+
+        kept = self.events.setdefault(agent, [])
+        if isinstance(event, ev.ContentDelta) and kept and isinstance(kept[-1], ev.ContentDelta):
+            kept[-1] = ev.ContentDelta(kept[-1].text + event.text)  # one piece per reply, not per token
+        elif len(kept) < MAX_EVENTS:
+            kept.append(event)
+
+    def pick(self, name: str) -> str | None:
+        """The sub-agent called `name`, or with no name the newest one; None when there is none."""
+        if not name:
+            return next(reversed(self.events), None)
+        return name if name in self.events else None
+
+
+class SubagentPane(Vertical):
+    """One sub-agent's whole log, live. `/subagent close` (or opening another) removes it."""
+
+    DEFAULT_CSS = """
+    SubagentPane { height: 45%; border-top: heavy $accent; }
+    SubagentPane .subagent-pane-title { height: 1; padding: 0 1; background: $boost; }
+    SubagentPane RichLog { height: 1fr; padding: 0 1; background: $surface; }
+    SubagentPane .subagent-pane-partial { height: auto; max-height: 6; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self, agent: str) -> None:
+        super().__init__(classes="subagent-pane")
+        self.agent = agent
+        self.state = "running"
+        self.partial = ""  # the streamed line not finished yet
+        self.names: dict[str, str] = {}  # call id -> tool name
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), classes="subagent-pane-title", markup=False)
+        yield RichLog(wrap=True, markup=False, highlight=False, id="subagent-pane-log")
+        yield Static("", classes="subagent-pane-partial", markup=False)
+
+    def _title(self) -> Text:
+        text = Text()
+        text.append(f" sub-agent {self.agent}", style="bold")
+        text.append(f"  ● {self.state}", style="italic")
+        text.append("   (/subagent close hides this pane)", style="dim")
+        return text
+
+    @property
+    def log(self) -> RichLog:
+        return self.query_one(RichLog)
+
+    def replay(self, events: list[Any]) -> None:
+        for event in events:
+            self.apply(event)
+
+    def apply(self, event: Any) -> None:
+        """Show one of the sub-agent's events."""
+        from app.engine import events as ev
+
+        match event:
+            case ev.UserMessageAdded(text=text):
+                self._write(Text("▸ " + inert(text), style="bold"))
+            case ev.AssistantStarted() | ev.AssistantFinished():
+                self._flush()
+            case ev.ContentDelta(text=text):
+                self._stream(text)
+            case ev.ToolCallAdded():
+                self._flush()
+                self.names[event.call_id] = event.name
+                self._write(Text(f"{ICONS['pending']} {inert(event.name, multiline=False)}  "
+                                 f"{inert(' '.join(event.preview.split()), multiline=False)[:160]}"))
+            case ev.ToolCallUpdated(call_id=call_id):
+                name = self.names.get(call_id, "tool")
+                self._write(Text(f"  {ICONS.get(event.status, '?')} {inert(name, multiline=False)} {event.status}"
+                                 + (f": {inert(event.detail, multiline=False)}" if event.detail else ""),
+                                 style="dim"))
+            case ev.ToolOutput(text=text):
+                for line in text.splitlines():
+                    self._write(Text("  │ " + inert(line, multiline=False), style="dim"))
+            case ev.ToolResultReady(output=output, is_error=is_error):
+                lines = output.splitlines() or [""]
+                shown = lines[:RESULT_LINES] + ([f"… {len(lines) - RESULT_LINES} more line(s)"]
+                                                if len(lines) > RESULT_LINES else [])
+                for line in shown:
+                    self._write(Text("  → " + inert(line, multiline=False), style="red" if is_error else ""))
+            case ev.StateChanged(state=state):
+                self._set_state(state)
+            case ev.TurnFinished(outcome=outcome):
+                self._flush()
+                self._set_state({"done": "finished", "cancelled": "cancelled"}.get(outcome, "failed"))
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        if self.is_mounted:
+            self.query_one(".subagent-pane-title", Static).update(self._title())
+
+    def _stream(self, text: str) -> None:
+        self.partial += text
+        *done, self.partial = self.partial.split("\n")
+        for line in done:
+            self._write(Text(inert(line, multiline=False)))
+        self._show_partial()
+
+    def _flush(self) -> None:
+        if self.partial:
+            self._write(Text(inert(self.partial, multiline=False)))
+            self.partial = ""
+        self._show_partial()
+
+    def _show_partial(self) -> None:
+        if self.is_mounted:
+            self.query_one(".subagent-pane-partial", Static).update(Text(inert(self.partial, multiline=False)))
+
+    def _write(self, line: Text) -> None:
+        self.log.write(line)
