@@ -49,6 +49,7 @@ class CallGuard:
     context: list[str] = field(default_factory=list)  # what SessionStart / UserPromptSubmit hooks add for the model
     session_started: bool = False  # SessionStart hooks ran for this workstream's session
     agent: str | None = None  # set on a sub-agent's guard: its audit rows name it
+    unattended: str | None = None  # headless / mcp serve: what would ask is refused, and this says why ({tool})
 
     def for_sub_agent(self, name: str) -> CallGuard:
         """A sub-agent's guard: the very same gate (rules, mode), hooks, audit and sandbox as its
@@ -85,7 +86,15 @@ class CallGuard:
 
     # -- before the call -----------------------------------------------------------------
     async def screen(self, prepared: Any, workstream_id: str = "") -> Verdict:
-        """Hooks first (they may change the arguments), then the gate; the strongest answer wins."""
+        """Hooks first (they may change the arguments), then the gate; the strongest answer wins.
+        Unattended, a call that would ask is refused, saying what would have asked and why nobody can."""
+        verdict = await self._screen(prepared, workstream_id)
+        if self.unattended and verdict.outcome == "ask":
+            nobody = self.unattended.replace("{tool}", prepared.call.name.strip())
+            return dataclasses.replace(verdict, outcome="deny", why=f"{verdict.why}; {nobody}")
+        return verdict
+
+    async def _screen(self, prepared: Any, workstream_id: str = "") -> Verdict:
         spec = prepared.spec
         view = CallView(prepared.call.name.strip(), prepared.args or {}, list(prepared.resolved_paths.values()),
                         read_only=bool(spec.auto_approve) if spec else False,
