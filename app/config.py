@@ -190,6 +190,7 @@ POLICY_KEYS: dict[str, Key] = {
                    "workspace-write", attr="policy_sandbox"),
     "network": Key(BOOLEAN, False, attr="policy_network"),
     "judge": Key(STRING, attr="policy_judge"),
+    "judge_timeout": Key(NUMBER, 30.0, attr="policy_judge_timeout", minimum=0),
 }
 POLICY_RULE_KEYS = ("allow", "ask", "deny", "rules")
 
@@ -257,6 +258,7 @@ class Config:
     policy_sandbox: str = "workspace-write"
     policy_network: bool = False
     policy_judge: str | None = None
+    policy_judge_timeout: float = 30.0  # seconds the judge's advisory verdict may take
     policy_rules: dict[str, Any] = field(default_factory=dict)  # allow/ask/deny/rules, as written
     hooks: dict[str, Any] = field(default_factory=dict)  # [hooks], Claude Code's shape
 

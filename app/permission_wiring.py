@@ -1,5 +1,5 @@
 """The app's side of the permission engine: load rules at boot, Shift+Tab through the modes,
-accept a project policy file, and open the policy and audit screens.
+/network on|off per workstream, accept a project policy file, and open the policy and audit screens.
 
 A mixin of WhimbrelApp; the engine side is app/engine/guards.py.
 """
@@ -55,6 +55,45 @@ class PermissionWiring:
         if self.store is not None and workstream.id:
             self.run_worker(self.store.set_config(workstream.id, "policy_mode", gate.mode), group="command",
                             exit_on_error=False)
+
+    async def switch_network(self, workstream, args: str) -> str:
+        """/network [on|off]: may this workstream's sandboxed commands use the network? Kept with it;
+        returns the sentence for the transcript (CommandError for a bad argument)."""
+        from app.engine.commands import CommandError
+
+        guard = workstream.session.guard
+        word = args.strip().lower()
+        if word not in ("", "on", "off"):
+            raise CommandError("Usage: /network [on|off]")
+        if not guard.sandboxed:
+            return "No OS sandbox here: commands run unsandboxed and already reach the network."
+        if word:
+            guard.gate.network = word == "on"
+            self.refresh_chrome()
+            if self.store is not None and workstream.id:
+                await self.store.set_config(workstream.id, "policy_network", guard.gate.network)
+        state = "on: sandboxed commands may reach the network" if guard.gate.network else \
+            "off: sandboxed commands have no network (a rule with network = true still grants it)"
+        return f"Network for this workstream is {state}."
+
+    def approval_judge(self):
+        """(alias, ask) for the approval modal when `[policy] judge` names a model, else None; an alias
+        that names no model still gets a line in the modal saying so."""
+        config = getattr(self.permissions, "config", None) or self.options.config  # as reloaded from disk
+        alias = getattr(config, "policy_judge", None)
+        if not alias:
+            return None
+        from app.permissions.judge import Opinion, second_opinion
+
+        timeout = float(getattr(config, "policy_judge_timeout", 30.0))
+        models = self.models
+
+        async def ask(item):
+            if models is None or alias not in models:
+                return Opinion("error", f"[policy] judge names no configured model: {alias!r}", alias)
+            return await second_opinion(models.provider(alias), item, alias, timeout)
+
+        return alias, ask
 
     def action_policy_screen(self) -> None:
         from app.screens.policy import PolicyScreen

@@ -260,8 +260,13 @@ HANDLERS = {
     "settings": lambda app, view, args: app.open_settings(), "image": _image, "agent": _agent,
     "policy": lambda app, view, args: _later(app.action_policy_screen),
     "audit": lambda app, view, args: _later(app.action_audit_screen),
+    "network": lambda app, view, args: _network(app, view, args),
     **memory_commands.HANDLERS,
 }
+
+
+async def _network(app, view, args: str) -> None:
+    await view.transcript.add_notice(await app.switch_network(view.workstream, args))
 
 
 async def _later(action) -> None:

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from app.permissions import audit
+from app.permissions.claude_names import tool_payload, whimbrel_input
 from app.permissions.gate import CallView, Gate, Verdict
-from app.permissions.hooks import Hook, run_hooks
+from app.permissions.hooks import CONTEXT_EVENTS, Hook, run_hooks
 from app.permissions.modes import Mode
 from app.permissions.policy import Policy
 from app.permissions.risk import Risk
@@ -45,12 +46,15 @@ class CallGuard:
     workstream_rules: list[Rule] = field(default_factory=list)
     on_workstream_rules: Callable[[list[dict[str, str]]], Awaitable[None]] | None = None
     notices: list[str] = field(default_factory=list)  # hook failures etc. for the user
+    context: list[str] = field(default_factory=list)  # what SessionStart / UserPromptSubmit hooks add for the model
+    session_started: bool = False  # SessionStart hooks ran for this workstream's session
     agent: str | None = None  # set on a sub-agent's guard: its audit rows name it
+    unattended: str | None = None  # headless / mcp serve: what would ask is refused, and this says why ({tool})
 
     def for_sub_agent(self, name: str) -> CallGuard:
         """A sub-agent's guard: the very same gate (rules, mode), hooks, audit and sandbox as its
         parent's, so a restriction of the parent binds the child too; its audit rows name it."""
-        return dataclasses.replace(self, agent=name, notices=[])
+        return dataclasses.replace(self, agent=name, notices=[], context=[])
 
     def in_workspace(self, workspace: Path) -> CallGuard:
         """The same rules, mode, hooks and audit for a workstream that now works elsewhere (its git
@@ -82,24 +86,34 @@ class CallGuard:
 
     # -- before the call -----------------------------------------------------------------
     async def screen(self, prepared: Any, workstream_id: str = "") -> Verdict:
-        """Hooks first (they may change the arguments), then the gate; the strongest answer wins."""
+        """Hooks first (they may change the arguments), then the gate; the strongest answer wins.
+        Unattended, a call that would ask is refused, saying what would have asked and why nobody can."""
+        verdict = await self._screen(prepared, workstream_id)
+        if self.unattended and verdict.outcome == "ask":
+            nobody = self.unattended.replace("{tool}", prepared.call.name.strip())
+            return dataclasses.replace(verdict, outcome="deny", why=f"{verdict.why}; {nobody}")
+        return verdict
+
+    async def _screen(self, prepared: Any, workstream_id: str = "") -> Verdict:
         spec = prepared.spec
         view = CallView(prepared.call.name.strip(), prepared.args or {}, list(prepared.resolved_paths.values()),
                         read_only=bool(spec.auto_approve) if spec else False,
                         primary=spec.primary_key if spec else None)
         outcome = await run_hooks(self.hooks, "PreToolUse", {
             "session_id": workstream_id, "transcript_path": "", "permission_mode": self.mode,
-            "tool_name": view.tool, "tool_input": view.args}, self.gate.workspace, tool=view.tool)
+            **tool_payload(view.tool, view.args)}, self.gate.workspace, tool=view.tool)
         self.notices.extend(outcome.failures)
         if outcome.updated_input is not None and spec is not None:
+            updated = whimbrel_input(view.tool, outcome.updated_input, view.args)
             try:
-                validate_arguments(outcome.updated_input, spec)
+                validate_arguments(updated, spec)
             except ToolError as error:
                 return Verdict("deny", "hook", f"the hook `{outcome.hook}` changed the arguments into invalid "
                                f"ones: {error}", Risk("low", "not run"))
-            prepared.args = dict(outcome.updated_input)
+            prepared.args = dict(updated)
             prepared.preview = prepared.preview if view.tool != "bash" else str(prepared.args.get("command", ""))
             view.args = prepared.args
+            view.paths = self._repoint(prepared, spec)
         verdict = self.gate.decide(view)
         if outcome.decision == "deny":
             return Verdict("deny", "hook", f"blocked by the hook `{outcome.hook}`: {outcome.reason}", verdict.risk)
@@ -112,11 +126,19 @@ class CallGuard:
                            + (f": {outcome.reason}" if outcome.reason else ""), verdict.risk)
         return verdict
 
+    def _repoint(self, prepared: Any, spec: Any) -> list[Path]:
+        """Path arguments resolved again after a hook changed them: the gate judges where the call now acts."""
+        from tools.workspace import resolve_path
+
+        prepared.resolved_paths = {key: resolve_path(prepared.args[key], self.gate.workspace)[0]
+                                   for key in spec.path_args if isinstance(prepared.args.get(key), str)}
+        return list(prepared.resolved_paths.values())
+
     async def after(self, prepared: Any, output: str, is_error: bool, workstream_id: str = "") -> str:
         """PostToolUse hooks: exit 2 (or a "block" decision) adds their words for the model to the result."""
         outcome = await run_hooks(self.hooks, "PostToolUse", {
             "session_id": workstream_id, "transcript_path": "", "permission_mode": self.mode,
-            "tool_name": prepared.call.name.strip(), "tool_input": prepared.args or {},
+            **tool_payload(prepared.call.name.strip(), prepared.args or {}),
             "tool_response": {"output": output, "is_error": is_error}}, self.gate.workspace,
             tool=prepared.call.name.strip())
         self.notices.extend(outcome.failures)
@@ -124,14 +146,23 @@ class CallGuard:
         extra += [f"[hook context: {text}]" for text in outcome.context]
         return "\n".join([output, *extra]) if extra else output
 
-    async def event(self, event: str, payload: dict[str, Any], workstream_id: str = "") -> str | None:
-        """UserPromptSubmit, Stop, SessionStart, Notification hooks; returns why a hook blocked, if one did."""
+    async def event(self, event: str, payload: dict[str, Any], workstream_id: str = "",
+                    matcher_on: str | None = None) -> str | None:
+        """UserPromptSubmit, Stop, SessionStart, Notification hooks; returns why a hook blocked, if one did.
+        Context they give for the model (additionalContext, or plain stdout) waits in `context`.
+        `matcher_on`: what matchers are matched against (SessionStart's source, Notification's type)."""
         outcome = await run_hooks(self.hooks, event, {"session_id": workstream_id, "transcript_path": "",
-                                                      "permission_mode": self.mode, **payload}, self.gate.workspace)
+                                                      "permission_mode": self.mode, **payload}, self.gate.workspace,
+                                  tool=matcher_on)
         self.notices.extend(outcome.failures)
+        if event in CONTEXT_EVENTS:
+            self.context.extend(outcome.context)
         if outcome.decision != "deny":
             return None
         return outcome.reason or f"blocked by the hook `{outcome.hook}`"
+
+    def has_hooks(self, event: str) -> bool:
+        return any(h.event == event for h in self.hooks)
 
     # -- answers from the modal ----------------------------------------------------------
     async def remember(self, specs: list[str], scope: str) -> str:

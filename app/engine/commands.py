@@ -39,6 +39,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mcp", "[status | refresh [server]]", "the MCP inspector (F9); status lists the servers, refresh re-lists"),
     SlashCommand("policy", "", "permission rules: list, add, delete; broken ones; accept the project file"),
     SlashCommand("audit", "", "the audit log of tool calls, with filters"),
+    SlashCommand("network", "[on|off]", "let this workstream's sandboxed commands use the network, or not"),
     SlashCommand("split", "[h|v]", "split the focused pane (side by side or stacked)"),
     SlashCommand("unsplit", "", "close the focused pane (the workstream stays open)"),
     SlashCommand("memory", "[query]", "browse, search, edit and delete memories ('# text' saves one)"),

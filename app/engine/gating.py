@@ -128,16 +128,49 @@ def _tell_notices(session: Session) -> None:
     session.guard.notices.clear()
 
 
-async def prompt_allowed(session: Session, text: str) -> bool:
-    """UserPromptSubmit hooks; a block is told to the user and the prompt is not sent."""
-    if not session.guard.hooks:
-        return True
-    blocked = await session.guard.event("UserPromptSubmit", {"prompt": text}, session.workstream_id)
+async def screen_prompt(session: Session, text: str) -> str | None:
+    """SessionStart hooks (before the session's first prompt), then UserPromptSubmit hooks. None when a
+    hook stopped the prompt (the user is told); else the context the hooks give the model ("" for none)."""
+    guard = session.guard
+    if not guard.hooks:
+        return ""
+    if not guard.session_started:
+        guard.session_started = True
+        if guard.has_hooks("SessionStart"):
+            source = "resume" if session.messages else "startup"
+            await guard.event("SessionStart", {"source": source}, session.workstream_id, matcher_on=source)
+    blocked = await guard.event("UserPromptSubmit", {"prompt": text}, session.workstream_id)
     _tell_notices(session)
+    context, guard.context[:] = "\n\n".join(guard.context), []
     if blocked:
         session.emit(ev.Notice(f"A hook stopped this prompt: {blocked}", level="warning"))
-        return False
-    return True
+        return None
+    return context
+
+
+def with_hook_context(text: str, context: str) -> str:
+    """The prompt as the model gets it: the hooks' context after the user's words."""
+    return f"{text}\n\n<hook-context>\n{context}\n</hook-context>" if context else text
+
+
+def notify_attention(session: Session, items: list[ev.ApprovalItem]) -> None:
+    """Notification hooks, as Claude Code fires them when a permission prompt opens; in the background,
+    so a slow hook never holds the modal back (its failures reach the transcript with the next notices)."""
+    guard = session.guard
+    if not items or not guard.has_hooks("Notification"):
+        return
+    from app.permissions.claude_names import claude_name
+
+    names = ", ".join(dict.fromkeys(claude_name(item.name) for item in items))
+    payload = {"message": f"Whimbrel needs your permission to use {names}", "notification_type": "permission_prompt",
+               "title": "Whimbrel"}
+    task = asyncio.get_running_loop().create_task(
+        guard.event("Notification", payload, session.workstream_id, matcher_on="permission_prompt"))
+    _BACKGROUND.add(task)
+    task.add_done_callback(_BACKGROUND.discard)
+
+
+_BACKGROUND: set[asyncio.Task] = set()  # Notification hooks under way (kept from the garbage collector)
 
 
 async def turn_stopped(session: Session, outcome: str) -> None:
@@ -155,6 +188,7 @@ async def _offer_outside(session: Session, item: PreparedCall, ctx: Any, execute
                           f"{blocked}. Run it once outside the sandbox?", risk_level="high",
                           risk_reason="runs without the OS sandbox")
     session.emit(ev.StateChanged("attention"))
+    notify_attention(session, [ask])
     session.emit(ev.ApprovalRequested([ask], future))
     try:
         answer = (await future).get(item.call.id)

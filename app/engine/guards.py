@@ -64,8 +64,9 @@ class PermissionSetup:
         """A gate for one workstream, with the rules it saved and its mode."""
         loaded = self.loaded or loader.load(self.config, self.workspace, None)
         level = getattr(self.config, "policy_sandbox", "workspace-write")
+        network = saved.get("policy_network", getattr(self.config, "policy_network", False))
         gate = Gate(loaded.policy, self.default_mode(saved), protected=list(self.protected),
-                    network=bool(getattr(self.config, "policy_network", False)))
+                    network=network if isinstance(network, bool) else False)
         guard = CallGuard(gate, hooks=list(loaded.hooks), sandbox_level=level, hidden=list(self.protected))
         gate.sandboxed = guard.sandboxed
         rules = loader.workstream_rules(saved.get("policy_rules", []))

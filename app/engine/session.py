@@ -198,10 +198,12 @@ class Session:
                                 "Start with --model NAME (and --base-url URL), or add [models.*] to the config file.",
                                 level="error"))
             return
-        if not await gating.prompt_allowed(self, text):
+        hook_context = await gating.screen_prompt(self, text)
+        if hook_context is None:
             self.emit(ev.TurnFinished("done"))
             return
-        await self._persist(Message(role="user", content=text, raw={"images": images} if images else None))
+        await self._persist(Message(role="user", content=gating.with_hook_context(text, hook_context),
+                                    raw={"images": images} if images else None))
         self.emit(ev.UserMessageAdded(text))
         outcome: str = "done"
         self.usage.turn += 1
@@ -509,6 +511,7 @@ class Session:
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         items = [gating.approval_item(self, p) for p in asking]
         self.emit(ev.StateChanged("attention"))
+        gating.notify_attention(self, items)
         self.emit(ev.ApprovalRequested(items, future))
         try:
             decisions: dict[str, ev.ApprovalDecision] = await future

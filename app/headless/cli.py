@@ -8,7 +8,7 @@ import sys
 
 from app.headless import exit_codes
 from app.headless.output import FORMATS, output_for
-from app.headless.policy import MODES, HeadlessPolicy, Rule
+from app.headless.policy import MODES
 from app.headless.setup import SetupProblem, add_common_arguments, setup_from
 
 EPILOG = ("Exit codes: 0 success, 1 error, 2 usage error, 3 refused by policy, 4 limit reached "
@@ -39,9 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mode", choices=MODES, default="ask",
                         help="permission mode; in a headless run, what would ask is refused (default ask)")
     parser.add_argument("--allow", action="append", default=[], metavar="RULE",
-                        help="allow calls matching TOOL or TOOL(GLOB), e.g. 'bash(git *)'; repeatable")
+                        help="allow calls matching a rule, TOOL or TOOL(PATTERN) as in [policy], e.g. 'bash(git *)'; repeatable")
     parser.add_argument("--deny", action="append", default=[], metavar="RULE",
-                        help="refuse calls matching TOOL or TOOL(GLOB); wins over --allow; repeatable")
+                        help="refuse calls matching a rule; wins over --allow and every other rule; repeatable")
     parser.add_argument("--max-turns", type=_positive(int), metavar="N", help="at most N model requests")
     parser.add_argument("--max-budget-usd", type=_positive(float), metavar="USD", help="stop once this is spent")
     parser.add_argument("--timeout", type=_positive(float), metavar="SECONDS", help="stop after this long")
@@ -69,10 +69,13 @@ def _usage(message: str) -> int:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    from app.permissions.rules import RuleError
+    from app.permissions.unattended import cli_rules
+
     try:
-        policy = HeadlessPolicy(args.mode, [Rule.parse(r) for r in args.allow], [Rule.parse(r) for r in args.deny])
-    except ValueError as error:
-        return _usage(str(error))
+        rules = cli_rules(args.allow, args.deny)
+    except RuleError as error:
+        return _usage(f"malformed rule {error}")
     prompt = _prompt(args)
     if not prompt.strip():
         return _usage("no prompt: give it as an argument or on stdin")
@@ -84,7 +87,8 @@ def main(argv: list[str]) -> int:
 
     config = setup.config
     options = RunOptions(prompt=prompt, workdir=setup.workdir, data_dir=setup.data_dir, models=setup.models,
-                         decide=policy.decide, resume=args.resume, continue_last=args.continue_last,
+                         mode=args.mode, rules=rules, config=config, config_path=setup.config_path,
+                         resume=args.resume, continue_last=args.continue_last,
                          name=args.name, max_turns=args.max_turns, max_budget_usd=args.max_budget_usd,
                          timeout=args.timeout, bash_timeout=config.bash_timeout, output_limit=config.output_limit,
                          auto_compact_pct=config.auto_compact_pct)

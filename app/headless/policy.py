@@ -7,35 +7,15 @@ replace it with any callable taking `CallFacts` and returning a `Verdict`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Callable, Literal
 
+from app.permissions.modes import reads_only
+
 Mode = Literal["ask", "accept-edits", "plan", "auto"]
 MODES: tuple[Mode, ...] = ("ask", "accept-edits", "plan", "auto")
 EDIT_TOOLS = frozenset({"write_file", "edit_file"})
-# Commands that only read, when given alone (no pipes, redirections, substitutions or chaining).
-READING_COMMANDS = frozenset({"ls", "pwd", "cat", "head", "tail", "wc", "grep", "rg", "tree", "file", "stat",
-                              "du", "df", "which", "echo", "date", "whoami", "uname"})
-READING_GIT = frozenset({"status", "log", "diff", "show", "branch", "ls-files", "blame"})
-SHELL_SYNTAX = set(";&|<>`$(){}\\\n*?[!~")
-
-
-def reads_only(command: str) -> bool:
-    """Whether a bash command surely only reads, inside the workspace: one known reading command, no shell
-    syntax at all, no absolute path and no `..`."""
-    if not command.strip() or SHELL_SYNTAX & set(command):
-        return False
-    words = command.split()
-    if any(".." in word or any(part.startswith("/") for part in re.split(r"[=,:]", word.lstrip("-")))
-           for word in words[1:]):
-        return False
-    if words[0] == "git":
-        return len(words) > 1 and words[1] in READING_GIT
-    return words[0] in READING_COMMANDS
-
-
 @dataclass(frozen=True)
 class Rule:
     """`TOOL` or `TOOL(PATTERN)`: the tool name and the call's subject (command, path) as shell globs."""

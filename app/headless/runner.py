@@ -1,4 +1,8 @@
-"""One headless run: open (or resume) a workstream, send one prompt, let the policy answer approvals.
+"""One headless run: open (or resume) a workstream, send one prompt; the permission engine decides.
+
+Calls are decided by the same engine as in the TUI (rules, the project file, hooks, the mode, risk,
+the sandbox), with --allow / --deny as rules of scope "cli"; what would ask is refused, since nobody
+can answer, and every call writes an audit row (app/permissions/unattended.py).
 
 The run uses the same store, sessions and tools as the TUI, so either can resume what the other
 stored. Limits (turns, budget, time) and signals cancel the turn; the session keeps what completed.
@@ -14,12 +18,12 @@ from typing import Any
 
 from app.engine import events as ev
 from app.headless import exit_codes
-from app.headless.approvals import decision_for, facts_for, gated_registry
 from app.headless.output import Output
-from app.headless.policy import Decide
 from app.headless.wire import RunRecord
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+NOBODY = ("it would need the user's approval, and nobody can give it in a headless run (mode {mode}); the user "
+          "can rerun with --allow {{tool}} (or a narrower rule such as --allow 'bash(git *)') or a more permissive --mode")
 
 
 class RunRefused(Exception):
@@ -36,7 +40,10 @@ class RunOptions:
     workdir: Path
     data_dir: Path
     models: Any  # providers.models.ModelRegistry with a default model
-    decide: Decide
+    mode: str = "ask"
+    rules: list = field(default_factory=list)  # --allow / --deny (app/permissions/unattended.cli_rules)
+    config: Any = None  # app.config.Config: its [policy] rules and [hooks] apply
+    config_path: Path | None = None
     resume: str | None = None
     continue_last: bool = False
     name: str | None = None
@@ -68,7 +75,7 @@ class HeadlessRun:
         self._last_error = ""
         self._budget_warned = False
         self._registry = None
-        self._read_only: frozenset[str] = frozenset()
+        self._guard = None  # tools.guard.CallGuard: the permission engine, unattended (tools/unattended.py)
         self.workstream = None
         self._store = None
 
@@ -93,7 +100,14 @@ class HeadlessRun:
         from app.engine.workstreams import WorkstreamManager
         from tools.registry import ToolRegistry
 
-        self._registry, self._read_only = gated_registry(await asyncio.to_thread(ToolRegistry.load_builtin))
+        from tools.unattended import unattended_guard
+
+        self._registry = await asyncio.to_thread(ToolRegistry.load_builtin)
+        options = self.options
+        self._guard = await unattended_guard(
+            config=options.config, workspace=options.workdir, data_dir=options.data_dir, store=store,
+            config_path=options.config_path or options.data_dir / "config.toml", mode=options.mode,
+            rules=options.rules, nobody=NOBODY.format(mode=options.mode))
         models = self.options.models
         manager = WorkstreamManager(store=store, session_factory=self._make_session,
                                     model=models.settings(models.default).model,
@@ -221,16 +235,13 @@ class HeadlessRun:
             self._turn_outcome = event.outcome
 
     def _answer(self, event: ev.ApprovalRequested) -> None:
-        decisions = {}
-        for item in event.items:
-            call = self.record.calls.get(item.call_id)
-            facts = facts_for(item, call.arguments if call else "", self._registry, self._read_only,
-                              self.options.workdir)
-            verdict = self.options.decide(facts)
-            self._send(self.record.decided(item.call_id, item.name, verdict.allowed, verdict.reason))
-            decisions[item.call_id] = decision_for(verdict)
+        """The engine refuses what would ask; what still asks (rerun outside the sandbox?) is denied."""
+        from app.headless.approvals import POLICY_PREFIX
+
         if not event.future.done():
-            event.future.set_result(decisions)
+            event.future.set_result({item.call_id: ev.ApprovalDecision(
+                "deny", feedback=POLICY_PREFIX + "nobody can answer this question in a headless run")
+                for item in event.items})
 
     def _check_budget(self, event: ev.UsageRecorded) -> None:
         budget = self.options.max_budget_usd
@@ -275,7 +286,7 @@ class HeadlessRun:
                           tool_context=context, emit=listener, store=self._store,
                           messages=saved.messages, context_start=saved.context_start,
                           retry_base_delay=options.retry_base_delay, models=options.models, model_alias=alias,
-                          auto_compact_pct=options.auto_compact_pct)
+                          auto_compact_pct=options.auto_compact_pct, guard=self._guard)
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
         return session

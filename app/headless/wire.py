@@ -61,10 +61,17 @@ class RunRecord:
             self.calls[event.call_id] = CallRecord(event.call_id, event.name, event.arguments, event.preview)
             return {"type": "tool_call", "call_id": event.call_id, "name": event.name,
                     "arguments": event.arguments, "preview": event.preview}
+        if isinstance(event, ev.PermissionNoted):  # the permission engine's verdict (app/engine/gating.py)
+            record = self.calls.get(event.call_id)
+            for prefix, allowed in (("refused: ", False), ("ran unasked: ", True)):
+                if record is not None and event.note.startswith(prefix) and not record.decision:
+                    return self.decided(event.call_id, record.name, allowed, event.note[len(prefix):])
+            return None
         if isinstance(event, ev.ToolResultReady):
             record = self.calls.get(event.call_id)
             if record is not None:
                 record.output, record.is_error = event.output, event.is_error
+                record.decision = record.decision or "allowed"  # a harmless read runs without a note
             return {"type": "tool_result", "call_id": event.call_id,
                     "name": record.name if record else "", "output": event.output, "is_error": event.is_error}
         if isinstance(event, ev.UsageRecorded):

@@ -1,7 +1,7 @@
 """The decision for one call: rules, mode, protected places and risk together, with the reason.
 
 Order: critical risk always asks with a deliberate override; a deny rule refuses; plan mode
-refuses what changes things; protected places (`.git/`, `.whimbrel/`, Whimbrel's own config and
+refuses what changes things (a bash command that surely only reads, `ls`, `git status`, may run); protected places (`.git/`, `.whimbrel/`, Whimbrel's own config and
 data, anything outside the workspace) are asked about in every mode but bypass; an ask rule
 asks; an allow rule allows; then the mode decides. Without a sandbox, a command that no rule
 allows is asked about even in auto.
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from app.permissions.modes import EDIT_TOOLS, Mode
+from app.permissions.modes import EDIT_TOOLS, Mode, reads_only
 from app.permissions.policy import CallFacts, Policy, RuleVerdict
 from app.permissions.risk import Risk, assess_call
 from app.permissions.rules import Rule
@@ -91,7 +91,8 @@ class Gate:
             return Verdict("deny", "rule", rules.why, risk, rules.rules)
         if self.mode == "bypass":
             return Verdict("allow", "mode", "bypass mode (--dangerously-bypass-approvals)", risk)
-        if self.mode == "plan" and not call.read_only and (call.tool in EDIT_TOOLS or rules.decision != "allow"):
+        if self.mode == "plan" and not call.read_only and (call.tool in EDIT_TOOLS or rules.decision != "allow") \
+                and not _plan_reading(call):
             return Verdict("deny", "mode", f"plan mode is read-only: {call.tool} changes things and is refused; "
                            "describe the change in the plan instead", risk)
         protected = self._protected(call)
@@ -109,6 +110,8 @@ class Gate:
         mode = self.mode
         if call.read_only:
             return Verdict("allow", "tool", f"{call.tool} only reads", risk)
+        if mode == "plan" and _plan_reading(call):
+            return Verdict("allow", "mode", f"plan mode: `{call.args['command']}` only reads", risk)
         if call.tool == "bash" and not self.sandboxed:
             return Verdict("ask", "sandbox", "unsandboxed: no OS sandbox here, so every command no rule allows is "
                            f"asked about ({rules.why or 'no rule allows it'})", risk)
@@ -152,6 +155,11 @@ class Gate:
                     out.append(rule)
             return out
         return suggest_rules(call.tool, call.args, call.paths, self.workspace)
+
+
+def _plan_reading(call: CallView) -> bool:
+    """Plan mode lets a bash command run that surely only reads (one known reading command, no syntax)."""
+    return call.tool == "bash" and isinstance(call.args.get("command"), str) and reads_only(call.args["command"])
 
 
 def _main_value(call: CallView) -> str | None:

@@ -10,7 +10,9 @@
 Exit 0: stdout may hold JSON (`hookSpecificOutput.permissionDecision` allow / deny / ask with
 `permissionDecisionReason`, `updatedInput`; or the older `decision: approve|block` + `reason`).
 Exit 2: the call is blocked and stderr goes to the model. Any other exit: the hook failed, the user
-is told, the call goes on. Claude Code's tool names (Bash, Write, Edit, Read, Grep) match too.
+is told, the call goes on. Events carry Claude Code's tool names and input keys
+(app/permissions/claude_names.py); a matcher may use those or Whimbrel's own names. For
+`SessionStart` and `UserPromptSubmit`, plain stdout of exit 0 is context for the model, as in Claude Code.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.permissions.claude_names import matcher_names
+
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "Notification")
-CLAUDE_NAMES = {"bash": "Bash", "write_file": "Write", "edit_file": "Edit", "read_file": "Read", "search": "Grep"}
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")  # their plain stdout is context for the model
 DEFAULT_TIMEOUT = 60.0
 
 
@@ -40,7 +44,7 @@ class Hook:
     def matches(self, tool: str) -> bool:
         if self.matcher in ("", "*"):
             return True
-        names = [tool, CLAUDE_NAMES.get(tool, tool)]
+        names = matcher_names(tool)
         try:
             return any(re.fullmatch(self.matcher, n) for n in names)
         except re.error:
@@ -159,6 +163,8 @@ async def run_hooks(hooks: list[Hook], event: str, payload: dict[str, Any], cwd:
             data = _read_json(out)
             if data is not None:
                 _apply(outcome, hook, data)
+            elif event in CONTEXT_EVENTS and out.strip():
+                outcome.context.append(out.strip())
         else:
             outcome.failures.append(f"hook `{hook.command}` failed with exit code {code}: {err.strip()[:300]}")
     return outcome

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 Mode = Literal["ask", "accept-edits", "plan", "auto", "bypass"]
@@ -29,3 +30,24 @@ def check_mode(value: str) -> Mode:
     if value not in CYCLE:
         raise ValueError(f"mode must be one of {', '.join(CYCLE)}, got {value!r}")
     return value  # type: ignore[return-value]
+
+
+# Commands that only read, when given alone (no pipes, redirections, substitutions or chaining).
+READING_COMMANDS = frozenset({"ls", "pwd", "cat", "head", "tail", "wc", "grep", "rg", "tree", "file", "stat",
+                              "du", "df", "which", "echo", "date", "whoami", "uname"})
+READING_GIT = frozenset({"status", "log", "diff", "show", "branch", "ls-files", "blame"})
+SHELL_SYNTAX = set(";&|<>`$(){}\\\n*?[!~")
+
+
+def reads_only(command: str) -> bool:
+    """Whether a bash command surely only reads, inside the workspace: one known reading command, no shell
+    syntax at all, no absolute path and no `..`."""
+    if not command.strip() or SHELL_SYNTAX & set(command):
+        return False
+    words = command.split()
+    if any(".." in word or any(part.startswith("/") for part in re.split(r"[=,:]", word.lstrip("-")))
+           for word in words[1:]):
+        return False
+    if words[0] == "git":
+        return len(words) > 1 and words[1] in READING_GIT
+    return words[0] in READING_COMMANDS

@@ -1,10 +1,13 @@
 """The approval modal: pending tool calls with why they ask, their risk, previews and diffs.
 
 y / n one by one, Y all the rest, a always (the rule dialog), f deny with feedback, ! override a
-critical-risk refusal, Esc deny the rest.
+critical-risk refusal, Esc deny the rest. With a judge configured, each call's advisory second
+opinion is asked for when the modal opens and joins its entry when it arrives (app/permissions/judge.py).
 """
 
 from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,8 +20,10 @@ from app.engine.events import ApprovalDecision, ApprovalItem
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView
+from widgets.judge_line import JudgeLine
 
 Decisions = dict[str, ApprovalDecision]
+Judge = tuple[str, Callable[[ApprovalItem], Awaitable[Any]]]  # (alias, ask for one call's Opinion)
 HIDDEN_WARNING = ("⚠ contains control characters or direction overrides, shown as ␛ ␇ … and �: "
                   "what runs may differ from what it seems to say")
 
@@ -26,9 +31,10 @@ HIDDEN_WARNING = ("⚠ contains control characters or direction overrides, shown
 class ApprovalEntry(Vertical):
     """One pending call: name, reason, preview (bash command) and diff (file edits)."""
 
-    def __init__(self, item: ApprovalItem) -> None:
+    def __init__(self, item: ApprovalItem, judge: str | None = None) -> None:
         super().__init__(classes="approval-entry")
         self.item = item
+        self.judge = judge  # the judge model's alias, when one gives second opinions
 
     def compose(self) -> ComposeResult:
         title = Text()
@@ -42,6 +48,8 @@ class ApprovalEntry(Vertical):
             if self.item.needs_override:
                 risk.append("   (press ! to override; y will not run it)")
             yield Static(risk, classes=f"entry-risk entry-risk-{self.item.risk_level}")
+        if self.judge:
+            yield JudgeLine(self.judge)
         yield Static(Text(self.item.preview), classes="entry-preview")
         if inert(self.item.preview) != self.item.preview:
             yield Static(Text(HIDDEN_WARNING, style="bold yellow"), classes="entry-hidden")
@@ -73,9 +81,10 @@ class ApprovalScreen(ModalScreen[Decisions]):
     ]
 
     def __init__(self, items: list[ApprovalItem], workstream_title: str = "",
-                 places: dict[str, str] | None = None) -> None:
+                 places: dict[str, str] | None = None, judge: Judge | None = None) -> None:
         super().__init__()
         self.items = items
+        self.judge = judge  # (alias, ask): ask(item) awaits the judge's Opinion
         self.places = places or {}  # scope -> the file an "Always" rule is written to
         self.workstream_title = workstream_title
         self.decisions: Decisions = {}
@@ -86,7 +95,7 @@ class ApprovalScreen(ModalScreen[Decisions]):
             yield Static(self._heading(), id="approval-heading")
             with VerticalScroll(id="approval-list"):
                 for item in self.items:
-                    yield ApprovalEntry(item)
+                    yield ApprovalEntry(item, self.judge[0] if self.judge else None)
             yield Input(placeholder="Tell the model what to do instead, then Enter (Esc to go back)",
                         id="approval-feedback")
             yield Static(
@@ -97,6 +106,15 @@ class ApprovalScreen(ModalScreen[Decisions]):
 
     def on_mount(self) -> None:
         self._highlight()
+        if self.judge is not None:
+            for entry in self._entries():
+                self.run_worker(self._second_opinion(entry), group="judge", exit_on_error=False)
+
+    async def _second_opinion(self, entry: ApprovalEntry) -> None:
+        """Advisory only: answering never waits for it; it is dropped if the modal closes first."""
+        opinion = await self.judge[1](entry.item)
+        if entry.is_attached:
+            entry.query_one(JudgeLine).show(opinion)
 
     def _heading(self) -> Text:
         """A Text, not markup: the workstream's title may come from the model."""

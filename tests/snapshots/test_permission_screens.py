@@ -127,23 +127,26 @@ def test_audit_screen(snap_compare, tmp_path):
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen) and
                        any("5 call(s)" in str(c.render()) for c in pilot.app.screen.query("#audit-count")),
                        message="the rows loaded")
-        await pilot.pause(0.3)  # the table lays out its new rows
+        await wait_for(pilot, lambda: "20:20:40Z" in pilot.app.export_screenshot(),
+                       message="the table drawn with its measured rows")  # a loaded machine draws them late
 
     assert snap_compare(make_app(tmp_path), terminal_size=(150, 30), run_before=run_before)
 
 
 class Bars(App):
-    """One status bar per mode, and one without a sandbox."""
+    """One status bar per mode, two without a sandbox, one with the workstream's network on."""
 
     CSS = "StatusBar { height: 1; } .label { color: $text-muted; }"
 
     def __init__(self, workspace: Path) -> None:
         super().__init__()
         self.facts = []
-        for mode, sandboxed in (("ask", True), ("accept-edits", True), ("plan", True), ("auto", True),
-                                ("bypass", True), ("ask", False), ("auto", False)):
-            guard = CallGuard(Gate(Policy(workspace=workspace), mode, sandboxed=sandboxed))
-            self.facts.append((f"{mode}{'' if sandboxed else ', no sandbox'}", SimpleNamespace(
+        for mode, sandboxed, network in (("ask", True, False), ("accept-edits", True, False), ("plan", True, False),
+                                         ("auto", True, False), ("bypass", True, False), ("ask", False, False),
+                                         ("auto", False, False), ("ask", True, True)):
+            guard = CallGuard(Gate(Policy(workspace=workspace), mode, sandboxed=sandboxed, network=network))
+            label = f"{mode}{'' if sandboxed else ', no sandbox'}{', /network on' if network else ''}"
+            self.facts.append((label, SimpleNamespace(
                 model="qwen2.5-coder:14b", state="idle", tokens=1840, context_window=32768, cost=None,
                 cost_estimated=False, breaker_view=lambda: None, session=SimpleNamespace(guard=guard))))
 
@@ -159,4 +162,25 @@ class Bars(App):
 
 
 def test_status_bar_in_each_mode_and_unsandboxed(snap_compare, tmp_path):
-    assert snap_compare(Bars(tmp_path), terminal_size=(110, 16))
+    assert snap_compare(Bars(tmp_path), terminal_size=(110, 18))
+
+
+def test_approval_modal_with_the_judges_verdict(snap_compare, fake_openai, tmp_path):
+    """The judge (a model alias on the fake server, over the real SDK) has answered inside the open modal."""
+    from tests.fake_llm.script import TextReply, ToolCallReply
+    from tests.ui.test_judge import judged_app
+    from tests.ui.test_turns import submit
+    from widgets.judge_line import JudgeLine
+
+    fake_openai.queue(ToolCallReply([("bash", '{"command": "rm -rf build"}', "j1")]),
+                      TextReply("DANGEROUS: deletes the build directory recursively; check nothing else lives there"))
+
+    async def run_before(pilot) -> None:
+        await submit(pilot, "clean up")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), message="approval modal")
+        line = pilot.app.screen.query_one(JudgeLine)
+        await wait_for(pilot, lambda: line.opinion is not None, 30, message="the judge's verdict")
+        await pilot.pause()
+
+    assert snap_compare(judged_app(tmp_path, fake_openai.base_url, fake_openai.base_url), terminal_size=(120, 32),
+                        run_before=run_before)

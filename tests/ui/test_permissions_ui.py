@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app.permissions.project import policy_path
 from app.screens.approval import ApprovalScreen
 from app.screens.audit import AuditScreen
 from app.screens.policy import PolicyScreen
 from app.screens.rule_save import RuleSaveScreen
+from app.sandbox.bwrap import available
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.ui.helpers import make_app, screen_text, wait_for
 from tests.ui.test_turns import submit
@@ -74,9 +77,7 @@ async def test_shift_tab_cycles_the_mode_and_the_status_bar_shows_it(fake_openai
             await pilot.press("shift+tab")
             await wait_for(pilot, lambda: app.workstream.session.guard.mode not in seen[-1:], message="mode")
             seen.append(app.workstream.session.guard.mode)
-            await pilot.pause(0.05)
-            text = str(bar.render())
-            assert (f"mode: {seen[-1]}" in text) == (seen[-1] != "ask"), text
+            await wait_for(pilot, lambda: f"mode: {seen[-1]}" in str(bar.render()), message="the bar shows it")
         assert seen == ["accept-edits", "plan", "auto", "ask"]
         await pilot.press("shift+tab")
         for _ in range(300):  # the mode is kept with the workstream (written on a worker)
@@ -137,3 +138,22 @@ async def test_the_audit_screen_lists_calls_and_filters(fake_openai, tmp_path):
         assert rows[0][4] == "user" and rows[1][4].startswith("tool: read_file only reads")
         app.screen.query_one("#audit-tool").value = "bash"
         await wait_for_text_on(pilot, "1 call(s)")
+
+
+@pytest.mark.skipif(available() is None, reason="no bubblewrap sandbox here")
+async def test_network_on_and_off_per_workstream_shows_in_the_bar_and_is_kept(fake_openai, tmp_path):
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
+        bar = app.main_screen.query_one(StatusBar)
+        assert "network on" not in str(bar.render())
+        await submit(pilot, "/network on")
+        await wait_for(pilot, lambda: "network on" in str(bar.render()), message="the bar shows the network")
+        await wait_for_text_on(pilot, "Network for this workstream is on")
+        assert app.workstream.session.guard.gate.network
+        assert (await app.store.get_config(app.workstream.id))["policy_network"] is True
+        await submit(pilot, "/network off")
+        await wait_for(pilot, lambda: "network on" not in str(bar.render()), message="the bar drops it")
+        assert (await app.store.get_config(app.workstream.id))["policy_network"] is False
+        await submit(pilot, "/network sideways")
+        await wait_for_text_on(pilot, "Usage: /network [on|off]")

@@ -1,0 +1,38 @@
+"""The permission engine for faces where nobody can answer (`whimbrel run`, `whimbrel mcp serve`): the
+same rules, project file, hooks, modes, risk, sandbox and audit rows as the TUI, the command line's
+rules (app/permissions/unattended.py) on top, and every call that would ask refused with the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from app.permissions import audit, loader
+from app.permissions.gate import Gate, protected_places
+from app.permissions.modes import check_mode
+from app.permissions.rules import Rule
+from tools.guard import CallGuard
+
+
+async def unattended_guard(*, config: Any, workspace: Path, data_dir: Path, config_path: Path, store: Any,
+                           mode: str, rules: list[Rule], nobody: str) -> CallGuard:
+    """One guard for the run; `store` (an AsyncStore, or None) gets the audit rows; `nobody` ends the
+    reason of each refused ask (`{tool}` becomes the tool's name). Broken rules wait in its notices."""
+    workspace = Path(workspace).resolve()
+    if store is not None:
+        loaded = await store.run(loader.load, config, workspace, store.store.engine, rules)
+    else:
+        loaded = loader.load(config, workspace, None, rules)
+    protected = protected_places(workspace, data_dir, config_path)
+    gate = Gate(loaded.policy, check_mode(mode), protected=protected,
+                network=bool(getattr(config, "policy_network", False)))
+    guard = CallGuard(gate, hooks=list(loaded.hooks), sandbox_level=getattr(config, "policy_sandbox", "workspace-write"),
+                      hidden=list(protected), unattended=nobody)
+    gate.sandboxed = guard.sandboxed
+    guard.notices.extend(loaded.notices)
+    if store is not None:
+        async def sink(row: audit.AuditRow) -> None:
+            await store.run(audit.append, store.store.engine, row)
+
+        guard.audit_sink = sink
+    return guard
