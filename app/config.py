@@ -58,6 +58,7 @@ def _cidrs(value: Any) -> bool:
 
 NETWORKS = Kind("a list of networks such as \"127.0.0.1/32\" or \"10.0.0.0/8\"", _cidrs)
 SEARCH_MODE = Kind("one of 'auto', 'on', 'off'", lambda v: v in ("auto", "on", "off"))
+TOOL_MODE = Kind("one of 'native', 'code', 'both'", lambda v: v in ("native", "code", "both"))
 PROVIDER = Kind("one of " + ", ".join(f"'{p}'" for p in PROVIDERS), lambda v: v in PROVIDERS)
 
 
@@ -92,6 +93,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "searxng_url": Key(STRING),
         "tavily_api_key": Key(STRING),
         "tavily_url": Key(STRING),
+        "mode": Key(TOOL_MODE, "native", attr="tool_mode"),  # issue 22, code mode
     },
     "ui": {
         "bell": Key(BOOLEAN, True),
@@ -122,6 +124,7 @@ MODEL_KEYS: dict[str, Key] = {
     "reasoning_effort": Key(STRING),
     "capabilities": Key(TABLE, default={}),  # free-form
     "price": Key(TABLE, default={}),  # USD per million tokens: input, output, cache_read, cache_write
+    "tool_mode": Key(TOOL_MODE),  # issue 22: native | code | both for this model (else [tools] mode)
 }
 
 MCP_KEYS: dict[str, Key] = {
@@ -211,6 +214,7 @@ class ModelConfig:
     reasoning_effort: str | None = None
     capabilities: dict[str, Any] = field(default_factory=dict)
     price: dict[str, float] = field(default_factory=dict)
+    tool_mode: str | None = None  # issue 22, code mode
 
 
 @dataclass
@@ -235,6 +239,7 @@ class Config:
     searxng_url: str | None = None
     tavily_api_key: str | None = None
     tavily_url: str | None = None
+    tool_mode: str = "native"  # [tools] mode (issue 22): native | code | both
     bell: bool = True
     notifications: bool = True
     theme: str | None = None
