@@ -105,6 +105,8 @@ class ApiFunction:
             about = prop.get("description", "") if isinstance(prop, dict) else ""
             lines.append(f"{name}: {' '.join(_doc_text(about).split())}" if about else name)
         if odd:
+            if signature[-1] == "*":  # a bare * needs a named argument after it
+                signature.pop()
             signature.append("**arguments: Any")
             lines.append("**arguments: also " + ", ".join(repr(n) for n in odd) + " (not Python names: pass "
                          "them as **{...})")
