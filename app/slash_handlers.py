@@ -6,6 +6,7 @@ from pathlib import Path
 
 from app import checkpoint_wiring
 from app import memory_commands
+from app import tool_mode_wiring
 from app.engine.commands import CommandError, parse
 from app.screens.confirm import ConfirmScreen
 
@@ -247,6 +248,7 @@ HANDLERS = {
     "policy": lambda app, view, args: _later(app.action_policy_screen),
     "audit": lambda app, view, args: _later(app.action_audit_screen),
     **memory_commands.HANDLERS,
+    "tools": lambda app, view, args: tool_mode_wiring.tools_command(app, view, args),
 }
 
 
