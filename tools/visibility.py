@@ -58,23 +58,22 @@ def _candidates(registry: ToolRegistry, scope: ToolScope) -> list[ToolSpec]:
             and (scope.allowed is None or s.name in scope.allowed)]
 
 
-def presented(specs: list[ToolSpec], mode: str) -> list[ToolSpec]:
-    """What a tool mode offers of these tools: all but run_code (native), only run_code (code), all (both)."""
-    if mode == "code":
-        return [s for s in specs if s.name == RUN_CODE]
-    return specs if mode == "both" else [s for s in specs if s.name != RUN_CODE]
-
-
 def visible_tools(registry: ToolRegistry, scope: ToolScope | None = None, mode: str | None = None) -> list[ToolSpec]:
     """The tools this scope may see and call, in registration order (tool_search last when active).
 
-    `mode` overrides the scope's tool mode: code mode's API is what the scope sees in "native".
+    The tool mode then decides how they are offered: all but run_code (native), only run_code
+    (code), both (both). `mode` overrides the scope's: code mode's API is what "native" sees.
     """
     scope = scope or ToolScope()
     candidates = _candidates(registry, scope)
-    if scope.search is not None and scope.search.active(candidates):
-        candidates = scope.search.visible(candidates)
-    return presented(candidates, mode or scope.mode())
+    transport = [s for s in candidates if s.name == RUN_CODE]
+    tools = [s for s in candidates if s.name != RUN_CODE]
+    if scope.search is not None and scope.search.active(tools):
+        tools = scope.search.visible(tools)
+    mode = mode or scope.mode()
+    if mode == "code":
+        return transport
+    return tools + transport if mode == "both" else tools
 
 
 def lookup(registry: ToolRegistry, scope: ToolScope | None, name: str) -> ToolSpec | None:
