@@ -58,6 +58,7 @@ def _cidrs(value: Any) -> bool:
 
 NETWORKS = Kind("a list of networks such as \"127.0.0.1/32\" or \"10.0.0.0/8\"", _cidrs)
 SEARCH_MODE = Kind("one of 'auto', 'on', 'off'", lambda v: v in ("auto", "on", "off"))
+TOOL_MODE = Kind("one of 'native', 'code', 'both'", lambda v: v in ("native", "code", "both"))
 PROVIDER = Kind("one of " + ", ".join(f"'{p}'" for p in PROVIDERS), lambda v: v in PROVIDERS)
 
 
@@ -93,6 +94,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "tavily_api_key": Key(STRING),
         "tavily_url": Key(STRING),
         "web_search_native": Key(BOOLEAN, False),  # the provider's own search where it has one
+        "mode": Key(TOOL_MODE, "native", attr="tool_mode"),  # issue 22, code mode
     },
     "ui": {
         "bell": Key(BOOLEAN, True),
@@ -123,6 +125,7 @@ MODEL_KEYS: dict[str, Key] = {
     "reasoning_effort": Key(STRING),
     "capabilities": Key(TABLE, default={}),  # free-form
     "price": Key(TABLE, default={}),  # USD per million tokens: input, output, cache_read, cache_write
+    "tool_mode": Key(TOOL_MODE),  # issue 22: native | code | both for this model (else [tools] mode)
 }
 
 MCP_KEYS: dict[str, Key] = {
@@ -213,6 +216,7 @@ class ModelConfig:
     reasoning_effort: str | None = None
     capabilities: dict[str, Any] = field(default_factory=dict)
     price: dict[str, float] = field(default_factory=dict)
+    tool_mode: str | None = None  # issue 22, code mode
 
 
 @dataclass
@@ -238,6 +242,7 @@ class Config:
     tavily_api_key: str | None = None
     tavily_url: str | None = None
     web_search_native: bool = False
+    tool_mode: str = "native"  # [tools] mode (issue 22): native | code | both
     bell: bool = True
     notifications: bool = True
     theme: str | None = None

@@ -321,7 +321,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         session.system_extra = self.mcp_catalog
         checkpoint_wiring.attach(self, session)
         attach_memory(session, self.memory_service)
-        configure_tools(session, self.options.config)
+        configure_tools(session, self.options.config, saved.settings)
         return session
 
     async def _restore_workspace(self) -> None:

@@ -6,6 +6,8 @@ from typing import Iterator
 
 from textual.app import SystemCommand
 
+from app.tool_mode_wiring import cycle_tool_mode
+
 
 def whimbrel_commands(app) -> Iterator[SystemCommand]:
     actions = [
@@ -41,6 +43,8 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Audit log", "Every tool call and who decided, with filters (/audit)", app.action_audit_screen),
         ("Cycle permission mode", "ask → accept-edits → plan → auto for this workstream (Shift+Tab)",
          app.action_cycle_mode),
+        ("Cycle tool mode", "native → code (one run_code tool, the tools as Python) → both for this workstream "
+         "(/tools mode)", lambda: cycle_tool_mode(app)),
     ]
     for title, help_text, callback in actions:
         yield SystemCommand(title, help_text, callback)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from app import checkpoint_wiring
 from app import memory_commands
+from app import tool_mode_wiring
 from app.engine.commands import CommandError, parse
 from app.screens.confirm import ConfirmScreen
 
@@ -262,6 +263,7 @@ HANDLERS = {
     "audit": lambda app, view, args: _later(app.action_audit_screen),
     "network": lambda app, view, args: _network(app, view, args),
     **memory_commands.HANDLERS,
+    "tools": lambda app, view, args: tool_mode_wiring.tools_command(app, view, args),
 }
 
 

@@ -10,13 +10,15 @@ until `tool_search` finds them).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from tools.registry import ToolRegistry, ToolSpec
 from tools.tool_search import ToolSearch
 
 MAIN, TASK, PLAN = "main", "task", "plan"
 AUDIENCES = (MAIN, TASK, PLAN)
+RUN_CODE = "run_code"  # code mode's one tool (issue 22): offered in the "code" and "both" modes only
+TOOL_MODES = ("native", "code", "both")
 
 
 def offered_to(spec: ToolSpec, audience: str) -> bool:
@@ -37,6 +39,10 @@ class ToolScope:
     search: ToolSearch | None = None
     extra: dict[str, ToolSpec] = field(default_factory=dict)  # session-bound tools (task, plan, watch…)
     hidden: frozenset[str] = frozenset()  # tools this session cannot serve (web_search without a backend)
+    tool_mode: Callable[[], str] | None = None  # native | code | both (app/engine/code_mode.py); None: native
+
+    def mode(self) -> str:
+        return self.tool_mode() if self.tool_mode is not None else "native"
 
     def narrowed(self, audience: str, names: frozenset[str] | None = None) -> ToolScope:
         """A child scope: never wider than this one (a sub-agent's tools ⊆ its parent's)."""
@@ -52,13 +58,22 @@ def _candidates(registry: ToolRegistry, scope: ToolScope) -> list[ToolSpec]:
             and (scope.allowed is None or s.name in scope.allowed)]
 
 
-def visible_tools(registry: ToolRegistry, scope: ToolScope | None = None) -> list[ToolSpec]:
-    """The tools this scope may see and call, in registration order (tool_search last when active)."""
+def visible_tools(registry: ToolRegistry, scope: ToolScope | None = None, mode: str | None = None) -> list[ToolSpec]:
+    """The tools this scope may see and call, in registration order (tool_search last when active).
+
+    The tool mode then decides how they are offered: all but run_code (native), only run_code
+    (code), both (both). `mode` overrides the scope's: code mode's API is what "native" sees.
+    """
     scope = scope or ToolScope()
     candidates = _candidates(registry, scope)
-    if scope.search is None or not scope.search.active(candidates):
-        return candidates
-    return scope.search.visible(candidates)
+    transport = [s for s in candidates if s.name == RUN_CODE]
+    tools = [s for s in candidates if s.name != RUN_CODE]
+    if scope.search is not None and scope.search.active(tools):
+        tools = scope.search.visible(tools)
+    mode = mode or scope.mode()
+    if mode == "code":
+        return transport
+    return tools + transport if mode == "both" else tools
 
 
 def lookup(registry: ToolRegistry, scope: ToolScope | None, name: str) -> ToolSpec | None:

@@ -9,6 +9,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from widgets.permission_marker import permission_marker
+from app.tool_mode_wiring import tool_mode_marker
 
 STATE_STYLES = {
     "idle": "green", "thinking": "yellow", "running": "cyan", "attention": "bold magenta", "error": "bold red",
@@ -53,6 +54,7 @@ class StatusBar(Static):
         self._workstream = None
         self._ticker: Timer | None = None
         self.permission: Text | None = None  # mode and sandbox marker (widgets/permission_marker.py)
+        self.tool_mode: Text | None = None
 
     def show(self, workstream) -> None:
         self.model = workstream.model
@@ -62,6 +64,7 @@ class StatusBar(Static):
         self.cost, self.cost_estimated = workstream.cost, workstream.cost_estimated
         self._workstream = workstream
         self.permission = permission_marker(workstream)
+        self.tool_mode = tool_mode_marker(workstream)  # code mode (issue 22); None in native
         self._tick()
 
     def retry_in(self) -> int:
@@ -102,6 +105,9 @@ class StatusBar(Static):
         if self.permission is not None:
             text.append("  │  ")
             text.append_text(self.permission)
+        if self.tool_mode is not None:
+            text.append("  │  ")
+            text.append_text(self.tool_mode)
         if self.breaker is not None:
             backend = self.breaker[0]
             seconds = self.retry_in()

@@ -8,6 +8,7 @@ from textual.reactive import reactive
 from textual.widgets import Collapsible, ProgressBar, Static
 
 from app.vocabulary.inert import inert
+from widgets.code_program import CodeProgram, program_of
 from widgets.subagent_log import SubagentLog
 
 STATUS_ICONS = {
@@ -43,7 +44,7 @@ class ToolCard(Collapsible):
     status: reactive[str] = reactive("pending")
 
     def __init__(self, call_id: str, name: str, preview: str, *, status: str = "pending",
-                 output: str = "", collapsed: bool = False) -> None:
+                 output: str = "", collapsed: bool = False, arguments: str = "") -> None:
         self.call_id = call_id
         self.tool_name = inert(name, multiline=False)
         self.preview = " ".join(preview.split())
@@ -53,8 +54,9 @@ class ToolCard(Collapsible):
         self._progress = ToolProgress()
         self._why = Static("", markup=False, classes="tool-why")  # what allowed or refused it (issue 13)
         self.subagents = SubagentLog()
+        self.program = CodeProgram(program_of(arguments) if name.strip() == "run_code" else "")  # issue 22
         self._body = Static(self._visible_output(), markup=False, classes="tool-output")
-        super().__init__(self._why, self._progress, self.subagents, self._body, title=self._title_text(status), collapsed=collapsed,
+        super().__init__(self._why, self._progress, self.subagents, self.program, self._body, title=self._title_text(status), collapsed=collapsed,
                          classes="tool-card", id=None)
         self.set_reactive(ToolCard.status, status)
         self.add_class(f"-{status}")
@@ -97,6 +99,10 @@ class ToolCard(Collapsible):
     def add_subagent_event(self, agent: str, event) -> None:
         """A sub-agent of this call did something (widgets/subagent_log.py shows it nested here)."""
         self.subagents.apply(agent, event)
+
+    def add_code_event(self, event) -> None:
+        """A tool call of this run_code program moved on (widgets/code_program.py shows it)."""
+        self.program.apply(event)
 
     def append_output(self, text: str) -> None:
         self._output += text

@@ -81,7 +81,7 @@ def _card(call: ToolCall, result: Message | None, live: bool) -> ToolCard:
     else:
         status, output = ("error" if result.is_error else "done"), result.content
     return ToolCard(call.id, call.name, _preview(call.name, call.arguments), status=status, output=output,
-                    collapsed=True)
+                    collapsed=True, arguments=call.arguments)
 
 
 def _preview(name: str, arguments: str) -> str:

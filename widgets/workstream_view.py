@@ -230,7 +230,8 @@ class WorkstreamView(Vertical):
                     await self._assistant.remove()
                 self._assistant = None
             case ev.ToolCallAdded():
-                await transcript.add_tool_card(ToolCard(event.call_id, event.name, event.preview))
+                await transcript.add_tool_card(ToolCard(event.call_id, event.name, event.preview,
+                                                        arguments=event.arguments))
             case ev.PermissionNoted(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].set_permission(event.note)
             case ev.ToolCallUpdated(call_id=call_id) if call_id in transcript.cards:
@@ -245,6 +246,10 @@ class WorkstreamView(Vertical):
                 attention = getattr(self.app, "attention", None)
                 if attention is not None:
                     attention.alert(f"Whimbrel: {self.workstream.name}", message)
+            case ev.CodeCallEvent(call_id=call_id) if call_id in transcript.cards:
+                transcript.cards[call_id].add_code_event(event.event)
+            case ev.ToolModeChanged(mode=mode):
+                await transcript.add_notice(f"Tool mode: {mode}.")
             case ev.SubagentEvent(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].add_subagent_event(event.agent, event.event)
             case ev.ToolResultReady(call_id=call_id) if call_id in transcript.cards:
@@ -264,7 +269,7 @@ class WorkstreamView(Vertical):
                 await transcript.add_notice(f"Now using {event.alias} ({event.model}, {event.provider}).")
         if isinstance(event, (ev.StateChanged, ev.UsageUpdated, ev.ApprovalRequested, ev.TurnFinished,
                               ev.UserMessageAdded, ev.UsageRecorded, ev.ModelChanged, ev.BreakerChanged,
-                              ev.CompactionDone, ev.UserNotified)):
+                              ev.CompactionDone, ev.UserNotified, ev.ToolModeChanged)):
             self.post_message(self.Changed(self))
 
     def refresh_title(self, number: int) -> None:

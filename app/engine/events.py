@@ -253,5 +253,20 @@ class SubagentEvent(EngineEvent):
 
 
 @dataclass
+class CodeCallEvent(EngineEvent):
+    """A tool call made by a run_code program (issue 22), for the nested rows of that call's card."""
+
+    call_id: str  # the run_code call
+    event: EngineEvent  # ToolCallAdded / ToolCallUpdated / PermissionNoted / ToolResultReady of the sub-call
+
+
+@dataclass
+class ToolModeChanged(EngineEvent):
+    """The workstream's tool mode changed (/tools mode): native, code or both."""
+
+    mode: str
+
+
+@dataclass
 class TurnFinished(EngineEvent):
     outcome: Literal["done", "cancelled", "error"]

@@ -31,8 +31,12 @@ def search_backend(config: Any, env: Mapping[str, str] = os.environ) -> SearchBa
     return None
 
 
-def configure_tools(session: Any, config: Any) -> None:
-    """Apply [tools] settings to a new session (its context and its top-level tool scope)."""
+def configure_tools(session: Any, config: Any, settings: Mapping[str, Any] | None = None) -> None:
+    """Apply [tools] settings to a new session (its context and its top-level tool scope); `settings`
+    are the workstream's stored ones (its own tool mode)."""
+    from app.engine import code_mode
+
+    code_mode.attach(session, config, settings)
     session.tool_context.web = web_access(config)
     session.tool_context.search_backend = search_backend(config)
     session.tool_scope.hidden = unavailable_tools(session.tool_context)

@@ -163,7 +163,7 @@ def test_multiline_string_does_not_confuse_line_numbers(tmp_path: Path) -> None:
     assert _error(tmp_path, text).endswith("line 6: unknown key 'foo' in [models.x] "
                                            "(known keys: provider, base_url, api_key, "
                                            "api_key_env, model, context_window, temperature, "
-                                           "max_tokens, reasoning_effort, capabilities, price)")
+                                           "max_tokens, reasoning_effort, capabilities, price, tool_mode)")
 
 
 # -- [policy] and [hooks] (issue 13) ------------------------------------------------------

@@ -1,7 +1,7 @@
 from tools.registry import METADATA_KEYS, ToolRegistry, ToolSpec
 
 BUILTIN = {"bash", "read_file", "write_file", "edit_file", "search", "memory", "recall", "skill", "web_fetch",
-           "math", "man", "task", "plan", "watch", "notify", "web_search"}
+           "math", "man", "task", "plan", "watch", "notify", "web_search", "run_code"}
 
 
 def test_loads_every_builtin(registry: ToolRegistry) -> None:

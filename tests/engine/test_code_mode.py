@@ -1,0 +1,173 @@
+"""Code mode through a real Session: the real fake-server SDK round trip, real tools, real SQLite, the
+real sandbox; each program's tool calls go through the same gate, approvals and audit as native ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.engine import events as ev
+from app.engine.tool_setup import configure_tools
+from app.config import load_config
+from tests.engine.harness import Recorder
+from tests.engine.test_permission_flow import App, audit_rows
+from tests.fake_llm.script import TextReply, ToolCallReply
+
+READ_30 = """
+hits = []
+for i in range(30):
+    text = await tools.read_file(path=f"mod_{i:02d}.py")
+    if "import sqlalchemy" in text:
+        hits.append(f"mod_{i:02d}.py")
+print("modules importing sqlalchemy:", ", ".join(hits))
+"""
+
+
+def run_code(code: str, call_id: str = "rc1", **extra) -> ToolCallReply:
+    return ToolCallReply([("run_code", json.dumps({"code": code, **extra}), call_id)])
+
+
+@pytest.fixture
+def code_place(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    config = tmp_path / "config.toml"
+    config.write_text('[tools]\nmode = "code"\n')
+    return ws, config, tmp_path / "data"
+
+
+async def start(server, place, recorder: Recorder, saved: dict | None = None):
+    ws, config, data = place
+    app = App(server, ws, config, data)
+    session = await app.start(recorder, saved=saved)
+    configure_tools(session, load_config(config), saved)
+    return app, session
+
+
+def tool_message(server, index: int = -1) -> dict:
+    return [m for m in server.requests[index]["messages"] if m["role"] == "tool"][-1]
+
+
+async def test_thirty_reads_come_back_as_one_line(fake_openai, code_place):
+    ws = code_place[0]
+    for i in range(30):
+        body = ("import sqlalchemy\n" if i in (3, 17) else "import os\n") + "x = 1\n" * 200
+        (ws / f"mod_{i:02d}.py").write_text(body)
+    fake_openai.queue(run_code(READ_30), TextReply("mod_03 and mod_17."))
+    recorder = Recorder()
+    app, session = await start(fake_openai, code_place, recorder)
+    await session.run_turn("which modules import sqlalchemy?")
+    await app.stop()
+    first = fake_openai.requests[0]
+    assert [t["function"]["name"] for t in first["tools"]] == ["run_code"]
+    system = first["messages"][0]["content"]
+    assert "async def read_file(self, *, path: str" in system and "tools: Tools" in system
+    result = tool_message(fake_openai)
+    assert result["content"] == "modules importing sqlalchemy: mod_03.py, mod_17.py"
+    nested = [e.event for e in recorder.of(ev.CodeCallEvent) if isinstance(e.event, ev.ToolCallAdded)]
+    assert len(nested) == 30 and {e.name for e in nested} == {"read_file"}
+    rows = [r for r in audit_rows(code_place[2]) if r.call_id.startswith("rc1:code:")]
+    assert len(rows) == 30 and {r.status for r in rows} == {"done"}
+
+
+async def test_a_tool_the_policy_denies_raises_inside_the_program(fake_openai, code_place):
+    program = ("try:\n    await tools.write_file(path='x.txt', content='hi')\n"
+               "except ToolCallError as error:\n    print('refused:', error)\n")
+    fake_openai.queue(run_code(program), TextReply("It was refused."))
+    recorder = Recorder()
+    app, session = await start(fake_openai, code_place, recorder)
+    session.guard.gate.mode = "plan"
+    await session.run_turn("write x.txt")
+    await app.stop()
+    text = tool_message(fake_openai)["content"]
+    assert text.startswith("refused: Whimbrel's permission policy refused this call") and "plan mode" in text
+    assert not (code_place[0] / "x.txt").exists()
+    [row] = [r for r in audit_rows(code_place[2]) if r.call_id == "rc1:code:1"]
+    assert row.tool == "write_file" and row.decision == "refused"
+
+
+async def test_an_approval_from_code_is_marked_and_a_denial_raises(fake_openai, code_place):
+    program = "await tools.bash(command='echo hi > out.txt')\n"
+    fake_openai.queue(run_code(program), TextReply("Denied."))
+    recorder = Recorder(lambda item: ev.ApprovalDecision("deny", feedback="not now"))
+    app, session = await start(fake_openai, code_place, recorder)
+    await session.run_turn("run it")
+    await app.stop()
+    [asked] = recorder.approvals
+    assert asked.items[0].name == "from code · bash" and asked.items[0].reason.startswith("a run_code program asks")
+    result = tool_message(fake_openai)
+    assert "ToolCallError: The user denied this tool call. Their feedback: not now" in result["content"]
+    assert not (code_place[0] / "out.txt").exists()
+
+
+async def test_hidden_and_native_only_tools_are_refused(fake_openai, code_place):
+    program = ("for name in ('no_such_tool', 'run_code'):\n"
+               "    try:\n        await getattr(tools, name)()\n"
+               "    except ToolCallError as error:\n        print(name, '->', error)\n"
+               "await tools._channel.call('run_code', {'code': '1'})\n")
+    fake_openai.queue(run_code(program), ToolCallReply([("read_file", json.dumps({"path": "a"}), "native1")]),
+                      TextReply("ok"))
+    recorder = Recorder()
+    app, session = await start(fake_openai, code_place, recorder)
+    await session.run_turn("try")
+    await app.stop()
+    messages = [m for m in fake_openai.requests[-1]["messages"] if m["role"] == "tool"]
+    first, second = messages[0]["content"], messages[1]["content"]
+    assert "no_such_tool -> there is no tool tools.no_such_tool" in first
+    assert "run_code -> there is no tool tools.run_code" in first
+    assert "ToolCallError: run_code cannot be called from a program" in first
+    assert second.startswith("Unknown tool 'read_file'")  # code mode offers no native calls
+
+
+@pytest.mark.parametrize("program, expected", [
+    ("while True:\n    pass\n", "stopped after 2 s (the time limit)"),
+    ("import os\nwhile True:\n    os.fork()\n", "cannot start processes"),
+    ("data = bytearray(1 << 30)\n", "MemoryError"),
+    ("import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=2)\n", "no network"),
+    ("open('/etc/whimbrel-code-mode-test', 'w').write('x')\n", "outside the workspace"),
+], ids=["infinite-loop", "fork-bomb", "1GB", "network", "write-outside"])
+async def test_a_hostile_program_is_stopped_and_whimbrel_goes_on(fake_openai, code_place, program, expected):
+    fake_openai.queue(run_code(program, timeout=2), TextReply("It failed."))
+    recorder = Recorder()
+    app, session = await start(fake_openai, code_place, recorder)
+    await session.run_turn("go")
+    await app.stop()
+    result = tool_message(fake_openai)
+    assert expected in result["content"]
+    assert [e.outcome for e in recorder.of(ev.TurnFinished)] == ["done"]
+    assert not Path("/etc/whimbrel-code-mode-test").exists()
+
+
+async def test_the_mode_follows_the_workstream_then_the_model_then_the_config(fake_openai, code_place):
+    recorder = Recorder()
+    app, session = await start(fake_openai, code_place, recorder, saved={"tool_mode": "both"})
+    assert session.tool_modes.current() == "both"
+    assert await session.tool_modes.set("native") == "native"
+    assert (await app.store.get_config(session.workstream_id))["tool_mode"] == "native"
+    assert await session.tool_modes.set("default") == "code"
+    with pytest.raises(ValueError, match="unknown tool mode"):
+        await session.tool_modes.set("fast")
+    await app.stop()
+    assert [e.mode for e in recorder.of(ev.ToolModeChanged)] == ["native", "code"]
+
+
+async def test_both_mode_sends_native_tools_and_run_code(fake_openai, code_place):
+    fake_openai.queue(TextReply("hi"))
+    app, session = await start(fake_openai, code_place, Recorder(), saved={"tool_mode": "both"})
+    await session.run_turn("hello")
+    await app.stop()
+    names = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
+    assert "run_code" in names and "read_file" in names
+    assert "## Tools as Python" in fake_openai.requests[0]["messages"][0]["content"]
+
+
+async def test_native_mode_has_no_run_code_and_no_api(fake_openai, code_place):
+    fake_openai.queue(TextReply("hi"))
+    app, session = await start(fake_openai, code_place, Recorder(), saved={"tool_mode": "native"})
+    await session.run_turn("hello")
+    await app.stop()
+    names = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
+    assert "run_code" not in names and "read_file" in names
+    assert "Tools as Python" not in fake_openai.requests[0]["messages"][0]["content"]

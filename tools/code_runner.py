@@ -1,0 +1,161 @@
+"""The child side of run_code (standard library only): run one program whose `tools.<name>(...)` calls
+cross back to Whimbrel over the inherited socket, one JSON line each way per call.
+
+Started by tools/code_run.py inside the sandbox with rlimits set; here it also forbids new processes
+(RLIMIT_NPROC 0) and, as a second layer behind bubblewrap, network connections and writes outside
+the workspace (an audit hook). It reads {"code", "bindings", "workspace"} as JSON from stdin and ends
+by sending {"done": true, "result": ...} or {"done": true, "error": <traceback>}.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import os
+import resource
+import socket
+import sys
+import traceback
+from typing import Any
+
+FILENAME = "<program>"
+RESULT_LIMIT = 10_000
+
+
+class ToolCallError(Exception):
+    """A tool call failed or was refused; the message says why."""
+
+
+class Channel:
+    """The socket to Whimbrel: one request line out, one answer line back."""
+
+    def __init__(self, fd: int) -> None:
+        self.sock = socket.socket(fileno=fd)
+        self.file = self.sock.makefile("rwb")
+        self.count = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.file.write(json.dumps(message).encode() + b"\n")
+        self.file.flush()
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> str:
+        self.count += 1
+        try:
+            line = json.dumps({"id": self.count, "tool": tool, "arguments": arguments})
+        except (TypeError, ValueError) as exc:
+            raise ToolCallError(f"{tool}: the arguments are not JSON data ({exc})") from None
+        self.file.write(line.encode() + b"\n")
+        self.file.flush()
+        answer = self.file.readline()
+        if not answer:
+            raise ToolCallError(f"{tool}: Whimbrel stopped answering (the run was cancelled)")
+        reply = json.loads(answer)
+        if "error" in reply:
+            raise ToolCallError(reply["error"])
+        return str(reply.get("ok", ""))
+
+
+class Namespace:
+    """`tools` (and `tools.<server>`): attributes are the bound tools, anything else is refused."""
+
+    def __init__(self, path: str, bindings: dict[str, str], channel: Channel) -> None:
+        self._path, self._bindings, self._channel = path, bindings, channel
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        dotted = f"{self._path}.{name}" if self._path else name
+        if dotted in self._bindings:
+            tool, channel = self._bindings[dotted], self._channel
+
+            async def call(arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> str:
+                return channel.call(tool, {**(arguments or {}), **kwargs})
+
+            call.__name__ = name
+            return call
+        if any(key.startswith(dotted + ".") for key in self._bindings):
+            return Namespace(dotted, self._bindings, self._channel)
+        known = sorted({key.split(".")[0] for key in self._bindings if key.startswith(self._path)})
+        raise ToolCallError(f"there is no tool tools.{dotted} in this mode (available: {', '.join(known) or 'none'})")
+
+    def __dir__(self) -> list[str]:
+        prefix = self._path + "." if self._path else ""
+        return sorted({key[len(prefix):].split(".")[0] for key in self._bindings if key.startswith(prefix)})
+
+
+def guard(workspace: str, hidden: list[str]) -> None:
+    """No new processes; and, behind the sandbox, no network and no writes outside workspace and /tmp."""
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    writable = (os.path.realpath(workspace) + os.sep, "/tmp/", "/dev/null")
+    secret = tuple(os.path.realpath(h) for h in hidden)
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and isinstance(args[0], (str, bytes)):
+            path = os.path.realpath(os.fsdecode(args[0]))
+            if secret and any(path == s or path.startswith(s + os.sep) for s in secret):
+                raise PermissionError(f"{path}: Whimbrel's own data is not readable from code")
+            mode, flags = args[1], args[2] if len(args) > 2 else 0
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
+                (isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
+            if writing and not (path + os.sep).startswith(writable) and not path.startswith(writable):
+                raise PermissionError(f"{path}: writing outside the workspace is not allowed")
+        elif event in ("socket.connect", "socket.sendto") and isinstance(args[1], tuple):
+            raise PermissionError("network connections are not allowed in run_code (no network)")
+        elif event in ("socket.getaddrinfo", "socket.gethostbyname"):
+            raise PermissionError("network access is not allowed in run_code (no network)")
+        elif event in ("os.fork", "os.forkpty", "os.posix_spawn", "os.exec", "subprocess.Popen", "os.system"):
+            raise PermissionError("run_code programs cannot start processes (use tools.bash)")
+
+    sys.addaudithook(hook)
+
+
+def compiled(code: str) -> Any:
+    """The program with top-level await allowed; a final bare expression becomes its result."""
+    tree = ast.parse(code, FILENAME, "exec")
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = tree.body[-1]
+        tree.body[-1] = ast.copy_location(ast.Assign([ast.Name("__result__", ast.Store())], last.value), last)
+        ast.fix_missing_locations(tree)
+    return compile(tree, FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+
+
+def program_traceback(exc: BaseException) -> str:
+    """The traceback of the program's own frames (the runner's are noise to the model)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == FILENAME]
+    head = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) if frames else ""
+    text = head + "".join(traceback.format_exception_only(type(exc), exc))
+    if isinstance(exc, MemoryError):
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        text += f"(the program ran out of memory: the limit is {limit >> 20} MiB)" if limit > 0 else ""
+    return text.strip()
+
+
+def main() -> int:
+    job = json.loads(sys.stdin.read())
+    channel = Channel(int(sys.argv[1]))
+    namespace: dict[str, Any] = {"__name__": "__main__", "ToolCallError": ToolCallError,
+                                 "tools": Namespace("", job["bindings"], channel)}
+    try:
+        code = compiled(job["code"])
+    except SyntaxError as exc:
+        channel.send({"done": True, "error": "".join(traceback.format_exception_only(exc)).strip()})
+        return 1
+    loop = asyncio.new_event_loop()  # made before the guard: its self-pipe is a socket pair
+    guard(job["workspace"], job.get("hidden", []))
+    try:
+        outcome = eval(code, namespace)  # noqa: S307 - running the model's program is the point
+        if asyncio.iscoroutine(outcome):
+            loop.run_until_complete(outcome)
+    except BaseException as exc:  # the program's failure, told to the model as its traceback
+        sys.stdout.flush()
+        channel.send({"done": True, "error": program_traceback(exc)})
+        return 1
+    sys.stdout.flush()
+    result = namespace.get("__result__")
+    channel.send({"done": True, "result": None if result is None else repr(result)[:RESULT_LIMIT]})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
