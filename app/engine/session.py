@@ -20,6 +20,7 @@ from app.engine.loop_share import StreamSlice
 from app.vocabulary.messages import Message, ToolCall, messages_for_model
 from app.engine.prompts import system_prompt
 from app.engine.reply_draft import ReplyDraft
+from app.engine.text_parts import TextParts
 from app.engine.usage import UsageTracker
 from app.providers.base import (
     ContentChunk,
@@ -254,8 +255,7 @@ class Session:
         """
         assert self.provider is not None
         self.emit(ev.AssistantStarted())
-        content: list[str] = []
-        reasoning: list[str] = []
+        content, reasoning = TextParts(), TextParts()  # not a list of tokens: see text_parts.py
         raw: dict[str, Any] = {}
         assembler = ToolCallAssembler()
         finish_reason: str | None = None
@@ -265,7 +265,7 @@ class Session:
             if ReplyDraft.supported(self.store) else None
 
         async def finish(interrupted: bool) -> Message:
-            message = Message(role="assistant", content="".join(content), reasoning="".join(reasoning),
+            message = Message(role="assistant", content=content.text(), reasoning=reasoning.text(),
                               tool_calls=[] if interrupted else assembler.calls(), interrupted=interrupted,
                               raw=raw or None)
             self.emit(ev.AssistantFinished(message.content, message.reasoning, finish_reason, interrupted))

@@ -105,8 +105,8 @@ class AsyncStore:
     async def add_message(self, workstream_id: str, msg: Message) -> int:
         return await self.run(self.store.add_message, workstream_id, msg)
 
-    async def update_draft(self, message_id: int, content: str, reasoning: str) -> None:
-        await self.run(self.store.update_draft, message_id, content, reasoning)
+    async def append_draft(self, workstream_id: str, message_id: int, content: str, reasoning: str) -> None:
+        await self.run(self.store.append_draft, workstream_id, message_id, content, reasoning)
 
     async def complete_draft(self, workstream_id: str, message_id: int, msg: Message) -> int:
         return await self.run(self.store.complete_draft, workstream_id, message_id, msg)
@@ -169,6 +169,10 @@ class AsyncStore:
         return await self.run(self.store.rewind, workstream_id, turns)
 
     # -- leases: which instance has a workstream open ---------------------------------
+    def guard_writes(self, owner: Owner) -> None:
+        """From now on a write into a workstream whose lease another instance holds is refused."""
+        self.store.writer = owner
+
     async def take_lease(self, workstream_id: str, owner: Owner) -> Lease | None:
         return await self.run(self.store.take_lease, workstream_id, owner)
 
