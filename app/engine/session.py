@@ -21,6 +21,7 @@ from app.vocabulary.messages import Message, ToolCall, messages_for_model
 from app.engine.prompts import system_prompt
 from app.engine.reply_draft import ReplyDraft
 from app.engine.text_parts import TextParts
+from app.storage.write_refused import WriteRefused
 from app.engine.usage import UsageTracker
 from app.providers.base import (
     ContentChunk,
@@ -201,7 +202,10 @@ class Session:
         if not await gating.prompt_allowed(self, text):
             self.emit(ev.TurnFinished("done"))
             return
-        await self._persist(Message(role="user", content=text, raw={"images": images} if images else None))
+        try:
+            await self._persist(Message(role="user", content=text, raw={"images": images} if images else None))
+        except WriteRefused as error:
+            return self._refused(error)
         self.emit(ev.UserMessageAdded(text))
         outcome: str = "done"
         self.usage.turn += 1
@@ -228,10 +232,18 @@ class Session:
             self.emit(ev.StateChanged("idle"))
             self.emit(ev.TurnFinished("cancelled"))
             raise
+        except WriteRefused as error:
+            return self._refused(error)
         await self._checkpoint_end(turn_start)
         await gating.turn_stopped(self, outcome)
         self.emit(ev.StateChanged("error" if outcome == "error" else "idle"))
         self.emit(ev.TurnFinished("error" if outcome == "error" else "done"))
+
+    def _refused(self, error: WriteRefused) -> None:
+        """Another window took this workstream over: the turn stops here, nothing more is written."""
+        self.emit(ev.Notice(f"Stopped: {error}.", level="error"))
+        self.emit(ev.StateChanged("idle"))
+        self.emit(ev.TurnFinished("error"))
 
     async def _checkpoint_begin(self) -> None:
         """Snapshot the workspace before the turn changes it (app/checkpoints/turns.py)."""

@@ -25,19 +25,10 @@ from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.storage.schema import workstream_leases as leases
+from app.storage.write_refused import WriteRefused
 
 HEARTBEAT_INTERVAL = 5.0  # seconds between refreshes of an owner's leases
 STALE_AFTER = 3 * HEARTBEAT_INTERVAL  # a lease not refreshed for this long may be taken over
-
-
-class WriteRefused(RuntimeError):
-    """A write into a workstream whose lease another instance holds now (it took the workstream over)."""
-
-    def __init__(self, workstream_id: str, lease: Lease) -> None:
-        self.workstream_id = workstream_id
-        self.lease = lease
-        super().__init__(f"this workstream was taken over by another window (pid {lease.owner.pid}); "
-                         "nothing more is saved from this one, which shows it read-only now")
 
 
 def pid_alive(pid: int) -> bool:
