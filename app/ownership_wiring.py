@@ -18,6 +18,9 @@ class OwnershipWiring:
         from app.engine.ownership import READ_ONLY_POLL
 
         self._ticking = set()
+        if hasattr(self.store, "guard_writes"):  # a write into a workstream taken over elsewhere is refused
+            self.store.guard_writes(self.manager.ownership.owner)
+            self.store.on_refused = lambda _error: self._tick("leases", self._heartbeat)  # read-only at once
         self.set_interval(self.manager.ownership.interval, lambda: self._tick("leases", self._heartbeat))
         self.set_interval(READ_ONLY_POLL, self._read_only_tick)
 

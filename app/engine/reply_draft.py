@@ -1,7 +1,8 @@
 """Saving a reply while it streams, so a crash keeps its text and marks the turn as interrupted.
 
 The first save stores the reply as an assistant message with `interrupted` set; later saves
-replace its text. Saves happen every SAVE_EVERY seconds (never one per token; less often for
+append only the text that came since (app/storage/drafts.py), so a save costs what it adds and no
+copy of the whole text is kept here. Saves happen every SAVE_EVERY seconds (never one per token; less often for
 replies so large that a save takes long), in a background task, through the store's own thread
 (AsyncStore), so the event loop never waits on SQLite. `finish` writes the final message into the same row (or adds it when nothing was saved).
 """
@@ -13,19 +14,19 @@ import contextlib
 import time
 from typing import Any
 
+from app.engine.text_parts import TextParts
 from app.vocabulary.messages import Message
 
 SAVE_EVERY = 0.5  # seconds: what a SIGKILL loses of a streaming reply is at most about this much
-# A save rewrites the whole row (and its search index): 0.7 s for a 10 MB reply here. Waiting this
-# many times the last save's duration keeps saving under a fifth of the time for huge replies;
-# below about a megabyte the wait stays SAVE_EVERY.
+# Waiting this many times the last save's duration keeps saving under a fifth of the time even when
+# the store is slow (another window holding the write lock, a slow disk).
 BACKOFF = 4.0
 
 
 class ReplyDraft:
-    """The stored copy of one streaming reply; `content` and `reasoning` are the session's lists."""
+    """The stored copy of one streaming reply; `content` and `reasoning` are the session's TextParts."""
 
-    def __init__(self, store: Any, workstream_id: str, content: list[str], reasoning: list[str],
+    def __init__(self, store: Any, workstream_id: str, content: TextParts, reasoning: TextParts,
                  *, every: float = SAVE_EVERY) -> None:
         self.store = store
         self.workstream_id = workstream_id
@@ -33,9 +34,7 @@ class ReplyDraft:
         self.reasoning = reasoning
         self.every = every
         self.message_id: int | None = None
-        self._parts = (0, 0)  # how many parts of content and reasoning are joined into _text
-        self._text = ("", "")  # joined as they come, so a save copies the text once instead of re-joining it
-        self._saved = (0, 0)  # how many parts of content and reasoning the stored row holds
+        self._saved = (0, 0)  # how many characters of content and reasoning are stored
         self._lock = asyncio.Lock()
         self._task: asyncio.Task | None = None
 
@@ -55,25 +54,17 @@ class ReplyDraft:
             await asyncio.shield(self._save())  # a stop between saves, never in the middle of one
             wait = max(self.every, BACKOFF * (time.monotonic() - started))
 
-    def _joined(self) -> tuple[str, str]:
-        """The reply's text and reasoning so far, joining only the parts that came since last time."""
-        (content_done, reasoning_done), (content, reasoning) = self._parts, self._text
-        self._text = (content + "".join(self.content[content_done:]),
-                      reasoning + "".join(self.reasoning[reasoning_done:]))
-        self._parts = (len(self.content), len(self.reasoning))
-        return self._text
-
     async def _save(self) -> None:
         async with self._lock:
-            content, reasoning = self._joined()
-            parts = self._parts
-            if parts == self._saved or not (content or reasoning):
+            (content_done, reasoning_done), parts = self._saved, (self.content.size, self.reasoning.size)
+            content, reasoning = self.content.since(content_done), self.reasoning.since(reasoning_done)
+            if not (content or reasoning):
                 return
             if self.message_id is None:
                 draft = Message(role="assistant", content=content, reasoning=reasoning, interrupted=True)
                 self.message_id = await self.store.add_message(self.workstream_id, draft)
             else:
-                await self.store.update_draft(self.message_id, content, reasoning)
+                await self.store.append_draft(self.workstream_id, self.message_id, content, reasoning)
             self._saved = parts
 
     async def _stop(self) -> None:

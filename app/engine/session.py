@@ -20,6 +20,8 @@ from app.engine.loop_share import StreamSlice
 from app.vocabulary.messages import Message, ToolCall, messages_for_model
 from app.engine.prompts import system_prompt
 from app.engine.reply_draft import ReplyDraft
+from app.engine.text_parts import TextParts
+from app.storage.write_refused import WriteRefused
 from app.engine.usage import UsageTracker
 from app.providers.base import (
     ContentChunk,
@@ -202,8 +204,11 @@ class Session:
         if hook_context is None:
             self.emit(ev.TurnFinished("done"))
             return
-        await self._persist(Message(role="user", content=gating.with_hook_context(text, hook_context),
-                                    raw={"images": images} if images else None))
+        try:
+            await self._persist(Message(role="user", content=gating.with_hook_context(text, hook_context),
+                                        raw={"images": images} if images else None))
+        except WriteRefused as error:
+            return self._refused(error)
         self.emit(ev.UserMessageAdded(text))
         outcome: str = "done"
         self.usage.turn += 1
@@ -230,10 +235,18 @@ class Session:
             self.emit(ev.StateChanged("idle"))
             self.emit(ev.TurnFinished("cancelled"))
             raise
+        except WriteRefused as error:
+            return self._refused(error)
         await self._checkpoint_end(turn_start)
         await gating.turn_stopped(self, outcome)
         self.emit(ev.StateChanged("error" if outcome == "error" else "idle"))
         self.emit(ev.TurnFinished("error" if outcome == "error" else "done"))
+
+    def _refused(self, error: WriteRefused) -> None:
+        """Another window took this workstream over: the turn stops here, nothing more is written."""
+        self.emit(ev.Notice(f"Stopped: {error}.", level="error"))
+        self.emit(ev.StateChanged("idle"))
+        self.emit(ev.TurnFinished("error"))
 
     async def _checkpoint_begin(self) -> None:
         """Snapshot the workspace before the turn changes it (app/checkpoints/turns.py)."""
@@ -257,8 +270,7 @@ class Session:
         """
         assert self.provider is not None
         self.emit(ev.AssistantStarted())
-        content: list[str] = []
-        reasoning: list[str] = []
+        content, reasoning = TextParts(), TextParts()  # not a list of tokens: see text_parts.py
         raw: dict[str, Any] = {}
         assembler = ToolCallAssembler()
         finish_reason: str | None = None
@@ -270,7 +282,7 @@ class Session:
             if ReplyDraft.supported(self.store) else None
 
         async def finish(interrupted: bool) -> Message:
-            message = Message(role="assistant", content="".join(content), reasoning="".join(reasoning),
+            message = Message(role="assistant", content=content.text(), reasoning=reasoning.text(),
                               tool_calls=[] if interrupted else assembler.calls(), interrupted=interrupted,
                               raw=raw or None)
             self.emit(ev.AssistantFinished(message.content, message.reasoning, finish_reason, interrupted))

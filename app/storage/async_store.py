@@ -13,6 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
+from app.storage.write_refused import WriteRefused
+
 if TYPE_CHECKING:  # importing store.py imports SQLAlchemy: keep it off the caller's thread
     from app.vocabulary.messages import Message
     from app.storage.history import Conversation
@@ -34,7 +36,8 @@ class AsyncStore:
 
     After every call the database file is checked: once it has been deleted, `lost` is set and
     `on_lost(explanation)` is called (once, on the caller's loop), so the user hears of it at the
-    next write instead of believing the conversation is still saved.
+    next write instead of believing the conversation is still saved. A write refused because another
+    window took its workstream over calls `on_refused(error)` before the error reaches the caller.
     """
 
     def __init__(self, store: Store, executor: ThreadPoolExecutor | None = None) -> None:
@@ -43,6 +46,7 @@ class AsyncStore:
                                                         thread_name_prefix="whimbrel-db")
         self.lost = False
         self.on_lost: Callable[[str], None] | None = None
+        self.on_refused: Callable[[WriteRefused], None] | None = None
 
     @property
     def path(self) -> Path:
@@ -70,7 +74,12 @@ class AsyncStore:
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `fn(*args, **kwargs)` on the database thread and return its result."""
         loop = asyncio.get_running_loop()
-        result, missing = await loop.run_in_executor(self._executor, self._checked, partial(fn, *args, **kwargs))
+        try:
+            result, missing = await loop.run_in_executor(self._executor, self._checked, partial(fn, *args, **kwargs))
+        except WriteRefused as error:
+            if self.on_refused is not None:
+                self.on_refused(error)
+            raise
         if missing and not self.lost:
             self.lost = True
             if self.on_lost is not None:
@@ -105,8 +114,8 @@ class AsyncStore:
     async def add_message(self, workstream_id: str, msg: Message) -> int:
         return await self.run(self.store.add_message, workstream_id, msg)
 
-    async def update_draft(self, message_id: int, content: str, reasoning: str) -> None:
-        await self.run(self.store.update_draft, message_id, content, reasoning)
+    async def append_draft(self, workstream_id: str, message_id: int, content: str, reasoning: str) -> None:
+        await self.run(self.store.append_draft, workstream_id, message_id, content, reasoning)
 
     async def complete_draft(self, workstream_id: str, message_id: int, msg: Message) -> int:
         return await self.run(self.store.complete_draft, workstream_id, message_id, msg)
@@ -169,6 +178,10 @@ class AsyncStore:
         return await self.run(self.store.rewind, workstream_id, turns)
 
     # -- leases: which instance has a workstream open ---------------------------------
+    def guard_writes(self, owner: Owner) -> None:
+        """From now on a write into a workstream whose lease another instance holds is refused."""
+        self.store.writer = owner
+
     async def take_lease(self, workstream_id: str, owner: Owner) -> Lease | None:
         return await self.run(self.store.take_lease, workstream_id, owner)
 

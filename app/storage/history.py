@@ -27,6 +27,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from app.storage.codec import rows_to_messages
+from app.storage.drafts import with_pieces
 from app.storage.leases import live_lease_ids
 from app.storage.schema import app_state, context_resets, messages, prompt_history, workstreams
 from app.storage.search import Order, SearchHit, search
@@ -193,7 +194,7 @@ class HistoryMixin:
                   .where(context_resets.c.workstream_id == workstream_id)
                   .order_by(context_resets.c.seq))
         with self._reads.connect() as conn:
-            rows = [r._mapping for r in conn.execute(query)]
+            rows = with_pieces(conn, [r._mapping for r in conn.execute(query)])
             cuts = list(conn.execute(resets).scalars())
         out: list[Message] = []
         clears: list[int] = []

@@ -8,6 +8,9 @@ free: a SIGKILLed or frozen owner never blocks a workstream for good.
 
 `LeaseMixin` is mixed into `Store` (which supplies `_engine`, `_reads` and `_clock`). Every
 decision is made inside one write transaction, so two instances can never both take a lease.
+Once `writer` is set (the app's Owner), every write into a workstream's messages checks, inside its
+own write transaction, that no other instance holds the workstream's lease: a window that was
+stale (suspended, say) when another took the workstream over cannot write into it even once more.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ import uuid
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from app.storage.schema import workstream_leases as leases
+from app.storage.write_refused import WriteRefused
 
 HEARTBEAT_INTERVAL = 5.0  # seconds between refreshes of an owner's leases
 STALE_AFTER = 3 * HEARTBEAT_INTERVAL  # a lease not refreshed for this long may be taken over
@@ -83,6 +87,15 @@ class LeaseMixin:
     _engine: Engine
     _reads: Engine
     _clock: Callable[[], float]
+    writer: Owner | None = None  # set by the app: writes need its lease (or no lease at all)
+
+    def _check_writer(self, conn: Connection, workstream_id: str) -> None:
+        """Inside a write transaction: WriteRefused when an instance other than `writer` holds the lease."""
+        if self.writer is None:
+            return
+        row = conn.execute(select(leases).where(leases.c.workstream_id == workstream_id)).first()
+        if row is not None and row.instance_id != self.writer.instance_id:
+            raise WriteRefused(workstream_id, _lease(row))
 
     def take_lease(self, workstream_id: str, owner: Owner, *,
                    stale_after: float = STALE_AFTER) -> Lease | None:

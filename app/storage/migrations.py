@@ -97,6 +97,13 @@ def _v8_subagents_and_watches(conn: Connection) -> None:
     watches.create(conn, checkfirst=True)
 
 
+def _v9_draft_pieces(conn: Connection) -> None:
+    """A streaming reply's saves as appended pieces (issue 12: no rewrite of the whole row per save)."""
+    from app.storage.schema import draft_pieces
+
+    draft_pieces.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_initial),
     (2, _v2_usage_and_compactions),
@@ -106,6 +113,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
     (6, _v6_checkpoints),
     (7, _v7_memories),
     (8, _v8_subagents_and_watches),
+    (9, _v9_draft_pieces),
 ]
 
 

@@ -327,3 +327,17 @@ watches = Table(
     Column("created_at", Float, nullable=False),
     Column("fired_at", Float, nullable=True),
 )
+
+
+# -- version 9 (issue 12): a streaming reply's saves, appended (app/storage/drafts.py) ------------
+
+# The text a streaming reply got since its previous save, one row per save after the first; folded
+# into the reply's `messages` row when it completes (or when a Store opens after a crash).
+draft_pieces = Table(
+    "draft_pieces",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("message_id", Integer, ForeignKey("messages.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("content", Text, nullable=False, default=""),
+    Column("reasoning", Text, nullable=False, default=""),
+)

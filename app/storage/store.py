@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.vocabulary.messages import Message
 from app.storage.codec import message_rows, rows_to_messages
+from app.storage.drafts import DraftMixin, with_pieces
 from app.storage.engine import make_engine, reader
 from app.storage.fts import ensure_fts
 from app.storage.migrations import migrate
@@ -75,11 +76,12 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
-class Store(HistoryMixin, UsageMixin, LeaseMixin):
+class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
     """Synchronous access to Whimbrel's SQLite database (migrated on open).
 
     Search, prompt history, app state, pruning, /clear and /rewind live in `HistoryMixin`;
-    which instance has a workstream open lives in `LeaseMixin` (app/storage/leases.py).
+    which instance has a workstream open lives in `LeaseMixin` (app/storage/leases.py); a reply
+    while it streams in `DraftMixin` (app/storage/drafts.py).
     `fts=None` uses FTS5 when SQLite has it; `fts=False` forces the LIKE fallback.
     """
 
@@ -92,6 +94,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin):
         migrate(self._engine)
         self.fts_enabled = ensure_fts(self._engine, fts)
         self._identity = _file_identity(self.path)
+        self.fold_drafts()  # a reply a killed process was streaming: whole, searchable, interrupted
 
     @property
     def engine(self) -> Engine:
@@ -180,7 +183,9 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin):
             conn.execute(workstreams.delete().where(workstreams.c.id == workstream_id))
 
     def _touch(self, conn: Connection, workstream_id: str, **fields: Any) -> None:
-        """Update fields and bump updated_at; LookupError if the workstream is unknown."""
+        """Update fields and bump updated_at; LookupError if the workstream is unknown, WriteRefused
+        when another instance holds its lease (checked in the caller's write transaction)."""
+        self._check_writer(conn, workstream_id)
         result = conn.execute(
             update(workstreams).where(workstreams.c.id == workstream_id)
             .values(updated_at=self._clock(), **fields)
@@ -208,26 +213,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin):
                                                      created_at=now, **row)).inserted_primary_key[0]
                 for offset, row in enumerate(rows, start=1)]
 
-    # -- a reply while it streams ------------------------------------------------------
-    # A streaming reply is stored as it arrives: its row is written with `interrupted` set and its
-    # text updated every so often, so a crash keeps the text and marks the turn as interrupted.
-    # When the reply completes, the same row gets its final text (and its tool calls rows).
-
-    def update_draft(self, message_id: int, content: str, reasoning: str) -> None:
-        """Replace the text of the streaming reply stored as row `message_id`."""
-        with self._writing(len(content) + len(reasoning)) as conn:
-            conn.execute(update(messages).where(messages.c.id == message_id)
-                         .values(content=content, reasoning=reasoning))
-
-    def complete_draft(self, workstream_id: str, message_id: int, msg: Message) -> int:
-        """Store the finished reply `msg` in the draft row `message_id` and add its tool calls."""
-        head, *calls = message_rows(msg)
-        with self._writing(len(msg.content or "") + len(msg.reasoning or "")) as conn:
-            self._touch(conn, workstream_id)
-            conn.execute(update(messages).where(messages.c.id == message_id).values(**head))
-            self._append_rows(conn, workstream_id, calls)
-        msg.db_id = message_id
-        return message_id
+    # -- a reply while it streams: stored as appended pieces (app/storage/drafts.py) ------
 
     @contextmanager
     def _writing(self, size: int) -> Iterator[Connection]:
@@ -245,7 +231,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin):
         query = (select(messages).where(messages.c.workstream_id == workstream_id)
                  .order_by(messages.c.seq))
         with self._reads.connect() as conn:
-            rows = [r._mapping for r in conn.execute(query)]
+            rows = with_pieces(conn, [r._mapping for r in conn.execute(query)])
         return rows_to_messages(rows)
 
     # -- per-workstream settings -------------------------------------------------------

@@ -136,3 +136,31 @@ def test_live_leases_lists_only_fresh_ones(db_path: Path, here: Owner, other: Ow
         assert [lease.workstream_id for lease in store.live_leases()] == [fresh]
     finally:
         store.close()
+
+
+def test_writes_of_an_instance_that_lost_the_lease_are_refused_in_the_transaction(db_path: Path, here: Owner,
+                                                                                  other: Owner) -> None:
+    from app.storage.write_refused import WriteRefused
+    from app.vocabulary.messages import Message
+
+    mine, theirs = Store(db_path), Store(db_path)
+    mine.writer, theirs.writer = here, other
+    ws = mine.create_workstream()
+    mine.add_message(ws, Message(role="user", content="before any lease"))  # no lease: nobody is refused
+    assert mine.take_lease(ws, here) is None
+    draft = mine.add_message(ws, Message(role="assistant", content="so", interrupted=True))
+    assert theirs.take_lease(ws, other, stale_after=-1) is None  # as if `here` had gone stale
+    writes = [lambda: mine.add_message(ws, Message(role="user", content="late")),
+              lambda: mine.append_draft(ws, draft, " far", ""),
+              lambda: mine.complete_draft(ws, draft, Message(role="assistant", content="so far")),
+              lambda: mine.update_workstream(ws, title="renamed"),
+              lambda: mine.clear_context(ws), lambda: mine.rewind(ws, 1)]
+    for write in writes:
+        with pytest.raises(WriteRefused) as refused:
+            write()
+        assert refused.value.lease.owner == other and "taken over by another window" in str(refused.value)
+    assert [(m.content, m.interrupted) for m in theirs.load_messages(ws)] == [("before any lease", False), ("so", True)]
+    theirs.add_message(ws, Message(role="user", content="the new owner writes"))
+    assert mine.get_workstream(ws).title is None and len(mine.load_messages(ws)) == 3
+    for s in (mine, theirs):
+        s.close()

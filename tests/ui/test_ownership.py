@@ -164,3 +164,33 @@ async def test_restore_skips_tabs_open_in_another_window(tmp_path, store, other_
         (only,) = list(app.manager)
         assert only.id not in (held, free) and not only.read_only, "a fresh workstream of its own"
     assert store.lease(held).owner.pid == other_window.pid, "the other window keeps its lease"
+
+
+def _stored(store: Store, ws: str) -> list[tuple[str, str, bool]]:
+    return [(m.role, m.content, m.interrupted) for m in store.load_messages(ws)]
+
+
+async def test_a_window_whose_workstream_was_taken_over_writes_nothing_more_and_turns_read_only(
+        fake_openai, tmp_path, store, other_window) -> None:
+    """This window looked stale (suspended, say) and another took its streaming workstream over: its
+    next save is refused inside the write transaction, the turn stops and the pane turns read-only at
+    once, not at the next heartbeat (until then it went on writing into the other window's workstream)."""
+    fake_openai.queue(TextReply("streaming on and on. " * 400, chunk_size=4, delay=0.01))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        workstream = app.workstream
+        view = app.main_screen.view_for(workstream.id)
+        view.prompt.insert("talk")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(_stored(store, workstream.id)) == 2, message="the reply is being saved")
+        assert store.take_lease(workstream.id, _owner_of(other_window), stale_after=-1) is None
+        taken = _stored(store, workstream.id)
+        await wait_for(pilot, lambda: "taken over by another window" in screen_text(app), message="told why it stopped")
+        await wait_for(pilot, lambda: workstream.read_only and view.query_one(HeldBanner).display
+                       and view.prompt.disabled and not workstream.busy, message="read-only now")
+        assert f"open in another window (pid {other_window.pid})" in screen_text(app)
+        store.add_message(workstream.id, Message(role="user", content="the new owner writes"))
+        await wait_for(pilot, lambda: "the new owner writes" in screen_text(app), message="the pane follows it")
+    assert _stored(store, workstream.id) == taken + [("user", "the new owner writes", False)]
+    assert store.lease(workstream.id).owner.pid == other_window.pid
