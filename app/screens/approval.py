@@ -63,13 +63,13 @@ class ApprovalScreen(ModalScreen[Decisions]):
     CSS_PATH = STYLES_DIR / "approval.tcss"
 
     BINDINGS = [
-        Binding("y", "decide('approve')", "Approve"),
-        Binding("Y", "approve_rest", "Approve all"),
-        Binding("n", "decide('deny')", "Deny"),
-        Binding("a", "always", "Always"),
-        Binding("exclamation_mark", "override", "Override critical"),
-        Binding("f", "feedback", "Deny with feedback"),
-        Binding("escape", "escape", "Deny all", priority=True),
+        Binding("y", "decide('approve')", "Approve", id="approval.approve"),
+        Binding("Y", "approve_rest", "Approve all", id="approval.approve_all"),
+        Binding("n", "decide('deny')", "Deny", id="approval.deny"),
+        Binding("a", "always", "Always", id="approval.always"),
+        Binding("exclamation_mark", "override", "Override critical", id="approval.override_critical"),
+        Binding("f", "feedback", "Deny with feedback", id="approval.deny_with_feedback"),
+        Binding("escape", "escape", "Deny all", priority=True, id="approval.deny_all"),
     ]
 
     def __init__(self, items: list[ApprovalItem], workstream_title: str = "",

@@ -22,7 +22,7 @@ SPANS = [("last hour", "1h"), ("last day", "1d"), ("last week", "1w"), ("last 30
 
 class AuditScreen(ModalScreen[None]):
     CSS_PATH = STYLES_DIR / "policy.tcss"
-    BINDINGS = [Binding("escape", "dismiss_screen", "Close", priority=True)]
+    BINDINGS = [Binding("escape", "dismiss_screen", "Close", priority=True, id="audit.close")]
 
     def __init__(self, store, now: float | None = None) -> None:
         super().__init__()

@@ -28,7 +28,7 @@ class CodePickerScreen(ModalScreen["CodeBlock | None"]):
     #code-dialog .hint { color: $text-muted; padding: 1 0 0 0; }
     #code-list { height: auto; max-height: 16; }
     """
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="code_picker.cancel")]
 
     def __init__(self, blocks: list[CodeBlock]) -> None:
         super().__init__()

@@ -16,7 +16,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     CSS_PATH = STYLES_DIR / "screens.tcss"
 
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+    BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm.yes"), Binding("n,escape", "answer(False)", "No", id="confirm.no")]
 
     def __init__(self, question: str) -> None:
         super().__init__()

@@ -25,7 +25,7 @@ def _tokens(n: int) -> str:
 
 class CostScreen(ModalScreen[None]):
     CSS_PATH = STYLES_DIR / "providers.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close"), Binding("q", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="cost.close")]
 
     def __init__(self, totals: list[UsageTotal], per_turn: list[int], current: str | None = None) -> None:
         super().__init__()

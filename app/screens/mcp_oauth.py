@@ -32,8 +32,8 @@ class McpSignInScreen(ModalScreen[None]):
 
     CSS_PATH = STYLES_DIR / "mcp_oauth.tcss"
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel sign-in"),
-        Binding("c", "copy", "Copy URL"),
+        Binding("escape", "cancel", "Cancel sign-in", id="mcp_oauth.cancel_sign_in"),
+        Binding("c", "copy", "Copy URL", id="mcp_oauth.copy_url"),
     ]
 
     def __init__(self, request: AuthorizationRequest, opener: Callable[[str], Any] = webbrowser.open) -> None:

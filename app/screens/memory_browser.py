@@ -41,12 +41,12 @@ class MemoryBrowser(ModalScreen[None]):
     #memory-status { color: $text-muted; height: 1; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("e", "edit", "Edit"),
-        Binding("ctrl+e", "external_edit", "$EDITOR"),
-        Binding("delete,x", "delete", "Delete"),
-        Binding("ctrl+s", "save_edit", "Save", show=False),
-        Binding("down", "focus_table", "Results", show=False),
+        Binding("escape", "close", "Close", id="memory_browser.close"),
+        Binding("e", "edit", "Edit", id="memory_browser.edit"),
+        Binding("ctrl+e", "external_edit", "$EDITOR", id="memory_browser.external_edit"),
+        Binding("delete,x", "delete", "Delete", id="memory_browser.delete"),
+        Binding("ctrl+s", "save_edit", "Save", show=False, id="memory_browser.save"),
+        Binding("down", "focus_table", "Results", show=False, id="memory_browser.focus_results"),
     ]
 
     def __init__(self, service, visibility, query: str = "") -> None:

@@ -28,7 +28,7 @@ class MemoryNoteScreen(ModalScreen[tuple[str, str, str] | None]):
     #note-error { color: $error; height: auto; }
     .note-keys { color: $text-muted; }
     """
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel"), Binding("ctrl+s", "save", "Save")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="memory_note.cancel"), Binding("ctrl+s", "save", "Save", id="memory_note.save")]
 
     def __init__(self, note: str) -> None:
         super().__init__()

@@ -42,7 +42,7 @@ class ModelPickerScreen(ModalScreen["str | None"]):
     """Enter picks the highlighted alias; Esc cancels."""
 
     CSS_PATH = STYLES_DIR / "providers.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="model_picker.cancel")]
 
     def __init__(self, models: list[ModelInfo], current: str | None = None) -> None:
         super().__init__()

@@ -32,7 +32,7 @@ class NewWorkstreamScreen(ModalScreen["str | None"]):
 
     CSS_PATH = STYLES_DIR / "providers.tcss"
     DEFAULT_CSS = "NewWorkstreamScreen { align: center middle; }"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="new_workstream.cancel")]
 
     def __init__(self, model: str, agents: dict[str, str]) -> None:
         super().__init__()

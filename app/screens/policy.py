@@ -20,9 +20,9 @@ DECISION_STYLES = {"deny": "bold red", "ask": "yellow", "allow": "green"}
 class PolicyScreen(ModalScreen[None]):
     CSS_PATH = STYLES_DIR / "policy.tcss"
     BINDINGS = [
-        Binding("escape", "dismiss_screen", "Close", priority=True),
-        Binding("d", "delete_rule", "Delete rule"),
-        Binding("A", "accept_project", "Accept project file"),
+        Binding("escape", "dismiss_screen", "Close", priority=True, id="policy.close"),
+        Binding("d", "delete_rule", "Delete rule", id="policy.delete_rule"),
+        Binding("A", "accept_project", "Accept project file", id="policy.accept_project_file"),
     ]
 
     def __init__(self, setup) -> None:

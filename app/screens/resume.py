@@ -63,9 +63,9 @@ class ResumeScreen(ModalScreen[str | None]):
     CSS_PATH = STYLES_DIR / "screens.tcss"
 
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Close"),
-        Binding("delete", "delete", "Delete"),
-        Binding("down", "focus_table", "Results", show=False),
+        Binding("escape", "dismiss(None)", "Close", id="resume.close"),
+        Binding("delete", "delete", "Delete", id="resume.delete"),
+        Binding("down", "focus_table", "Results", show=False, id="resume.focus_results"),
     ]
 
     def __init__(self, store, query: str = "", *, now: Callable[[], float] = time.time) -> None:

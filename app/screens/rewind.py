@@ -86,12 +86,12 @@ class RewindScreen(ModalScreen["str | ForkHere | None"]):
     CSS_PATH = STYLES_DIR / "checkpoints.tcss"
 
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Close"),
-        Binding("enter,b", "rewind('both')", "Files + conversation"),
-        Binding("f", "rewind('files')", "Files only"),
-        Binding("c", "rewind('conversation')", "Conversation only"),
-        Binding("u", "undo", "Undo last rewind"),
-        Binding("k", "fork", "Fork here"),
+        Binding("escape", "dismiss(None)", "Close", id="rewind.close"),
+        Binding("enter,b", "rewind('both')", "Files + conversation", id="rewind.files_and_conversation"),
+        Binding("f", "rewind('files')", "Files only", id="rewind.files_only"),
+        Binding("c", "rewind('conversation')", "Conversation only", id="rewind.conversation_only"),
+        Binding("u", "undo", "Undo last rewind", id="rewind.undo_last_rewind"),
+        Binding("k", "fork", "Fork here", id="rewind.fork_here"),
     ]
 
     def __init__(self, rewinder, title: str) -> None:

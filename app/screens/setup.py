@@ -30,7 +30,7 @@ class SetupScreen(ModalScreen["Candidate | None"]):
     """Lists candidates; Enter writes the highlighted one (model name editable) and dismisses."""
 
     CSS_PATH = STYLES_DIR / "providers.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Skip")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Skip", id="setup.skip")]
 
     def __init__(self, config_path: Path, *, env: Mapping[str, str] = os.environ,
                  probe: Probe | None = None) -> None:

@@ -23,7 +23,7 @@ class SkillPicker(ModalScreen[str | None]):
     #skill-problems { color: $warning; height: auto; }
     .skill-keys { color: $text-muted; }
     """
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="skill_picker.close")]
 
     def __init__(self, skills: dict, problems: list[str], workspace: str = "") -> None:
         """`workspace`: shown paths are relative to it."""

@@ -25,9 +25,9 @@ class StorageErrorScreen(ModalScreen[Choice]):
 
     CSS_PATH = STYLES_DIR / "screens.tcss"
     BINDINGS = [
-        Binding("r", "choose('retry')", "Retry"),
-        Binding("t", "choose('temporary')", "Temporary store"),
-        Binding("q,escape", "choose('quit')", "Quit"),
+        Binding("r", "choose('retry')", "Retry", id="storage_error.retry"),
+        Binding("t", "choose('temporary')", "Temporary store", id="storage_error.temporary_store"),
+        Binding("q,escape", "choose('quit')", "Quit", id="storage_error.quit"),
     ]
 
     def __init__(self, path: str, reason: str) -> None:

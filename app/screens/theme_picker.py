@@ -26,7 +26,7 @@ class ThemePickerScreen(ModalScreen["str | None"]):
     #theme-dialog .hint { color: $text-muted; padding: 1 0 0 0; }
     #theme-list { height: auto; max-height: 18; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("enter", "keep", "Keep", show=True)]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="theme_picker.cancel"), Binding("enter", "keep", "Keep", show=True, id="theme_picker.keep")]
 
     def __init__(self, names: list[str]) -> None:
         super().__init__()

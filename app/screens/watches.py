@@ -27,7 +27,7 @@ def _interval(seconds: float) -> str:
 
 class WatchesScreen(ModalScreen[None]):
     CSS_PATH = STYLES_DIR / "providers.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close"), Binding("c", "cancel_watch", "Cancel watch")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="watches.close"), Binding("c", "cancel_watch", "Cancel watch", id="watches.cancel_watch")]
 
     def __init__(self, rows: list[dict[str, Any]], titles: dict[str, str], cancel: Cancel) -> None:
         super().__init__()

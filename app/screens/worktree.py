@@ -24,10 +24,10 @@ class WorktreeScreen(ModalScreen[str | None]):
     CSS_PATH = STYLES_DIR / "checkpoints.tcss"
 
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Close"),
-        Binding("m", "merge", "Merge"),
-        Binding("k", "keep", "Keep branch"),
-        Binding("d", "discard", "Discard"),
+        Binding("escape", "dismiss(None)", "Close", id="worktree.close"),
+        Binding("m", "merge", "Merge", id="worktree.merge"),
+        Binding("k", "keep", "Keep branch", id="worktree.keep_branch"),
+        Binding("d", "discard", "Discard", id="worktree.discard"),
     ]
 
     def __init__(self, tree: wt.Worktree, title: str, then: str = "") -> None:
