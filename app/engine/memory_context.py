@@ -77,6 +77,10 @@ class MemoryContext:
         self._skill_looked_up = True
         if session.store is not None and session.workstream_id and hasattr(session.store, "get_config"):
             self.skill = (await session.store.get_config(session.workstream_id)).get("skill") or self.skill
+        if self.skill and self.skill.get("settings"):  # a resumed skill workstream: temperature, budget
+            from app.engine.skill_settings import apply_skill_settings
+
+            await apply_skill_settings(session, self.skill["settings"], restoring=True)
 
     async def before_request(self, session: Session) -> None:
         """Before each request: instructions of subdirectories the agent has just worked in."""

@@ -20,6 +20,7 @@ from app.engine.loop_share import StreamSlice
 from app.vocabulary.messages import Message, ToolCall, messages_for_model
 from app.engine.prompts import system_prompt
 from app.engine.reply_draft import ReplyDraft
+from app.engine.skill_settings import budget_spent
 from app.engine.usage import UsageTracker
 from app.providers.base import (
     ContentChunk,
@@ -98,6 +99,7 @@ class Session:
         self.provider = provider
         self.auto_compact_pct = auto_compact_pct
         self.usage = UsageTracker()
+        self.token_budget: int | None = None  # tokens this workstream may use (a skill's; skill_settings.py)
         self.registry = registry
         self.tool_context = tool_context
         self.store = store
@@ -213,6 +215,9 @@ class Session:
                 await self._maybe_compact()
                 if self.memory_context is not None:
                     await self.memory_context.before_request(self)
+                if (spent := budget_spent(self)) is not None:
+                    self.emit(ev.Notice(spent, level="warning"))
+                    break
                 self.emit(ev.StateChanged("thinking"))
                 calls = await self._stream_response()
                 if calls is None:
