@@ -31,12 +31,15 @@ SETTINGS = (
     Setting("tools", "bash_timeout", "Command timeout (seconds)", "number"),
     Setting("tools", "output_limit", "Tool output kept (characters)", "int", 1),
     Setting("model", "auto_compact_pct", "Compact the context at (% full)", "number"),
+    Setting("memory", "per_turn", "Memories given to each turn", "int"),
+    Setting("memory", "content_kb", "Largest memory (KB)", "int", 1),
 )
 
 
 def current_values(config) -> dict[tuple[str, str], Any]:
     """The values a loaded Config has for each setting."""
-    attrs = {("ui", "theme"): "theme", ("model", "default"): "default_model", ("policy", "mode"): "policy_mode"}
+    attrs = {("ui", "theme"): "theme", ("model", "default"): "default_model", ("policy", "mode"): "policy_mode",
+             ("memory", "per_turn"): "memory_per_turn", ("memory", "content_kb"): "memory_content_kb"}
     return {(s.section, s.key): getattr(config, attrs.get((s.section, s.key), s.key), None) for s in SETTINGS}
 
 
