@@ -165,6 +165,12 @@ def help_rows(keymap: Mapping[str, str]) -> list[tuple[str, str]]:
     return rows
 
 
+def keys_in_force(binding_id: str, keymap: Mapping[str, str]) -> str:
+    """How a dialog's own hint names a binding's keys: its first key in force ("Esc", or "x" when moved)."""
+    found = next((b for b in effective(dialog_bindings(), keymap) if b.id == binding_id), None)
+    return key_display(found.keys[0]) if found and found.keys else ""
+
+
 def dialog_rows(keymap: Mapping[str, str]) -> list[tuple[str, str]]:
     """(dialog, its keys in force) for /help: one row per dialog or screen, the keymap applied."""
     by_scope: dict[str, list[str]] = {}

@@ -53,5 +53,8 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-dialog"):
-            yield Static("[b]Commands and keys[/b]   (Esc closes)", id="help-heading")
+            from app.keymap import keys_in_force
+
+            yield Static(f"[b]Commands and keys[/b]   ({keys_in_force('help.close', self.keymap)} closes)",
+                         id="help-heading")
             yield Static(help_table(self.keymap))

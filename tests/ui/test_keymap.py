@@ -140,4 +140,4 @@ async def test_a_dialogs_binding_moves_with_the_keymap_in_its_footer_and_help(tm
         assert answers == [True]
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), message="help opens")
-        assert "j Yes · n/Esc No" in screen_text(app)
+        assert "j Yes · n/Esc No" in screen_text(app) and "(Esc closes)" in screen_text(app)
