@@ -51,26 +51,45 @@ def all_bindings() -> list[BindingInfo]:
 def dialog_bindings() -> tuple[BindingInfo, ...]:
     """The bindings with ids of every screen and widget class in SCANNED_PACKAGES but the main screen.
 
-    Only modules whose source mentions BINDINGS are imported (so nothing heavy comes along)."""
-    import importlib
-    import inspect
-    import pkgutil
+    Read from the source (`Binding("key", "action", "Description", id="screen.name")`), not by
+    importing: importing every dialog (and the MCP SDK with the inspector) took over a second.
+    tests/ui/test_keymap.py checks this reading against the imported classes."""
+    import importlib.util
 
     found: dict[str, BindingInfo] = {}
     for package_name in SCANNED_PACKAGES:
-        package = importlib.import_module(package_name)
-        folder = Path(package.__path__[0])
-        for module_info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-            name = f"{package_name}.{module_info.name}"
-            if name == "app.screens.main" or "BINDINGS" not in _source(folder / f"{module_info.name}.py"):
+        spec = importlib.util.find_spec(package_name)
+        folders = list(spec.submodule_search_locations or []) if spec else []
+        for path in sorted(p for folder in folders for p in Path(folder).glob("*.py")):
+            if f"{package_name}.{path.stem}" == "app.screens.main":
                 continue
-            module = importlib.import_module(name)
-            for _, cls in inspect.getmembers(module, inspect.isclass):
-                if cls.__module__ == name:
-                    for binding in cls.__dict__.get("BINDINGS", ()):
-                        if isinstance(binding, Binding) and binding.id:
-                            found.setdefault(binding.id, _info(binding))
+            source = _source(path)
+            if "BINDINGS" in source:
+                for binding in _declared_bindings(source):
+                    found.setdefault(binding.id, binding)
     return tuple(sorted(found.values(), key=lambda b: b.scope))
+
+
+def _declared_bindings(source: str) -> list[BindingInfo]:
+    """The Binding(...) calls with an id in the BINDINGS lists of a module's classes."""
+    import ast
+
+    bindings: list[BindingInfo] = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BINDINGS"
+                                                     for t in node.targets)):
+            continue
+        for call in ast.walk(node.value):
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "Binding":
+                words = [a.value for a in call.args[:3] if isinstance(a, ast.Constant)]
+                binding_id = next((k.value.value for k in call.keywords
+                                   if k.arg == "id" and isinstance(k.value, ast.Constant)), None)
+                description = next((k.value.value for k in call.keywords
+                                    if k.arg == "description" and isinstance(k.value, ast.Constant)), None)
+                if binding_id and len(words) >= 2:
+                    bindings.append(BindingInfo(binding_id, description or (words[2] if len(words) > 2 else words[1]),
+                                                _keys(words[0])))
+    return bindings
 
 
 def _source(path: Path) -> str:
@@ -112,14 +131,15 @@ def _unknown(name: str, known: list[str]) -> str:
 
 
 def apply_keymap(app, keymap: Mapping[str, str]) -> None:
-    """Use the configured keymap now; its problems are found off the UI thread (the check imports
-    every dialog's module) and shown as warnings. It applies anyway."""
+    """Use the configured keymap now; its problems are found off the UI thread (the check reads every
+    dialog's source, which /help and /settings then find ready) and shown as warnings. It applies anyway."""
+    import asyncio
+
     if not keymap:
+        app.run_worker(asyncio.to_thread(dialog_bindings), group="keymap", exit_on_error=False)
         return
 
     async def report() -> None:
-        import asyncio
-
         for problem in await asyncio.to_thread(keymap_problems, dict(keymap)):
             app.notify(problem, severity="warning", timeout=15)
 
@@ -163,6 +183,18 @@ def help_rows(keymap: Mapping[str, str]) -> list[tuple[str, str]]:
     else:
         rows.append((" ".join(key_display(k) for k in tabs), "switch to workstream 1…9"))
     return rows
+
+
+def key_hint(screen, binding_id: str) -> str:
+    """A dialog's own hint line names the first key in force of one of its bindings ("Esc", or the
+    key [keymap] moved it to). Reads only the screen's own BINDINGS, so nothing else is imported."""
+    keymap = getattr(screen.app, "configured_keymap", None) or {}
+    for cls in type(screen).__mro__:
+        for binding in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(binding, Binding) and binding.id == binding_id:
+                keys = _keys(keymap.get(binding_id) or binding.key)
+                return key_display(keys[0]) if keys else ""
+    return ""
 
 
 def keys_in_force(binding_id: str, keymap: Mapping[str, str]) -> str:

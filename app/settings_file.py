@@ -115,7 +115,7 @@ def open_settings(app):
             app.run_worker(save(saved), group="settings", exit_on_error=False)
 
     async def show() -> None:
-        bindings = await asyncio.to_thread(all_bindings)  # imports every dialog's module: off the UI thread
+        bindings = await asyncio.to_thread(all_bindings)  # reads every dialog's source: off the UI thread
         screen = SettingsScreen(config, theme_names(app), models, bindings, config_path=app.options.config_path,
                                 theme=app.theme)
         await app.push_screen(screen, callback=done)

@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.copying import CodeBlock
+from app.keymap import key_hint
 
 
 class CodePickerScreen(ModalScreen["CodeBlock | None"]):
@@ -39,7 +40,8 @@ class CodePickerScreen(ModalScreen["CodeBlock | None"]):
             yield Static(f"Copy which code block? ({len(self.blocks)} in the last reply)", classes="heading")
             yield OptionList(*(Option(Text(f"{n}. {b.label()}")) for n, b in enumerate(self.blocks, 1)),
                              id="code-list")
-            yield Static("Enter copies (OSC 52: works over SSH and in tmux)   Esc cancels", classes="hint")
+            yield Static("Enter copies (OSC 52: works over SSH and in tmux)   "
+                             f"{key_hint(self, 'code_picker.cancel')} cancels", classes="hint")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

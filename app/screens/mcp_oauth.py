@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from app.keymap import key_hint
 from app.mcp.features import AuthorizationHook, AuthorizationRequest
 from styles import STYLES_DIR
 from widgets.url_block import url_block
@@ -55,7 +56,8 @@ class McpSignInScreen(ModalScreen[None]):
                 yield Button("Open browser", id="open", variant="primary")
                 yield Button("Copy URL", id="copy")
                 yield Button("Cancel", id="cancel", variant="error")
-            yield Static("Enter opens the browser · c copies the URL · Esc cancels", id="sign-in-keys")
+            yield Static(f"Enter opens the browser · {key_hint(self, 'mcp_oauth.copy_url')} copies the URL · "
+                             f"{key_hint(self, 'mcp_oauth.cancel_sign_in')} cancels", id="sign-in-keys")
 
     def on_mount(self) -> None:
         self.query_one("#open", Button).focus()

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from app.keymap import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 
@@ -46,7 +47,8 @@ class NewWorkstreamScreen(ModalScreen["str | None"]):
                 Option(_label("Whimbrel", f"own model: {self.model or 'none configured'}"), id=OWN),
                 *(Option(_label(f"agent {name}", command), id=f"agent:{name}") for name, command in self.agents.items()),
                 id="new-workstream-list")
-            yield Static("Enter opens it in a new tab   Esc cancels   (agents come from [agents.*] in config.toml)",
+            yield Static(f"Enter opens it in a new tab   {key_hint(self, 'new_workstream.cancel')} cancels   "
+                             "(agents come from [agents.*] in config.toml)",
                          classes="hint")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

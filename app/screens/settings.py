@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static, Switch
 
-from app.keymap import BindingInfo, key_display
+from app.keymap import BindingInfo, key_display, key_hint
 from app.settings_file import SETTINGS, Setting, current_values, parse
 
 
@@ -82,7 +82,8 @@ class SettingsScreen(ModalScreen["SavedSettings | None"]):
                         yield Input(self.keymap.get(binding.id, ""), id=_key_field_id(binding),
                                     placeholder=", ".join(key_display(k) for k in binding.keys[:2]))
             yield Static("", id="settings-status")
-            yield Static(f"Ctrl+S saves to {self.config_path}   Esc cancels", classes="hint")
+            yield Static(f"{key_hint(self, 'settings.save')} saves to {self.config_path}   "
+                         f"{key_hint(self, 'settings.cancel')} cancels", classes="hint")
 
     def _editor(self, setting: Setting):
         value = self.values[(setting.section, setting.key)]

@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from app.keymap import key_hint
+
 
 class SkillPicker(ModalScreen[str | None]):
     """Dismisses with the chosen skill's name (Enter), or None (Esc)."""
@@ -49,7 +51,8 @@ class SkillPicker(ModalScreen[str | None]):
                 yield OptionList(*options, id="skill-list")
             yield Static("\n".join(f"could not load: {p}" for p in self.problems), id="skill-problems",
                          markup=False)
-            yield Static("[b]Enter[/b] start · [b]Esc[/b] close · variables: /skill NAME var=value …",
+            yield Static(f"[b]Enter[/b] start · [b]{key_hint(self, 'skill_picker.close')}[/b] close · "
+                         "variables: /skill NAME var=value …",
                          classes="skill-keys")
 
     def on_mount(self) -> None:

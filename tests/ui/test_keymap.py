@@ -96,16 +96,20 @@ def test_every_binding_of_every_screen_and_dialog_has_an_id_named_after_its_scre
 
     from app.screens.main import MainScreen
 
+    from app.keymap import BindingInfo, dialog_bindings
+
     ids: list[str] = []
+    declared: set[BindingInfo] = set()
     for cls in _classes_with_bindings():
         for binding in cls.__dict__["BINDINGS"]:
             assert isinstance(binding, Binding) and binding.id, f"{cls.__name__}: {binding!r} has no id"
             assert cls is MainScreen or "." in binding.id, f"{binding.id}: a dialog's id is screen.name"
             ids.append(binding.id)
+            if cls is not MainScreen:
+                declared.add(BindingInfo(binding.id, binding.description,
+                                         tuple(k.strip() for k in binding.key.split(","))))
     assert len(ids) == len(set(ids)), "binding ids are unique"
-    from app.keymap import all_bindings
-
-    assert {b.id for b in all_bindings()} == set(ids)
+    assert set(dialog_bindings()) == declared  # the reading of the source matches the classes
     assert {"approval.approve", "confirm.yes", "help.close", "mcp.add", "settings.save"} <= set(ids)
 
 
@@ -133,6 +137,7 @@ async def test_a_dialogs_binding_moves_with_the_keymap_in_its_footer_and_help(tm
         await booted(pilot)
         app.push_screen(ConfirmScreen("Really?"), callback=answers.append)
         await wait_for(pilot, lambda: "j Yes" in bottom_line(app), message="the dialog's footer shows the new key")
+        assert "[b]j[/b] yes" in screen_text(app)  # and so does its own hint line
         await pilot.press("y")  # the old key does nothing now (press returns once the key is handled)
         assert isinstance(app.screen, ConfirmScreen) and answers == []
         await pilot.press("j")
