@@ -132,11 +132,10 @@ def _unknown(name: str, known: list[str]) -> str:
 
 def apply_keymap(app, keymap: Mapping[str, str]) -> None:
     """Use the configured keymap now; its problems are found off the UI thread (the check reads every
-    dialog's source, which /help and /settings then find ready) and shown as warnings. It applies anyway."""
+    dialog's source, about 0.1 s the first time) and shown as warnings. It applies anyway."""
     import asyncio
 
     if not keymap:
-        app.run_worker(asyncio.to_thread(dialog_bindings), group="keymap", exit_on_error=False)
         return
 
     async def report() -> None:
@@ -158,7 +157,7 @@ HELP_TEXT = {
     "copy_code": "copy a code block of the last reply",
 }
 KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "escape": "Esc", "enter": "Enter", "tab": "Tab",
-             "exclamation_mark": "!", "delete": "Del"}
+             "exclamation_mark": "!", "delete": "Delete"}
 
 
 def key_display(key: str) -> str:
@@ -185,15 +184,15 @@ def help_rows(keymap: Mapping[str, str]) -> list[tuple[str, str]]:
     return rows
 
 
-def key_hint(screen, binding_id: str) -> str:
+def key_hint(screen, binding_id: str, *, every: bool = False) -> str:
     """A dialog's own hint line names the first key in force of one of its bindings ("Esc", or the
-    key [keymap] moved it to). Reads only the screen's own BINDINGS, so nothing else is imported."""
+    key [keymap] moved it to; `every`: all of them, "Enter/b"). Reads only the screen's own BINDINGS."""
     keymap = getattr(screen.app, "configured_keymap", None) or {}
     for cls in type(screen).__mro__:
         for binding in cls.__dict__.get("BINDINGS", ()):
             if isinstance(binding, Binding) and binding.id == binding_id:
                 keys = _keys(keymap.get(binding_id) or binding.key)
-                return key_display(keys[0]) if keys else ""
+                return "/".join(key_display(k) for k in (keys if every else keys[:1]))
     return ""
 
 

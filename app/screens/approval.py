@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from app.engine.events import ApprovalDecision, ApprovalItem
+from app.keymap import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView
@@ -90,8 +91,11 @@ class ApprovalScreen(ModalScreen[Decisions]):
             yield Input(placeholder="Tell the model what to do instead, then Enter (Esc to go back)",
                         id="approval-feedback")
             yield Static(
-                "[b]y[/] approve   [b]Y[/] approve all   [b]n[/] deny   [b]a[/] always…   "
-                "[b]f[/] deny with feedback   [b]![/] override critical   [b]Esc[/] deny the rest",
+                f"[b]{key_hint(self, 'approval.approve')}[/] approve   [b]{key_hint(self, 'approval.approve_all')}[/] "
+                f"approve all   [b]{key_hint(self, 'approval.deny')}[/] deny   [b]{key_hint(self, 'approval.always')}[/] "
+                f"always…   [b]{key_hint(self, 'approval.deny_with_feedback')}[/] deny with feedback   "
+                f"[b]{key_hint(self, 'approval.override_critical')}[/] override critical   "
+                f"[b]{key_hint(self, 'approval.deny_all')}[/] deny the rest",
                 id="approval-keys",
             )
 

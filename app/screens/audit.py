@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static
 
+from app.keymap import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 
@@ -40,7 +41,8 @@ class AuditScreen(ModalScreen[None]):
                 yield Select(SPANS, value="1d", allow_blank=False, id="audit-since")
             yield DataTable(id="audit-rows", cursor_type="row", zebra_stripes=True)
             yield Static("", id="audit-count")
-            yield Static("Filters apply as you type   [b]Esc[/] close   (also: whimbrel audit --since 1d --json)",
+            yield Static(f"Filters apply as you type   [b]{key_hint(self, 'audit.close')}[/] close   "
+                         "(also: whimbrel audit --since 1d --json)",
                          id="audit-keys")
 
     def on_mount(self) -> None:

@@ -16,6 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.checkpoints.rewind import RewindError, RewindPlan, TurnSummary
+from app.keymap import key_hint
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView, render_diff
 
@@ -105,8 +106,13 @@ class RewindScreen(ModalScreen["str | ForkHere | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-dialog"):
             yield Static(Text.assemble(("Rewind ", "bold"), (f"“{self.workstream_title}”", "bold"),
-                                       "  to before a message · Enter/b files + conversation · f files only · "
-                                       "c conversation only · u undo the last rewind · k fork here · Esc closes"),
+                                       "  to before a message · "
+                                       f"{key_hint(self, 'rewind.files_and_conversation', every=True)} files + "
+                                       f"conversation · {key_hint(self, 'rewind.files_only')} files only · "
+                                       f"{key_hint(self, 'rewind.conversation_only')} conversation only · "
+                                       f"{key_hint(self, 'rewind.undo_last_rewind')} undo the last rewind · "
+                                       f"{key_hint(self, 'rewind.fork_here')} fork here · "
+                                       f"{key_hint(self, 'rewind.close')} closes"),
                          id="rewind-heading")
             with Horizontal(id="rewind-body"):
                 yield OptionList(id="rewind-turns")

@@ -146,3 +146,11 @@ async def test_a_dialogs_binding_moves_with_the_keymap_in_its_footer_and_help(tm
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), message="help opens")
         assert "j Yes · n/Esc No" in screen_text(app) and "(Esc closes)" in screen_text(app)
+
+
+def test_docs_list_every_binding_id():
+    from app.keymap import all_bindings
+
+    text = (Path(__file__).parents[2] / "docs" / "keys.md").read_text()
+    missing = [b.id for b in all_bindings() if f"`{b.id}`" not in text]
+    assert not missing, f"docs/keys.md lacks {missing}"
