@@ -100,6 +100,7 @@ class Session:
         self.auto_compact_pct = auto_compact_pct
         self.usage = UsageTracker()
         self.token_budget: int | None = None  # tokens this workstream may use (a skill's; skill_settings.py)
+        self.tokens_before = 0  # tokens it spent before a resume, counted against that budget
         self.registry = registry
         self.tool_context = tool_context
         self.store = store

@@ -30,6 +30,8 @@ async def apply_skill_settings(session: Session, settings: dict[str, Any], *, re
                 f"permission_mode={settings['permission_mode']}", applied, refused)
     if "token_budget" in settings:
         session.token_budget = int(settings["token_budget"])
+        if restoring:  # what it spent before it was resumed counts too
+            session.tokens_before = await _stored_tokens(session)
         applied.append(f"token_budget={session.token_budget:,}")
     return applied, refused
 
@@ -63,10 +65,18 @@ async def _apply_mode(session: Session, mode: str) -> str | None:
     return None
 
 
+async def _stored_tokens(session: Session) -> int:
+    if session.store is None or not session.workstream_id or not hasattr(session.store, "list_usage"):
+        return 0
+    rows = await session.store.list_usage(session.workstream_id)
+    return sum(row.prompt_tokens + row.completion_tokens for row in rows)
+
+
 def budget_spent(session: Session) -> str | None:
     """Why the next request may not be sent (the token budget is used up), else None."""
     budget = getattr(session, "token_budget", None)
-    if budget is None or session.usage.session_tokens < budget:
+    used = session.tokens_before + session.usage.session_tokens
+    if budget is None or used < budget:
         return None
     return (f"This workstream's token budget ({budget:,} tokens, from its skill) is spent "
-            f"({session.usage.session_tokens:,} used), so nothing more was sent. Start a new workstream to go on.")
+            f"({used:,} used), so nothing more was sent. Start a new workstream to go on.")

@@ -78,12 +78,18 @@ async def test_a_resumed_skill_workstream_gets_its_temperature_and_budget_again(
     attach_memory(session, service, tmp_path / "config")
     await session.memory_context.start_skill(session, {"name": "careful", "version": "abc", "path": "x",
                                                         "values": {}, "prompt": "Be careful.",
-                                                        "settings": {"temperature": 0.1, "token_budget": 9}})
+                                                        "settings": {"temperature": 0.1, "token_budget": 900}})
+    await store.add_usage(session.workstream_id, model="big-model", prompt_tokens=850, completion_tokens=100)
     resumed = type(session)(workstream_id=session.workstream_id, provider=None, models=models,
                             registry=session.registry, tool_context=session.tool_context, emit=Recorder(),
                             store=store, max_retries=1, retry_base_delay=0.0)
     attach_memory(resumed, service, tmp_path / "config")
+    recorder = resumed._emit
     fake_openai.queue(TextReply("ok"))
     await resumed.run_turn("hi")
-    assert fake_openai.requests[0]["temperature"] == 0.1 and resumed.token_budget == 9
+    assert fake_openai.requests == []  # 950 tokens were spent before the resume: over its 900
+    assert any("token budget (900 tokens" in n.text for n in recorder.of(ev.Notice))
+    resumed.token_budget = None  # the temperature came back too
+    await resumed.run_turn("hi")
+    assert fake_openai.requests[0]["temperature"] == 0.1
     await close(models, store)
