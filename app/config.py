@@ -105,6 +105,15 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "max_open": Key(INTEGER, 20, minimum=1),
         "retention_days": Key(INTEGER, 90, minimum=0),
     },
+    # issue 16: what memories, recall and instruction files may take (app/memory/limits.py)
+    "memory": {
+        "content_kb": Key(INTEGER, 32, attr="memory_content_kb", minimum=1),
+        "per_turn": Key(INTEGER, 5, attr="memory_per_turn", minimum=0),
+        "chars_per_memory": Key(INTEGER, 1500, attr="memory_chars_per_memory", minimum=100),
+        "results": Key(INTEGER, 20, attr="memory_results", minimum=1),
+        "instruction_kb": Key(INTEGER, 64, attr="instruction_kb", minimum=1),
+        "import_depth": Key(INTEGER, 5, attr="instruction_import_depth", minimum=0),
+    },
     # checkpoints of each turn's changes (app/checkpoints/); kept as long as retention_days says
     "checkpoints": {
         "enabled": Key(BOOLEAN, True, attr="checkpoints_enabled"),
@@ -254,6 +263,12 @@ class Config:
     mcp_connect_timeout: float = 30.0
     mcp_cli_connect_timeout: float = 10.0
     mcp_config_files: list[str] = field(default_factory=list)
+    memory_content_kb: int = 32  # [memory] (app/memory/limits.py)
+    memory_per_turn: int = 5
+    memory_chars_per_memory: int = 1500
+    memory_results: int = 20
+    instruction_kb: int = 64
+    instruction_import_depth: int = 5
     checkpoints_enabled: bool = True  # [checkpoints]
     checkpoint_ignore: list[str] = field(default_factory=list)
     checkpoint_max_file_mb: float = 10.0

@@ -64,7 +64,8 @@ def copy_code_block(app) -> None:
 
 def _copy_block(app, block: CodeBlock) -> None:
     app.copy_to_clipboard(block.text)
-    app.notify(f"Copied the {block.language or 'code'} block ({len(block.text.splitlines())} lines).")
+    count = len(block.text.splitlines())
+    app.notify(f"Copied the {block.language or 'code'} block ({count} line{'' if count == 1 else 's'}).")
 
 
 def _reply(app) -> str | None:

@@ -16,16 +16,16 @@ class DailyActions:
 
         register_themes(self)
         self.configured_keymap = dict(getattr(self.options.config, "keymap", None) or {})
-        problems = [apply_theme(self, getattr(self.options.config, "theme", None)),
-                    *apply_keymap(self, self.configured_keymap)]
-        for problem in filter(None, problems):
+        problem = apply_theme(self, getattr(self.options.config, "theme", None))
+        if problem:
             self.notify(problem, severity="warning", timeout=15)
+        apply_keymap(self, self.configured_keymap)
 
     async def open_settings(self) -> None:
         """The settings screen (/settings, the palette): app/settings_file.py."""
         from app.settings_file import open_settings
 
-        open_settings(self)
+        await open_settings(self)
 
     def attach_pasted_image(self, prompt, text: str) -> bool:
         """A pasted image path (a dropped file) attaches the image: app/image_attach.py."""

@@ -1,12 +1,20 @@
-"""Keymaps: `[keymap]` in config.toml maps binding ids to keys (Textual's keymap support). Before it is
-applied, unknown ids and keys that two bindings would share are found, each conflict naming both."""
+"""Keymaps: `[keymap]` in config.toml maps binding ids to keys (Textual's keymap support). Every binding
+of every screen and dialog has an id: the main screen's are bare words (`new_workstream`), a dialog's
+carry its name (`approval.approve`). Before a keymap is applied, unknown ids and keys that two bindings
+of one screen would share are found, each conflict naming both."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Iterable, Mapping
 
 from textual.binding import Binding
+
+MAIN = "main"
+SCANNED_PACKAGES = ("app.screens", "widgets")  # where screens and widgets with BINDINGS live
 
 
 @dataclass(frozen=True)
@@ -17,13 +25,78 @@ class BindingInfo:
     description: str
     keys: tuple[str, ...]
 
+    @property
+    def scope(self) -> str:
+        """The screen it belongs to: the id's prefix (`approval.approve`), "main" for bare ids."""
+        return self.id.split(".", 1)[0] if "." in self.id else MAIN
+
 
 def main_bindings() -> list[BindingInfo]:
     """The bindings in force together on the main screen (its own and the app's)."""
     from app.screens.main import MainScreen
 
-    return [BindingInfo(b.id, b.description or b.action, _keys(b.key))
-            for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id]
+    return [_info(b) for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id]
+
+
+def _info(binding: Binding) -> BindingInfo:
+    return BindingInfo(binding.id or "", binding.description or binding.action, _keys(binding.key))
+
+
+def all_bindings() -> list[BindingInfo]:
+    """The main screen's bindings, then every dialog's and screen's, in scope order."""
+    return main_bindings() + list(dialog_bindings())
+
+
+@lru_cache(maxsize=1)
+def dialog_bindings() -> tuple[BindingInfo, ...]:
+    """The bindings with ids of every screen and widget class in SCANNED_PACKAGES but the main screen.
+
+    Read from the source (`Binding("key", "action", "Description", id="screen.name")`), not by
+    importing: importing every dialog (and the MCP SDK with the inspector) took over a second.
+    tests/ui/test_keymap.py checks this reading against the imported classes."""
+    import importlib.util
+
+    found: dict[str, BindingInfo] = {}
+    for package_name in SCANNED_PACKAGES:
+        spec = importlib.util.find_spec(package_name)
+        folders = list(spec.submodule_search_locations or []) if spec else []
+        for path in sorted(p for folder in folders for p in Path(folder).glob("*.py")):
+            if f"{package_name}.{path.stem}" == "app.screens.main":
+                continue
+            source = _source(path)
+            if "BINDINGS" in source:
+                for binding in _declared_bindings(source):
+                    found.setdefault(binding.id, binding)
+    return tuple(sorted(found.values(), key=lambda b: b.scope))
+
+
+def _declared_bindings(source: str) -> list[BindingInfo]:
+    """The Binding(...) calls with an id in the BINDINGS lists of a module's classes."""
+    import ast
+
+    bindings: list[BindingInfo] = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BINDINGS"
+                                                     for t in node.targets)):
+            continue
+        for call in ast.walk(node.value):
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "Binding":
+                words = [a.value for a in call.args[:3] if isinstance(a, ast.Constant)]
+                binding_id = next((k.value.value for k in call.keywords
+                                   if k.arg == "id" and isinstance(k.value, ast.Constant)), None)
+                description = next((k.value.value for k in call.keywords
+                                    if k.arg == "description" and isinstance(k.value, ast.Constant)), None)
+                if binding_id and len(words) >= 2:
+                    bindings.append(BindingInfo(binding_id, description or (words[2] if len(words) > 2 else words[1]),
+                                                _keys(words[0])))
+    return bindings
+
+
+def _source(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
 
 
 def _keys(key_string: str) -> tuple[str, ...]:
@@ -36,29 +109,41 @@ def effective(bindings: Iterable[BindingInfo], keymap: Mapping[str, str]) -> lis
 
 
 def keymap_problems(keymap: Mapping[str, str], bindings: list[BindingInfo] | None = None) -> list[str]:
-    """Each problem in words: an id no binding has, an empty key, two bindings on one key."""
-    bindings = main_bindings() if bindings is None else bindings
-    known = {b.id for b in bindings}
-    problems = [f"[keymap] {name} is not a binding id (known: {', '.join(sorted(known))})"
-                for name in keymap if name not in known]
+    """Each problem in words: an id no binding has, an empty key, two bindings of one screen on one key."""
+    bindings = all_bindings() if bindings is None else bindings
+    known = [b.id for b in bindings]
+    problems = [_unknown(name, known) for name in keymap if name not in known]
     problems += [f"[keymap] {name} gives no key" for name, keys in keymap.items() if not _keys(keys)]
-    owners: dict[str, BindingInfo] = {}
+    owners: dict[tuple[str, str], BindingInfo] = {}
     for binding in effective(bindings, keymap):
         for key in binding.keys:
-            other = owners.setdefault(key, binding)
+            other = owners.setdefault((binding.scope, key), binding)
             if other is not binding:
                 problems.append(f"[keymap] {key} is bound twice: {other.id} ({other.description}) and "
                                 f"{binding.id} ({binding.description}); change one of them in [keymap]")
     return problems
 
 
-def apply_keymap(app, keymap: Mapping[str, str]) -> list[str]:
-    """Use the configured keymap; returns its problems for the user to read (it applies anyway)."""
+def _unknown(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=3)
+    hint = f"did you mean {' or '.join(close)}?" if close else "/help lists the keys; docs/keys.md every id"
+    return f"[keymap] {name} is not a binding id ({hint})"
+
+
+def apply_keymap(app, keymap: Mapping[str, str]) -> None:
+    """Use the configured keymap now; its problems are found off the UI thread (the check reads every
+    dialog's source, about 0.1 s the first time) and shown as warnings. It applies anyway."""
+    import asyncio
+
     if not keymap:
-        return []
-    problems = keymap_problems(keymap)
+        return
+
+    async def report() -> None:
+        for problem in await asyncio.to_thread(keymap_problems, dict(keymap)):
+            app.notify(problem, severity="warning", timeout=15)
+
     app.set_keymap(dict(keymap))
-    return problems
+    app.run_worker(report(), group="keymap", exit_on_error=False)
 
 
 # What /help says each binding does (the footer's short labels are too terse there).
@@ -71,11 +156,14 @@ HELP_TEXT = {
     "next_tab": "next workstream", "quit": "quit", "copy_reply": "copy the last reply (OSC 52)",
     "copy_code": "copy a code block of the last reply",
 }
-KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "escape": "Esc", "enter": "Enter", "tab": "Tab"}
+KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "escape": "Esc", "enter": "Enter", "tab": "Tab",
+             "exclamation_mark": "!", "delete": "Delete"}
 
 
 def key_display(key: str) -> str:
     """"ctrl+pageup" as "Ctrl+PgUp", "f1" as "F1"; Textual's names for Option characters are left out."""
+    if len(key) == 1:
+        return key  # a letter key as typed: "y" and "Y" are different bindings
     return "+".join(KEY_NAMES.get(part, part.upper() if len(part) <= 3 else part.capitalize())
                     for part in key.split("+"))
 
@@ -94,3 +182,31 @@ def help_rows(keymap: Mapping[str, str]) -> list[tuple[str, str]]:
     else:
         rows.append((" ".join(key_display(k) for k in tabs), "switch to workstream 1…9"))
     return rows
+
+
+def key_hint(screen, binding_id: str, *, every: bool = False) -> str:
+    """A dialog's own hint line names the first key in force of one of its bindings ("Esc", or the
+    key [keymap] moved it to; `every`: all of them, "Enter/b"). Reads only the screen's own BINDINGS."""
+    keymap = getattr(screen.app, "configured_keymap", None) or {}
+    for cls in type(screen).__mro__:
+        for binding in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(binding, Binding) and binding.id == binding_id:
+                keys = _keys(keymap.get(binding_id) or binding.key)
+                return "/".join(key_display(k) for k in (keys if every else keys[:1]))
+    return ""
+
+
+def keys_in_force(binding_id: str, keymap: Mapping[str, str]) -> str:
+    """How a dialog's own hint names a binding's keys: its first key in force ("Esc", or "x" when moved)."""
+    found = next((b for b in effective(dialog_bindings(), keymap) if b.id == binding_id), None)
+    return key_display(found.keys[0]) if found and found.keys else ""
+
+
+def dialog_rows(keymap: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(dialog, its keys in force) for /help: one row per dialog or screen, the keymap applied."""
+    by_scope: dict[str, list[str]] = {}
+    for binding in effective(dialog_bindings(), keymap):
+        keys = "/".join(key_display(k) for k in binding.keys)
+        by_scope.setdefault(binding.scope, []).append(f"{keys} {binding.description}")
+    return [(scope.replace("_", " ").capitalize().replace("Mcp", "MCP"), " · ".join(parts))
+            for scope, parts in by_scope.items()]

@@ -201,7 +201,9 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         recovered = await checkpoint_wiring.at_start(self)  # finishes a rewind a crash cut short
         self.registry = await asyncio.to_thread(ToolRegistry.load_builtin)
         from app.memory.service import MemoryService
-        self.memory_service = MemoryService(self.store, options.config_path.parent)  # memories and recall (app/memory/)
+        from app.memory.limits import MemoryLimits
+        self.memory_service = MemoryService(self.store, options.config_path.parent,  # memories and recall (app/memory/)
+                                            MemoryLimits.from_config(options.config))  # [memory] limits
         await self.load_permissions()  # app/permission_wiring.py
         self.models = options.models or self._registry_for(options.settings)
         self.manager = WorkstreamManager(

@@ -115,7 +115,9 @@ async def _start_or_say(app, view, skills, name, values) -> None:
 
 
 async def start_skill(app, skills: dict, name: str, values: dict[str, str]) -> None:
-    """Open a new workstream whose system message carries the skill, and record its version."""
+    """Open a new workstream whose system message carries the skill, apply its settings (each one
+    that cannot apply is said) and record its version."""
+    from app.engine.skill_settings import apply_skill_settings
     from app.memory.skills import SkillError
 
     chosen = skills.get(name)
@@ -134,18 +136,12 @@ async def start_skill(app, skills: dict, name: str, values: dict[str, str]) -> N
         "settings": chosen.settings, "prompt": prompt})
     workstream.title = f"{chosen.name} (skill)"
     await app.store.update_workstream(workstream.id, title=workstream.title)
-    applied, recorded = [], []
-    for key, value in chosen.settings.items():
-        if key == "model" and app.models is not None and value in app.models:
-            await session.set_model(value)
-            applied.append(f"model={value}")
-        else:
-            recorded.append(f"{key}={value}")
+    applied, refused = await apply_skill_settings(session, chosen.settings)
     line = f"Started from skill {chosen.name} (version {chosen.version})."
     if applied:
         line += " Applied: " + ", ".join(applied) + "."
-    if recorded:
-        line += " Recorded with the workstream (not applied by this version of Whimbrel): " + ", ".join(recorded) + "."
+    if refused:
+        line += " Not applied: " + ", ".join(refused) + "."
     app.refresh_chrome()
     await view.transcript.add_notice(line)
 

@@ -17,6 +17,7 @@ class Setting:
     label: str
     kind: str  # "bool", "int", "number", "choice"
     minimum: float = 0
+    choices: tuple[str, ...] = ()  # a fixed "choice"; the theme's and model's come from the app
 
 
 SETTINGS = (
@@ -24,17 +25,21 @@ SETTINGS = (
     Setting("ui", "bell", "Bell when a background workstream needs you", "bool"),
     Setting("ui", "notifications", "Desktop notifications", "bool"),
     Setting("model", "default", "Default model", "choice"),
+    Setting("policy", "mode", "Default permission mode", "choice", choices=("ask", "accept-edits", "plan", "auto")),
     Setting("workstreams", "retention_days", "Keep history for (days, 0 = forever)", "int"),
     Setting("workstreams", "max_open", "Open workstreams at most", "int", 1),
     Setting("tools", "bash_timeout", "Command timeout (seconds)", "number"),
     Setting("tools", "output_limit", "Tool output kept (characters)", "int", 1),
     Setting("model", "auto_compact_pct", "Compact the context at (% full)", "number"),
+    Setting("memory", "per_turn", "Memories given to each turn", "int"),
+    Setting("memory", "content_kb", "Largest memory (KB)", "int", 1),
 )
 
 
 def current_values(config) -> dict[tuple[str, str], Any]:
     """The values a loaded Config has for each setting."""
-    attrs = {("ui", "theme"): "theme", ("model", "default"): "default_model"}
+    attrs = {("ui", "theme"): "theme", ("model", "default"): "default_model", ("policy", "mode"): "policy_mode",
+             ("memory", "per_turn"): "memory_per_turn", ("memory", "content_kb"): "memory_content_kb"}
     return {(s.section, s.key): getattr(config, attrs.get((s.section, s.key), s.key), None) for s in SETTINGS}
 
 
@@ -74,12 +79,13 @@ def write_settings(path: Path, changes: Mapping[tuple[str, str], Any], keymap: M
     edit_config(Path(path), change)
 
 
-def open_settings(app) -> None:
-    """The settings screen; what is saved is written off the UI thread, the theme and keys apply now."""
+def open_settings(app):
+    """The settings screen (a coroutine to await); what is saved is written off the UI thread, the theme
+    and keys apply now."""
     import asyncio
 
     from app.config import Config
-    from app.keymap import main_bindings
+    from app.keymap import all_bindings
     from app.screens.settings import SettingsScreen
     from app.theming import theme_names
 
@@ -108,6 +114,10 @@ def open_settings(app) -> None:
         if saved is not None and (saved.changes or saved.keymap):
             app.run_worker(save(saved), group="settings", exit_on_error=False)
 
-    screen = SettingsScreen(config, theme_names(app), models, main_bindings(), config_path=app.options.config_path,
-                            theme=app.theme)
-    app.push_screen(screen, callback=done)
+    async def show() -> None:
+        bindings = await asyncio.to_thread(all_bindings)  # reads every dialog's source: off the UI thread
+        screen = SettingsScreen(config, theme_names(app), models, bindings, config_path=app.options.config_path,
+                                theme=app.theme)
+        await app.push_screen(screen, callback=done)
+
+    return show()

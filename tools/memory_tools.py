@@ -36,10 +36,16 @@ def _summary(memory: Memory) -> str:
     return f"{memory.name} [{memory.type}, {memory.scope}]{about}"
 
 
+def _result_count(args: dict[str, Any], service: Any) -> int:
+    """The number of results the model asked for, else the service's [memory] results (20 by default)."""
+    limits = getattr(service, "limits", None)
+    return args.get("limit") or (limits.results if limits is not None else DEFAULT_LIMIT)
+
+
 async def memory(args: dict[str, Any], ctx: ToolContext) -> str:
     """save / search / list / delete, with model-facing errors in words."""
     service, action, seen = _service(ctx), args["action"], visibility(ctx)
-    limit = args.get("limit") or DEFAULT_LIMIT
+    limit = _result_count(args, service)
     try:
         if action == "save":
             name = _needs(args, "name", "save")
@@ -74,7 +80,7 @@ async def recall(args: dict[str, Any], ctx: ToolContext) -> str:
     """Search all stored conversations; syntax errors and empty queries come back in words."""
     service = _service(ctx)
     try:
-        hits = await service.recall(args["query"], limit=args.get("limit") or DEFAULT_LIMIT,
+        hits = await service.recall(args["query"], limit=_result_count(args, service),
                                     syntax=bool(args.get("syntax")), role=args.get("role"),
                                     workstream_id=ctx.workstream_id if args.get("this_workstream") else None)
     except RecallError as error:

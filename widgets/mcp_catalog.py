@@ -46,7 +46,7 @@ class CatalogPane(Horizontal):
         def __init__(self, server: str) -> None:
             super().__init__()
             self.server = server
-    BINDINGS = [Binding("ctrl+s", "save_media", "Save media", show=False)]
+    BINDINGS = [Binding("ctrl+s", "save_media", "Save media", show=False, id="mcp.save_media")]
 
     def __init__(self, *, clock: Clock = time.perf_counter, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -56,11 +56,11 @@ class ServerList(OptionList):
     """
 
     BINDINGS = [
-        Binding("a", "screen.add_server", "Add"),
-        Binding("delete", "screen.remove_server", "Remove"),
-        Binding("p", "screen.ping", "Ping"),
-        Binding("r", "screen.reconnect", "Reconnect"),
-        Binding("e", "screen.toggle_enabled", "Enable/disable"),
+        Binding("a", "screen.add_server", "Add", id="mcp.add"),
+        Binding("delete", "screen.remove_server", "Remove", id="mcp.remove"),
+        Binding("p", "screen.ping", "Ping", id="mcp.ping"),
+        Binding("r", "screen.reconnect", "Reconnect", id="mcp.reconnect"),
+        Binding("e", "screen.toggle_enabled", "Enable/disable", id="mcp.enable_disable"),
     ]
 
     _labels: list[Text] = []

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.engine import events as ev
 from app.memory import instructions as instruction_files
+from app.memory.limits import MemoryLimits
 from app.memory.records import Memory, Visibility
 from app.memory.relevance import memory_block
 
@@ -52,9 +53,14 @@ class MemoryContext:
         if service is not None:
             service.listeners.append(_WeakListener(self))
 
+    @property
+    def _limits(self) -> MemoryLimits:
+        return getattr(self.service, "limits", None) or MemoryLimits()
+
     def system_text(self) -> str:
         """The instructions and the memories, for the system message."""
-        parts = [self.instructions.render() if self.instructions else "", memory_block(self.memories),
+        parts = [self.instructions.render() if self.instructions else "",
+                 memory_block(self.memories, self._limits.chars_per_memory),
                  f"# Skill: {self.skill['name']}\n{self.skill['prompt']}" if self.skill else ""]
         return "\n\n".join(p for p in parts if p)
 
@@ -77,6 +83,10 @@ class MemoryContext:
         self._skill_looked_up = True
         if session.store is not None and session.workstream_id and hasattr(session.store, "get_config"):
             self.skill = (await session.store.get_config(session.workstream_id)).get("skill") or self.skill
+        if self.skill and self.skill.get("settings"):  # a resumed skill workstream: temperature, budget
+            from app.engine.skill_settings import apply_skill_settings
+
+            await apply_skill_settings(session, self.skill["settings"], restoring=True)
 
     async def before_request(self, session: Session) -> None:
         """Before each request: instructions of subdirectories the agent has just worked in."""
@@ -93,7 +103,9 @@ class MemoryContext:
         await self.choose_memories(session)
 
     async def reload_instructions(self) -> Instructions:
-        self.instructions = await asyncio.to_thread(instruction_files.load, self.workspace, self.config_dir)
+        self.instructions = await asyncio.to_thread(instruction_files.load, self.workspace, self.config_dir,
+                                                    file_limit=self._limits.instruction_chars,
+                                                    import_depth=self._limits.import_depth)
         return self.instructions
 
     async def choose_memories(self, session: Session) -> None:

@@ -22,6 +22,7 @@ from app.engine.prompts import system_prompt
 from app.engine.reply_draft import ReplyDraft
 from app.engine.text_parts import TextParts
 from app.storage.write_refused import WriteRefused
+from app.engine.skill_settings import budget_spent
 from app.engine.usage import UsageTracker
 from app.providers.base import (
     ContentChunk,
@@ -100,6 +101,8 @@ class Session:
         self.provider = provider
         self.auto_compact_pct = auto_compact_pct
         self.usage = UsageTracker()
+        self.token_budget: int | None = None  # tokens this workstream may use (a skill's; skill_settings.py)
+        self.tokens_before = 0  # tokens it spent before a resume, counted against that budget
         self.registry = registry
         self.tool_context = tool_context
         self.store = store
@@ -221,6 +224,9 @@ class Session:
                 await self._maybe_compact()
                 if self.memory_context is not None:
                     await self.memory_context.before_request(self)
+                if (spent := budget_spent(self)) is not None:
+                    self.emit(ev.Notice(spent, level="warning"))
+                    break
                 self.emit(ev.StateChanged("thinking"))
                 calls = await self._stream_response()
                 if calls is None:

@@ -43,6 +43,8 @@ class Instructions:
     # Where imports may reach: the project (repository root, else workspace) and the config dir. A
     # project file importing @~/.aws/credentials must not put a secret into the model's context.
     import_roots: tuple[Path, ...] = ()
+    file_limit: int = FILE_LIMIT  # [memory] instruction_kb, in characters
+    import_depth: int = IMPORT_DEPTH  # [memory] import_depth
 
     def paths(self) -> list[Path]:
         return [f.path for f in self.files]
@@ -91,13 +93,13 @@ class Instructions:
         except OSError as error:
             self.notes.append(f"{path}: could not be read ({error.strerror or error})")
             return
-        if len(text) > FILE_LIMIT:
-            self.notes.append(f"{path}: cut to its first {FILE_LIMIT:,} characters")
-            text = text[:FILE_LIMIT]
+        if len(text) > self.file_limit:
+            self.notes.append(f"{path}: cut to its first {self.file_limit:,} characters")
+            text = text[:self.file_limit]
         self.files.append(InstructionFile(path, via, text))
-        if len(chain) >= IMPORT_DEPTH:
+        if len(chain) >= self.import_depth:
             if imports(text):
-                self.notes.append(f"{path}: imports deeper than {IMPORT_DEPTH} levels were not followed")
+                self.notes.append(f"{path}: imports deeper than {self.import_depth} levels were not followed")
             return
         for ref in imports(text):
             target = Path(ref).expanduser() if ref.startswith("~") else path.parent / ref
@@ -147,13 +149,16 @@ def repository_root(start: Path) -> Path | None:
     return None
 
 
-def load(workspace: Path, config_dir: Path | None) -> Instructions:
-    """The workspace's instructions: root, parents up to the repository root, then the user's file."""
+def load(workspace: Path, config_dir: Path | None, *, file_limit: int = FILE_LIMIT,
+         import_depth: int = IMPORT_DEPTH) -> Instructions:
+    """The workspace's instructions: root, parents up to the repository root, then the user's file
+    (each cut to `file_limit` characters, @imports followed `import_depth` levels deep)."""
     workspace = Path(workspace).resolve()
     root = repository_root(workspace)
     config = Path(config_dir).expanduser().resolve() if config_dir is not None else None
     result = Instructions(seen_dirs={workspace},
-                          import_roots=tuple(p for p in (root or workspace, config) if p is not None))
+                          import_roots=tuple(p for p in (root or workspace, config) if p is not None),
+                          file_limit=file_limit, import_depth=import_depth)
     chain = [workspace]
     if root is not None and root != workspace:
         chain += [p for p in workspace.parents if p == root or root in p.parents]

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from sqlalchemy import Engine, and_, delete, func, insert, or_, select, update
 
-from app.memory.records import (Memory, check_content, check_description, check_name, check_scope,
+from app.memory.records import (CONTENT_LIMIT, Memory, check_content, check_description, check_name, check_scope,
                                 check_type, InvalidMemory, Visibility)
 from app.storage.engine import reader
 from app.storage.schema import memories
@@ -43,8 +43,11 @@ def like_pattern(text: str) -> str:
 class MemoryStore:
     """Memories in the store's SQLite file."""
 
-    def __init__(self, engine: Engine, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, engine: Engine, *, clock: Callable[[], float] = time.time,
+                 content_limit: int = CONTENT_LIMIT) -> None:
+        """`content_limit`: UTF-8 bytes a memory's content may take ([memory] content_kb)."""
         self._engine = engine
+        self._content_limit = content_limit
         self._reads = reader(engine)
         self._clock = clock
 
@@ -58,7 +61,7 @@ class MemoryStore:
         key = visibility.key_for(scope)
         fields: dict[str, Any] = {}
         if content is not None:
-            fields["content"] = check_content(content)
+            fields["content"] = check_content(content, self._content_limit)
         if description is not None:
             fields["description"] = check_description(description)
         if type is not None:
@@ -141,8 +144,8 @@ class MemoryStore:
 
     def update(self, memory_id: int, **fields: Any) -> None:
         """Edit a memory in place (the browser's edit): name, description, content, type."""
-        checks = {"name": check_name, "description": check_description, "content": check_content,
-                  "type": check_type}
+        checks = {"name": check_name, "description": check_description,
+                  "content": lambda text: check_content(text, self._content_limit), "type": check_type}
         values = {key: checks[key](value) for key, value in fields.items()}
         with self._engine.begin() as conn:
             conn.execute(update(memories).where(memories.c.id == memory_id).values(updated_at=self._clock(),

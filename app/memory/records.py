@@ -79,11 +79,12 @@ def check_scope(scope: str) -> str:
     return scope
 
 
-def check_content(content: str) -> str:
-    """The content, or InvalidMemory when it is over the 32 KB cap (counted in UTF-8 bytes)."""
+def check_content(content: str, limit: int = CONTENT_LIMIT) -> str:
+    """The content, or InvalidMemory when it is over the cap (32 KB unless [memory] content_kb says;
+    counted in UTF-8 bytes)."""
     size = len(content.encode("utf-8"))
-    if size > CONTENT_LIMIT:
-        raise InvalidMemory(f"memory content is {size:,} bytes; the limit is {CONTENT_LIMIT:,} bytes (32 KB). "
+    if size > limit:
+        raise InvalidMemory(f"memory content is {size:,} bytes; the limit is {limit:,} bytes ({limit // 1024} KB). "
                            "Save a shorter summary, or split it into several memories.")
     return content
 

@@ -73,8 +73,8 @@ def cut(content: str, limit: int = CONTENT_CUT) -> str:
     return content[:limit].rstrip() + f"\n… [{len(content) - limit:,} more characters: memory search by its name shows all]"
 
 
-def memory_block(found: list[Memory]) -> str:
-    """The part of the system message that gives the model its memories."""
+def memory_block(found: list[Memory], chars: int = CONTENT_CUT) -> str:
+    """The part of the system message that gives the model its memories, each cut to `chars`."""
     if not found:
         return ""
     lines = ["# Memories",
@@ -82,5 +82,5 @@ def memory_block(found: list[Memory]) -> str:
              "Use the memory tool to read one in full, change or delete it."]
     for memory in found:
         about = f" — {memory.description}" if memory.description else ""
-        lines.append(f"\n## {memory.name} ({memory.type}, {memory.scope}){about}\n{cut(memory.content)}")
+        lines.append(f"\n## {memory.name} ({memory.type}, {memory.scope}){about}\n{cut(memory.content, chars)}")
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from app.memory.limits import MemoryLimits
 from app.memory.memory_store import MemoryStore
 from app.memory.recall import RecallHit, recall
 from app.memory.records import Memory, Visibility
@@ -21,17 +22,18 @@ Listener = Callable[[str, str, Memory], None]  # (workstream id, "saved" | "dele
 class MemoryService:
     """Async access to memories and recall through an `AsyncStore` (anything with `run` and `store`)."""
 
-    def __init__(self, async_store: Any, config_dir: Path | None = None) -> None:
-        """`config_dir` holds the user's instruction file and skills."""
+    def __init__(self, async_store: Any, config_dir: Path | None = None, limits: MemoryLimits | None = None) -> None:
+        """`config_dir` holds the user's instruction file and skills; `limits` come from [memory]."""
         self._async_store = async_store
         self.config_dir = config_dir
+        self.limits = limits or MemoryLimits()
         self._memories: MemoryStore | None = None
         self._selector: MemorySelector | None = None
         self.listeners: list[Listener] = []
 
     def _store(self) -> MemoryStore:  # on the database thread
         if self._memories is None:
-            self._memories = MemoryStore(self._async_store.store.engine)
+            self._memories = MemoryStore(self._async_store.store.engine, content_limit=self.limits.content_bytes)
             self._selector = MemorySelector(self._memories)
         return self._memories
 
@@ -75,7 +77,7 @@ class MemoryService:
         """The memories for a turn (app/memory/relevance.py), counted as accessed."""
         def pick(_store: MemoryStore) -> list[Memory]:
             assert self._selector is not None
-            return self._selector.select(visibility, conversation, **options)
+            return self._selector.select(visibility, conversation, **{"top": self.limits.per_turn, **options})
         return await self._run(pick)
 
     async def recall(self, query: str, **options: Any) -> list[RecallHit]:

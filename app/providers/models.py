@@ -141,6 +141,7 @@ class ModelRegistry:
         self.fallback = [a for a in (fallback or []) if a in self.models]
         self.agent_model = agent_model if agent_model in self.models else None
         self._providers: dict[str, Provider] = {}
+        self._own_providers: list[Provider] = []  # own_provider's, one per workstream that asked
         self._breakers: dict[str, CircuitBreaker] = {}
         self._breaker_args = {"threshold": breaker_threshold, "cooldown": breaker_cooldown,
                               "clock": clock}
@@ -205,6 +206,19 @@ class ModelRegistry:
                 self._providers[alias] = make_provider(settings)
         return self._providers[alias]
 
+    def own_provider(self, alias: str, **changes: Any) -> Provider:
+        """A provider of its own for `alias` with some settings changed (a skill's temperature); not
+        shared, so other workstreams on the same alias keep theirs."""
+        settings = dataclasses.replace(self.settings(alias), **changes)
+        if self._factory is not None:
+            provider = self._factory(settings)
+        else:
+            from app.providers.registry import make_provider
+
+            provider = make_provider(settings)
+        self._own_providers.append(provider)  # closed by aclose with the shared ones
+        return provider
+
     def breaker(self, alias: str) -> CircuitBreaker:
         """The breaker of the backend `alias` lives on."""
         key = backend_key(self.settings(alias))
@@ -237,6 +251,7 @@ class ModelRegistry:
 
     async def aclose(self) -> None:
         """Close every provider's HTTP client."""
-        for provider in self._providers.values():
+        for provider in [*self._providers.values(), *self._own_providers]:
             await provider.close()
         self._providers.clear()
+        self._own_providers.clear()

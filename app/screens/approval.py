@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from app.engine.events import ApprovalDecision, ApprovalItem
+from app.keymap import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView
@@ -71,13 +72,13 @@ class ApprovalScreen(ModalScreen[Decisions]):
     CSS_PATH = STYLES_DIR / "approval.tcss"
 
     BINDINGS = [
-        Binding("y", "decide('approve')", "Approve"),
-        Binding("Y", "approve_rest", "Approve all"),
-        Binding("n", "decide('deny')", "Deny"),
-        Binding("a", "always", "Always"),
-        Binding("exclamation_mark", "override", "Override critical"),
-        Binding("f", "feedback", "Deny with feedback"),
-        Binding("escape", "escape", "Deny all", priority=True),
+        Binding("y", "decide('approve')", "Approve", id="approval.approve"),
+        Binding("Y", "approve_rest", "Approve all", id="approval.approve_all"),
+        Binding("n", "decide('deny')", "Deny", id="approval.deny"),
+        Binding("a", "always", "Always", id="approval.always"),
+        Binding("exclamation_mark", "override", "Override critical", id="approval.override_critical"),
+        Binding("f", "feedback", "Deny with feedback", id="approval.deny_with_feedback"),
+        Binding("escape", "escape", "Deny all", priority=True, id="approval.deny_all"),
     ]
 
     def __init__(self, items: list[ApprovalItem], workstream_title: str = "",
@@ -99,8 +100,11 @@ class ApprovalScreen(ModalScreen[Decisions]):
             yield Input(placeholder="Tell the model what to do instead, then Enter (Esc to go back)",
                         id="approval-feedback")
             yield Static(
-                "[b]y[/] approve   [b]Y[/] approve all   [b]n[/] deny   [b]a[/] always…   "
-                "[b]f[/] deny with feedback   [b]![/] override critical   [b]Esc[/] deny the rest",
+                f"[b]{key_hint(self, 'approval.approve')}[/] approve   [b]{key_hint(self, 'approval.approve_all')}[/] "
+                f"approve all   [b]{key_hint(self, 'approval.deny')}[/] deny   [b]{key_hint(self, 'approval.always')}[/] "
+                f"always…   [b]{key_hint(self, 'approval.deny_with_feedback')}[/] deny with feedback   "
+                f"[b]{key_hint(self, 'approval.override_critical')}[/] override critical   "
+                f"[b]{key_hint(self, 'approval.deny_all')}[/] deny the rest",
                 id="approval-keys",
             )
 

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static
 
+from app.keymap import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 
@@ -22,7 +23,7 @@ SPANS = [("last hour", "1h"), ("last day", "1d"), ("last week", "1w"), ("last 30
 
 class AuditScreen(ModalScreen[None]):
     CSS_PATH = STYLES_DIR / "policy.tcss"
-    BINDINGS = [Binding("escape", "dismiss_screen", "Close", priority=True)]
+    BINDINGS = [Binding("escape", "dismiss_screen", "Close", priority=True, id="audit.close")]
 
     def __init__(self, store, now: float | None = None) -> None:
         super().__init__()
@@ -40,7 +41,8 @@ class AuditScreen(ModalScreen[None]):
                 yield Select(SPANS, value="1d", allow_blank=False, id="audit-since")
             yield DataTable(id="audit-rows", cursor_type="row", zebra_stripes=True)
             yield Static("", id="audit-count")
-            yield Static("Filters apply as you type   [b]Esc[/] close   (also: whimbrel audit --since 1d --json)",
+            yield Static(f"Filters apply as you type   [b]{key_hint(self, 'audit.close')}[/] close   "
+                         "(also: whimbrel audit --since 1d --json)",
                          id="audit-keys")
 
     def on_mount(self) -> None:

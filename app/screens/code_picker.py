@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.copying import CodeBlock
+from app.keymap import key_hint
 
 
 class CodePickerScreen(ModalScreen["CodeBlock | None"]):
@@ -28,7 +29,7 @@ class CodePickerScreen(ModalScreen["CodeBlock | None"]):
     #code-dialog .hint { color: $text-muted; padding: 1 0 0 0; }
     #code-list { height: auto; max-height: 16; }
     """
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="code_picker.cancel")]
 
     def __init__(self, blocks: list[CodeBlock]) -> None:
         super().__init__()
@@ -39,7 +40,8 @@ class CodePickerScreen(ModalScreen["CodeBlock | None"]):
             yield Static(f"Copy which code block? ({len(self.blocks)} in the last reply)", classes="heading")
             yield OptionList(*(Option(Text(f"{n}. {b.label()}")) for n, b in enumerate(self.blocks, 1)),
                              id="code-list")
-            yield Static("Enter copies (OSC 52: works over SSH and in tmux)   Esc cancels", classes="hint")
+            yield Static("Enter copies (OSC 52: works over SSH and in tmux)   "
+                             f"{key_hint(self, 'code_picker.cancel')} cancels", classes="hint")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from app.keymap import key_hint
 from styles import STYLES_DIR
 
 
@@ -16,7 +17,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     CSS_PATH = STYLES_DIR / "screens.tcss"
 
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+    BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm.yes"), Binding("n,escape", "answer(False)", "No", id="confirm.no")]
 
     def __init__(self, question: str) -> None:
         super().__init__()
@@ -25,7 +26,8 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):
             yield Static(self.question, markup=False)
-            yield Static("[b]y[/b] yes    [b]n[/b] no", classes="confirm-keys")
+            yield Static(f"[b]{key_hint(self, 'confirm.yes')}[/b] yes    [b]{key_hint(self, 'confirm.no')}[/b] no",
+                         classes="confirm-keys")
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)

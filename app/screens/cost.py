@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Sparkline, Static
 
+from app.keymap import key_hint
 from app.providers.pricing import format_cost
 from app.storage.usage_store import UsageTotal
 from styles import STYLES_DIR
@@ -25,7 +26,7 @@ def _tokens(n: int) -> str:
 
 class CostScreen(ModalScreen[None]):
     CSS_PATH = STYLES_DIR / "providers.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close"), Binding("q", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="cost.close")]
 
     def __init__(self, totals: list[UsageTotal], per_turn: list[int], current: str | None = None) -> None:
         super().__init__()
@@ -47,7 +48,7 @@ class CostScreen(ModalScreen[None]):
             yield Static(f"Tokens per turn, this workstream ({turns} turns, peak {_tokens(peak)})",
                          classes="hint")
             yield Sparkline(self.per_turn or [0], summary_function=max, id="cost-sparkline")
-            yield Static("Esc closes", classes="hint")
+            yield Static(f"{key_hint(self, 'cost.close')} closes", classes="hint")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -41,8 +41,8 @@ class ElicitationScreen(ModalScreen[ElicitationResponse]):
 
     CSS_PATH = STYLES_DIR / "client_requests.tcss"
     BINDINGS = [
-        Binding("ctrl+s", "accept", "Accept", priority=True),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "accept", "Accept", priority=True, id="elicitation.accept"),
+        Binding("escape", "cancel", "Cancel", id="elicitation.cancel"),
     ]
 
     def __init__(self, request: ElicitationRequest, workstream_title: str = "",

@@ -24,8 +24,8 @@ PROMPT_KEYS = (
 
 
 def help_table(keymap: Mapping[str, str] | None = None) -> Table:
-    """Every /command, then the keys in force (the [keymap] of config.toml applied)."""
-    from app.keymap import help_rows
+    """Every /command, then the keys in force on the main screen and in each dialog ([keymap] applied)."""
+    from app.keymap import dialog_rows, help_rows
 
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
@@ -35,13 +35,17 @@ def help_table(keymap: Mapping[str, str] | None = None) -> Table:
     table.add_row("", "")
     for keys, what in (*PROMPT_KEYS, *help_rows(keymap or {})):
         table.add_row(Text(keys, style="bold cyan"), Text(what))
+    table.add_row("", "")
+    table.add_row(Text("In dialogs", style="bold"), Text("(ids for [keymap]: docs/keys.md)", style="dim"))
+    for dialog, keys in dialog_rows(keymap or {}):
+        table.add_row(Text(dialog, style="bold cyan"), Text(keys))
     return table
 
 
 class HelpScreen(ModalScreen[None]):
 
     CSS_PATH = STYLES_DIR / "screens.tcss"
-    BINDINGS = [Binding("escape,q,enter,f1", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q,enter,f1", "dismiss", "Close", id="help.close")]
 
     def __init__(self, keymap: Mapping[str, str] | None = None) -> None:
         super().__init__()
@@ -49,5 +53,8 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-dialog"):
-            yield Static("[b]Commands and keys[/b]   (Esc closes)", id="help-heading")
+            from app.keymap import keys_in_force
+
+            yield Static(f"[b]Commands and keys[/b]   ({keys_in_force('help.close', self.keymap)} closes)",
+                         id="help-heading")
             yield Static(help_table(self.keymap))

@@ -26,7 +26,7 @@ TRANSPORTS = [("stdio — a local command", "stdio"), ("HTTP — streamable HTTP
 
 class AddServerScreen(ModalScreen["tuple[dict[str, Any], Any] | None"]):
     CSS_PATH = STYLES_DIR / "mcp.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="mcp_add_server.cancel")]
 
     def __init__(self, taken: Iterable[str], config_path: str) -> None:
         super().__init__()

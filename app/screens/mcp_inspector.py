@@ -43,8 +43,8 @@ class McpInspectorScreen(Screen):
 
     CSS_PATH = STYLES_DIR / "mcp.tcss"
     BINDINGS = [
-        Binding("escape,f9", "close", "Close"),
-        Binding("ctrl+r", "refresh", "Refresh"),
+        Binding("escape,f9", "close", "Close", id="mcp.close"),
+        Binding("ctrl+r", "refresh", "Refresh", id="mcp.refresh"),
     ]
 
     class ServerChanged(Message):

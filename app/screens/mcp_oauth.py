@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from app.keymap import key_hint
 from app.mcp.features import AuthorizationHook, AuthorizationRequest
 from styles import STYLES_DIR
 from widgets.url_block import url_block
@@ -32,8 +33,8 @@ class McpSignInScreen(ModalScreen[None]):
 
     CSS_PATH = STYLES_DIR / "mcp_oauth.tcss"
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel sign-in"),
-        Binding("c", "copy", "Copy URL"),
+        Binding("escape", "cancel", "Cancel sign-in", id="mcp_oauth.cancel_sign_in"),
+        Binding("c", "copy", "Copy URL", id="mcp_oauth.copy_url"),
     ]
 
     def __init__(self, request: AuthorizationRequest, opener: Callable[[str], Any] = webbrowser.open) -> None:
@@ -55,7 +56,8 @@ class McpSignInScreen(ModalScreen[None]):
                 yield Button("Open browser", id="open", variant="primary")
                 yield Button("Copy URL", id="copy")
                 yield Button("Cancel", id="cancel", variant="error")
-            yield Static("Enter opens the browser · c copies the URL · Esc cancels", id="sign-in-keys")
+            yield Static(f"Enter opens the browser · {key_hint(self, 'mcp_oauth.copy_url')} copies the URL · "
+                             f"{key_hint(self, 'mcp_oauth.cancel_sign_in')} cancels", id="sign-in-keys")
 
     def on_mount(self) -> None:
         self.query_one("#open", Button).focus()

@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
+from app.keymap import key_hint
 from app.memory.records import SCOPES, TYPES, InvalidMemory, Memory
 from app.screens.confirm import ConfirmScreen
 
@@ -41,12 +42,12 @@ class MemoryBrowser(ModalScreen[None]):
     #memory-status { color: $text-muted; height: 1; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("e", "edit", "Edit"),
-        Binding("ctrl+e", "external_edit", "$EDITOR"),
-        Binding("delete,x", "delete", "Delete"),
-        Binding("ctrl+s", "save_edit", "Save", show=False),
-        Binding("down", "focus_table", "Results", show=False),
+        Binding("escape", "close", "Close", id="memory_browser.close"),
+        Binding("e", "edit", "Edit", id="memory_browser.edit"),
+        Binding("ctrl+e", "external_edit", "$EDITOR", id="memory_browser.external_edit"),
+        Binding("delete,x", "delete", "Delete", id="memory_browser.delete"),
+        Binding("ctrl+s", "save_edit", "Save", show=False, id="memory_browser.save"),
+        Binding("down", "focus_table", "Results", show=False, id="memory_browser.focus_results"),
     ]
 
     def __init__(self, service, visibility, query: str = "") -> None:
@@ -58,7 +59,10 @@ class MemoryBrowser(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="memory-dialog"):
-            yield Static("[b]Memories[/b]  type to search · e edit · Ctrl+E $EDITOR · x delete · Esc close",
+            yield Static(f"[b]Memories[/b]  type to search · {key_hint(self, 'memory_browser.edit')} edit · "
+                         f"{key_hint(self, 'memory_browser.external_edit')} $EDITOR · "
+                         f"{key_hint(self, 'memory_browser.delete', every=True).rsplit('/', 1)[-1]} delete · "  # x
+                         f"{key_hint(self, 'memory_browser.close')} close",
                          id="memory-heading")
             with Horizontal(id="memory-filters"):
                 yield Input(self.initial_query, placeholder="search names, descriptions, content…",

@@ -9,6 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, RadioButton, RadioSet, Static
 
+from app.keymap import key_hint
 from app.memory.records import SCOPES, TYPES, InvalidMemory, check_name, suggest_name
 
 TYPE_HELP = {"user": "about you", "project": "about this project", "feedback": "how the agent should work",
@@ -28,7 +29,7 @@ class MemoryNoteScreen(ModalScreen[tuple[str, str, str] | None]):
     #note-error { color: $error; height: auto; }
     .note-keys { color: $text-muted; }
     """
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel"), Binding("ctrl+s", "save", "Save")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="memory_note.cancel"), Binding("ctrl+s", "save", "Save", id="memory_note.save")]
 
     def __init__(self, note: str) -> None:
         super().__init__()
@@ -47,7 +48,8 @@ class MemoryNoteScreen(ModalScreen[tuple[str, str, str] | None]):
                     for scope in SCOPES:
                         yield RadioButton(f"{scope} — {SCOPE_HELP[scope]}", value=scope == "workspace", name=scope)
             yield Static("", id="note-error")
-            yield Static("[b]Enter[/b] or [b]Ctrl+S[/b] save · [b]Tab[/b] next · [b]Esc[/b] cancel",
+            yield Static(f"[b]Enter[/b] or [b]{key_hint(self, 'memory_note.save')}[/b] save · [b]Tab[/b] next · "
+                         f"[b]{key_hint(self, 'memory_note.cancel')}[/b] cancel",
                          classes="note-keys")
 
     def on_mount(self) -> None:

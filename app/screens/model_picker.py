@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from app.keymap import key_hint
 from app.providers.models import ModelInfo
 from styles import STYLES_DIR
 
@@ -42,7 +43,7 @@ class ModelPickerScreen(ModalScreen["str | None"]):
     """Enter picks the highlighted alias; Esc cancels."""
 
     CSS_PATH = STYLES_DIR / "providers.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="model_picker.cancel")]
 
     def __init__(self, models: list[ModelInfo], current: str | None = None) -> None:
         super().__init__()
@@ -55,7 +56,8 @@ class ModelPickerScreen(ModalScreen["str | None"]):
             options = OptionList(*(Option(model_label(m, self.current), id=m.alias) for m in self.models),
                                  id="model-list")
             yield options
-            yield Static("Enter switches   Esc cancels   (models come from [models.*] in config.toml)",
+            yield Static(f"Enter switches   {key_hint(self, 'model_picker.cancel')} cancels   "
+                             "(models come from [models.*] in config.toml)",
                          classes="hint")
 
     def on_mount(self) -> None:

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Checkbox, OptionList, Static
 from textual.widgets.option_list import Option
 
+from app.keymap import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 
@@ -43,8 +44,8 @@ class NewWorkstreamScreen(ModalScreen["NewWorkstreamChoice | None"]):
 
     CSS_PATH = STYLES_DIR / "providers.tcss"
     DEFAULT_CSS = "NewWorkstreamScreen { align: center middle; } #new-workstream-worktree { margin: 1 0 0 0; }"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel"),
-                Binding("w", "toggle_worktree", "Worktree", show=True)]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="new_workstream.cancel"),
+                Binding("w", "toggle_worktree", "Worktree", show=True, id="new_workstream.worktree")]
 
     def __init__(self, model: str, agents: dict[str, str], *, worktree_possible: bool = False) -> None:
         super().__init__()
@@ -62,7 +63,7 @@ class NewWorkstreamScreen(ModalScreen["NewWorkstreamChoice | None"]):
             if self.worktree_possible:
                 yield Checkbox("In its own git worktree (W): its changes stay apart until merged with /worktree",
                                id="new-workstream-worktree")
-            hint = "Enter opens it in a new tab   Esc cancels"
+            hint = f"Enter opens it in a new tab   {key_hint(self, 'new_workstream.cancel')} cancels"
             if self.agents:
                 hint += "   (agents come from [agents.*] in config.toml)"
             yield Static(hint, classes="hint")

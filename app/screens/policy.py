@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Select, Static
 
+from app.keymap import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 
@@ -20,9 +21,9 @@ DECISION_STYLES = {"deny": "bold red", "ask": "yellow", "allow": "green"}
 class PolicyScreen(ModalScreen[None]):
     CSS_PATH = STYLES_DIR / "policy.tcss"
     BINDINGS = [
-        Binding("escape", "dismiss_screen", "Close", priority=True),
-        Binding("d", "delete_rule", "Delete rule"),
-        Binding("A", "accept_project", "Accept project file"),
+        Binding("escape", "dismiss_screen", "Close", priority=True, id="policy.close"),
+        Binding("d", "delete_rule", "Delete rule", id="policy.delete_rule"),
+        Binding("A", "accept_project", "Accept project file", id="policy.accept_project_file"),
     ]
 
     def __init__(self, setup) -> None:
@@ -44,7 +45,9 @@ class PolicyScreen(ModalScreen[None]):
                              allow_blank=False, id="policy-new-scope")
                 yield Button("Add", id="policy-add-button")
             yield Static("", id="policy-message")
-            yield Static("[b]d[/] delete the selected rule   [b]A[/] accept the project file   [b]Esc[/] close",
+            yield Static(f"[b]{key_hint(self, 'policy.delete_rule')}[/] delete the selected rule   "
+                         f"[b]{key_hint(self, 'policy.accept_project_file')}[/] accept the project file   "
+                         f"[b]{key_hint(self, 'policy.close')}[/] close",
                          id="policy-keys")
 
     def on_mount(self) -> None:

@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
+from app.keymap import key_hint
 from app.screens.confirm import ConfirmScreen
 from styles import STYLES_DIR
 
@@ -63,9 +64,9 @@ class ResumeScreen(ModalScreen[str | None]):
     CSS_PATH = STYLES_DIR / "screens.tcss"
 
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Close"),
-        Binding("delete", "delete", "Delete"),
-        Binding("down", "focus_table", "Results", show=False),
+        Binding("escape", "dismiss(None)", "Close", id="resume.close"),
+        Binding("delete", "delete", "Delete", id="resume.delete"),
+        Binding("down", "focus_table", "Results", show=False, id="resume.focus_results"),
     ]
 
     def __init__(self, store, query: str = "", *, now: Callable[[], float] = time.time) -> None:
@@ -78,7 +79,8 @@ class ResumeScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="resume-dialog"):
             yield Static("[b]Resume a workstream[/b]  type to search all history · Enter opens · "
-                         "Delete deletes · Esc closes", id="resume-heading")
+                         f"{key_hint(self, 'resume.delete')} deletes · {key_hint(self, 'resume.close')} closes",
+                         id="resume-heading")
             yield Input(self.initial_query, placeholder="search messages…", id="resume-search")
             yield DataTable(id="resume-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="resume-status")

@@ -16,6 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.checkpoints.rewind import RewindError, RewindPlan, TurnSummary
+from app.keymap import key_hint
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView, render_diff
 
@@ -91,12 +92,12 @@ class RewindScreen(ModalScreen["str | ForkHere | None"]):
     CSS_PATH = STYLES_DIR / "checkpoints.tcss"
 
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Close"),
-        Binding("enter,b", "rewind('both')", "Files + conversation"),
-        Binding("f", "rewind('files')", "Files only"),
-        Binding("c", "rewind('conversation')", "Conversation only"),
-        Binding("u", "undo", "Undo last rewind"),
-        Binding("k", "fork", "Fork here"),
+        Binding("escape", "dismiss(None)", "Close", id="rewind.close"),
+        Binding("enter,b", "rewind('both')", "Files + conversation", id="rewind.files_and_conversation"),
+        Binding("f", "rewind('files')", "Files only", id="rewind.files_only"),
+        Binding("c", "rewind('conversation')", "Conversation only", id="rewind.conversation_only"),
+        Binding("u", "undo", "Undo last rewind", id="rewind.undo_last_rewind"),
+        Binding("k", "fork", "Fork here", id="rewind.fork_here"),
     ]
 
     def __init__(self, rewinder, title: str) -> None:
@@ -110,8 +111,13 @@ class RewindScreen(ModalScreen["str | ForkHere | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rewind-dialog"):
             yield Static(Text.assemble(("Rewind ", "bold"), (f"“{self.workstream_title}”", "bold"),
-                                       "  to before a message · Enter/b files + conversation · f files only · "
-                                       "c conversation only · u undo the last rewind · k fork here · Esc closes"),
+                                       "  to before a message · "
+                                       f"{key_hint(self, 'rewind.files_and_conversation', every=True)} files + "
+                                       f"conversation · {key_hint(self, 'rewind.files_only')} files only · "
+                                       f"{key_hint(self, 'rewind.conversation_only')} conversation only · "
+                                       f"{key_hint(self, 'rewind.undo_last_rewind')} undo the last rewind · "
+                                       f"{key_hint(self, 'rewind.fork_here')} fork here · "
+                                       f"{key_hint(self, 'rewind.close')} closes"),
                          id="rewind-heading")
             with Horizontal(id="rewind-body"):
                 yield OptionList(id="rewind-turns")

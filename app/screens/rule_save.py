@@ -23,7 +23,7 @@ class RuleSaveScreen(ModalScreen[tuple[list[str], str] | None]):
     """Edit the offered rules, pick a scope, see which file they go to; Enter saves, Esc cancels."""
 
     CSS_PATH = STYLES_DIR / "approval.tcss"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", priority=True)]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", priority=True, id="rule_save.cancel")]
 
     def __init__(self, item: ApprovalItem, places: dict[str, str] | None = None) -> None:
         super().__init__()

@@ -52,11 +52,10 @@ class SamplingScreen(ModalScreen["bool | HandReply"]):
 
     CSS_PATH = STYLES_DIR / "client_requests.tcss"
     BINDINGS = [
-        Binding("y", "decide(True)", "Approve"),
-        Binding("w", "write", "Write reply"),
-        Binding("n", "decide(False)", "Deny"),
-        Binding("escape", "decide(False)", "Deny"),
-        Binding("ctrl+s", "send", "Send reply", priority=True, show=False),
+        Binding("y", "decide(True)", "Approve", id="sampling.approve"),
+        Binding("w", "write", "Write reply", id="sampling.write_reply"),
+        Binding("n,escape", "decide(False)", "Deny", id="sampling.deny"),
+        Binding("ctrl+s", "send", "Send reply", priority=True, show=False, id="sampling.send_reply"),
     ]
 
     def __init__(self, request: SamplingRequest, model: str, workstream_title: str = "") -> None:

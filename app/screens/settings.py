@@ -1,5 +1,5 @@
 """The settings screen (palette, /settings): theme, bell and notifications, retention, limits, the
-default model and keymap overrides; Ctrl+S writes the changed ones to config.toml (comments kept).
+default model, the default permission mode and keymap overrides (every screen's and dialog's); Ctrl+S writes the changed ones to config.toml (comments kept).
 
     app.push_screen(SettingsScreen(config, themes, models, bindings), callback)  # callback: SavedSettings | None
 """
@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static, Switch
 
-from app.keymap import BindingInfo, key_display
+from app.keymap import BindingInfo, key_display, key_hint
 from app.settings_file import SETTINGS, Setting, current_values, parse
 
 
@@ -29,6 +29,10 @@ class SavedSettings:
 
 def _field_id(setting: Setting) -> str:
     return f"setting-{setting.section}-{setting.key}"
+
+
+def _key_field_id(binding: BindingInfo) -> str:
+    return "key-" + binding.id.replace(".", "--")  # a widget id may not hold a dot
 
 
 class SettingsScreen(ModalScreen["SavedSettings | None"]):
@@ -46,7 +50,7 @@ class SettingsScreen(ModalScreen["SavedSettings | None"]):
     #settings-status { color: $error; padding: 0 1; height: auto; }
     #settings-dialog .hint { color: $text-muted; padding: 0 1 1 1; }
     """
-    BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True), Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True, id="settings.save"), Binding("escape", "dismiss(None)", "Cancel", id="settings.cancel")]
 
     def __init__(self, config, themes: list[str], models: list[str], bindings: list[BindingInfo], *,
                  config_path: object = "", theme: str | None = None) -> None:
@@ -59,6 +63,7 @@ class SettingsScreen(ModalScreen["SavedSettings | None"]):
         self.config_path = config_path
 
     def compose(self) -> ComposeResult:
+        scope = "main"
         with Vertical(id="settings-dialog"):
             yield Static("Settings", classes="heading")
             with VerticalScroll():
@@ -69,19 +74,23 @@ class SettingsScreen(ModalScreen["SavedSettings | None"]):
                         yield self._editor(setting)
                 yield Static("Keys (empty = the default shown)", classes="section")
                 for binding in self.bindings:
+                    if binding.scope != scope:
+                        scope = binding.scope
+                        yield Static(f"  {scope.replace('_', ' ')}", classes="section")
                     with Horizontal(classes="setting-row"):
                         yield Static(f"{binding.id}  ({binding.description})", classes="label")
-                        yield Input(self.keymap.get(binding.id, ""), id=f"key-{binding.id}",
+                        yield Input(self.keymap.get(binding.id, ""), id=_key_field_id(binding),
                                     placeholder=", ".join(key_display(k) for k in binding.keys[:2]))
             yield Static("", id="settings-status")
-            yield Static(f"Ctrl+S saves to {self.config_path}   Esc cancels", classes="hint")
+            yield Static(f"{key_hint(self, 'settings.save')} saves to {self.config_path}   "
+                         f"{key_hint(self, 'settings.cancel')} cancels", classes="hint")
 
     def _editor(self, setting: Setting):
         value = self.values[(setting.section, setting.key)]
         if setting.kind == "bool":
             return Switch(bool(value), id=_field_id(setting))
         if setting.kind == "choice":
-            names = self.themes if setting.key == "theme" else self.models
+            names = list(setting.choices) or (self.themes if setting.key == "theme" else self.models)
             options = [(name, name) for name in names]
             return Select(options, value=value if value in names else Select.NULL, allow_blank=True,
                           id=_field_id(setting), prompt="(unset)")
@@ -113,7 +122,7 @@ class SettingsScreen(ModalScreen["SavedSettings | None"]):
             if value is not None and value != self.values[(setting.section, setting.key)]:
                 saved.changes[(setting.section, setting.key)] = value
         for binding in self.bindings:
-            keys = self.query_one(f"#key-{binding.id}", Input).value.strip()
+            keys = self.query_one(f"#{_key_field_id(binding)}", Input).value.strip()
             if keys != self.keymap.get(binding.id, ""):
                 saved.keymap[binding.id] = keys
         return saved

@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from app.keymap import key_hint
 from app.providers.discovery import Candidate, detect_keys, probe_local, write_model_choice
 from styles import STYLES_DIR
 
@@ -30,7 +31,7 @@ class SetupScreen(ModalScreen["Candidate | None"]):
     """Lists candidates; Enter writes the highlighted one (model name editable) and dismisses."""
 
     CSS_PATH = STYLES_DIR / "providers.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Skip")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Skip", id="setup.skip")]
 
     def __init__(self, config_path: Path, *, env: Mapping[str, str] = os.environ,
                  probe: Probe | None = None) -> None:
@@ -49,7 +50,7 @@ class SetupScreen(ModalScreen["Candidate | None"]):
             yield Static("Model (edit to pick another one the server offers):", classes="hint found")
             yield Input(placeholder="model name", id="setup-model", classes="found")
             yield Static("", id="setup-status", classes="status")
-            yield Static(f"Enter saves to {self.config_path}   Esc skips (use --model later)",
+            yield Static(f"Enter saves to {self.config_path}   {key_hint(self, 'setup.skip')} skips (use --model later)",
                          classes="hint found")
 
     def on_mount(self) -> None:

@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from app.keymap import key_hint
+
 
 class SkillPicker(ModalScreen[str | None]):
     """Dismisses with the chosen skill's name (Enter), or None (Esc)."""
@@ -23,7 +25,7 @@ class SkillPicker(ModalScreen[str | None]):
     #skill-problems { color: $warning; height: auto; }
     .skill-keys { color: $text-muted; }
     """
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="skill_picker.close")]
 
     def __init__(self, skills: dict, problems: list[str], workspace: str = "") -> None:
         """`workspace`: shown paths are relative to it."""
@@ -49,7 +51,8 @@ class SkillPicker(ModalScreen[str | None]):
                 yield OptionList(*options, id="skill-list")
             yield Static("\n".join(f"could not load: {p}" for p in self.problems), id="skill-problems",
                          markup=False)
-            yield Static("[b]Enter[/b] start · [b]Esc[/b] close · variables: /skill NAME var=value …",
+            yield Static(f"[b]Enter[/b] start · [b]{key_hint(self, 'skill_picker.close')}[/b] close · "
+                         "variables: /skill NAME var=value …",
                          classes="skill-keys")
 
     def on_mount(self) -> None:

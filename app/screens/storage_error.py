@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from app.keymap import key_hint
 from styles import STYLES_DIR
 
 Choice = Literal["retry", "temporary", "quit"]
@@ -25,9 +26,9 @@ class StorageErrorScreen(ModalScreen[Choice]):
 
     CSS_PATH = STYLES_DIR / "screens.tcss"
     BINDINGS = [
-        Binding("r", "choose('retry')", "Retry"),
-        Binding("t", "choose('temporary')", "Temporary store"),
-        Binding("q,escape", "choose('quit')", "Quit"),
+        Binding("r", "choose('retry')", "Retry", id="storage_error.retry"),
+        Binding("t", "choose('temporary')", "Temporary store", id="storage_error.temporary_store"),
+        Binding("q,escape", "choose('quit')", "Quit", id="storage_error.quit"),
     ]
 
     def __init__(self, path: str, reason: str) -> None:
@@ -42,7 +43,9 @@ class StorageErrorScreen(ModalScreen[Choice]):
             yield Static("Conversations could not be saved or resumed. Fix the cause (permissions, disk "
                          "space, --data-dir) and retry, or continue with a temporary store that is deleted "
                          "when Whimbrel exits.", classes="storage-error-help")
-            yield Static("[b]r[/b] retry    [b]t[/b] temporary store    [b]q[/b] quit", classes="confirm-keys")
+            yield Static(f"[b]{key_hint(self, 'storage_error.retry')}[/b] retry    "
+                         f"[b]{key_hint(self, 'storage_error.temporary_store')}[/b] temporary store    "
+                         f"[b]{key_hint(self, 'storage_error.quit')}[/b] quit", classes="confirm-keys")
 
     def action_choose(self, choice: Choice) -> None:
         self.dismiss(choice)

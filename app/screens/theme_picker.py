@@ -14,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from app.keymap import key_hint
+
 
 class ThemePickerScreen(ModalScreen["str | None"]):
     """A list of themes; the highlighted one is applied at once so the whole app shows it."""
@@ -26,7 +28,7 @@ class ThemePickerScreen(ModalScreen["str | None"]):
     #theme-dialog .hint { color: $text-muted; padding: 1 0 0 0; }
     #theme-list { height: auto; max-height: 18; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("enter", "keep", "Keep", show=True)]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="theme_picker.cancel"), Binding("enter", "keep", "Keep", show=True, id="theme_picker.keep")]
 
     def __init__(self, names: list[str]) -> None:
         super().__init__()
@@ -37,7 +39,8 @@ class ThemePickerScreen(ModalScreen["str | None"]):
         with Vertical(id="theme-dialog"):
             yield Static("Theme", classes="heading")
             yield OptionList(*(Option(self._label(name), id=name) for name in self.names), id="theme-list")
-            yield Static("↑↓ preview   Enter keeps (saved to config.toml)   Esc cancels", classes="hint")
+            yield Static(f"↑↓ preview   {key_hint(self, 'theme_picker.keep')} keeps (saved to config.toml)   "
+                             f"{key_hint(self, 'theme_picker.cancel')} cancels", classes="hint")
 
     def _label(self, name: str) -> Text:
         dark = self.app.available_themes[name].dark

@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from app.keymap import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 
@@ -27,7 +28,7 @@ def _interval(seconds: float) -> str:
 
 class WatchesScreen(ModalScreen[None]):
     CSS_PATH = STYLES_DIR / "providers.tcss"
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close"), Binding("c", "cancel_watch", "Cancel watch")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="watches.close"), Binding("c", "cancel_watch", "Cancel watch", id="watches.cancel_watch")]
 
     def __init__(self, rows: list[dict[str, Any]], titles: dict[str, str], cancel: Cancel) -> None:
         super().__init__()
@@ -40,7 +41,8 @@ class WatchesScreen(ModalScreen[None]):
             yield Static("Watches", classes="heading")
             yield DataTable(id="watch-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="watch-status", classes="status")
-            yield Static("c cancels the highlighted watch · Esc closes", classes="hint")
+            yield Static(f"{key_hint(self, 'watches.cancel_watch')} cancels the highlighted watch · "
+                         f"{key_hint(self, 'watches.close')} closes", classes="hint")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from app.checkpoints import worktree as wt
+from app.keymap import key_hint
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView, render_diff
 
@@ -24,10 +25,10 @@ class WorktreeScreen(ModalScreen[str | None]):
     CSS_PATH = STYLES_DIR / "checkpoints.tcss"
 
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Close"),
-        Binding("m", "merge", "Merge"),
-        Binding("k", "keep", "Keep branch"),
-        Binding("d", "discard", "Discard"),
+        Binding("escape", "dismiss(None)", "Close", id="worktree.close"),
+        Binding("m", "merge", "Merge", id="worktree.merge"),
+        Binding("k", "keep", "Keep branch", id="worktree.keep_branch"),
+        Binding("d", "discard", "Discard", id="worktree.discard"),
     ]
 
     def __init__(self, tree: wt.Worktree, title: str, then: str = "") -> None:
@@ -41,8 +42,10 @@ class WorktreeScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="worktree-dialog"):
             yield Static(Text.assemble(("Worktree of ", "bold"), (f"“{self.workstream_title}”", "bold"),
-                                       f"  branch {self.worktree.branch} · m merge into the main tree · "
-                                       "k keep the branch · d discard · Esc closes"), id="worktree-heading")
+                                       f"  branch {self.worktree.branch} · {key_hint(self, 'worktree.merge')} merge "
+                                       f"into the main tree · {key_hint(self, 'worktree.keep_branch')} keep the branch · "
+                                       f"{key_hint(self, 'worktree.discard')} discard · "
+                                       f"{key_hint(self, 'worktree.close')} closes"), id="worktree-heading")
             with VerticalScroll(id="worktree-body"):
                 yield DiffView("", id="worktree-diff")
             yield Static("Reading the changes…", id="worktree-status")

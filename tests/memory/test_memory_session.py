@@ -160,6 +160,22 @@ async def test_subdirectory_instructions_join_after_a_read(fake_openai, tmp_path
     await close(models, store)
 
 
+async def test_subdirectory_instructions_join_after_a_write_there(fake_openai, tmp_path):
+    workspace = tmp_path / "project"
+    (workspace / "api").mkdir(parents=True)
+    (workspace / "api" / "AGENTS.md").write_text("API handlers return typed errors.")
+    write = json.dumps({"path": "api/handler.py", "content": "def handle():\n    pass\n"})
+    fake_openai.queue(ToolCallReply(calls=[("write_file", write, "c1")]), TextReply("written"))
+    models = registry_for({"local": openai_model(fake_openai, "local")})
+    store = await AsyncStore.open(tmp_path / "data" / "whimbrel.db")
+    session = await _session(models, store, MemoryService(store), workspace, None, Recorder())
+    await session.run_turn("add a handler")
+    assert (workspace / "api" / "handler.py").exists()
+    assert "typed errors" not in _system(fake_openai.requests[0])
+    assert "typed errors" in _system(fake_openai.requests[1])
+    await close(models, store)
+
+
 async def test_the_skill_tool_lists_and_reads_skills(fake_openai, tmp_path):
     workspace = tmp_path / "project"
     skills = workspace / ".whimbrel" / "skills"

@@ -74,3 +74,83 @@ async def test_conflicts_are_reported_at_start(tmp_path):
         await booted(pilot)
         await wait_for(pilot, lambda: any("cancel_turn (Cancel turn) and new_workstream (New)" in n.message
                                           for n in app._notifications), message="the conflict is reported")
+
+
+def _classes_with_bindings():
+    """Every class of app.screens and widgets that declares BINDINGS, found by walking the packages."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    for package_name in ("app.screens", "widgets"):
+        package = importlib.import_module(package_name)
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package_name}.{info.name}")
+            for _, cls in inspect.getmembers(module, inspect.isclass):
+                if cls.__module__ == module.__name__ and "BINDINGS" in cls.__dict__:
+                    yield cls
+
+
+def test_every_binding_of_every_screen_and_dialog_has_an_id_named_after_its_screen():
+    from textual.binding import Binding
+
+    from app.screens.main import MainScreen
+
+    from app.keymap import BindingInfo, dialog_bindings
+
+    ids: list[str] = []
+    declared: set[BindingInfo] = set()
+    for cls in _classes_with_bindings():
+        for binding in cls.__dict__["BINDINGS"]:
+            assert isinstance(binding, Binding) and binding.id, f"{cls.__name__}: {binding!r} has no id"
+            assert cls is MainScreen or "." in binding.id, f"{binding.id}: a dialog's id is screen.name"
+            ids.append(binding.id)
+            if cls is not MainScreen:
+                declared.add(BindingInfo(binding.id, binding.description,
+                                         tuple(k.strip() for k in binding.key.split(","))))
+    assert len(ids) == len(set(ids)), "binding ids are unique"
+    assert set(dialog_bindings()) == declared  # the reading of the source matches the classes
+    assert {"approval.approve", "confirm.yes", "help.close", "mcp.add", "settings.save"} <= set(ids)
+
+
+def test_a_dialog_conflict_names_both_bindings_and_screens_do_not_clash_with_each_other():
+    assert keymap_problems({"approval.approve": "n"}) == [
+        "[keymap] n is bound twice: approval.approve (Approve) and approval.deny (Deny); change one of them in [keymap]"]
+    assert keymap_problems({"confirm.yes": "ctrl+n"}) == []  # the main screen's ctrl+n is not in force there
+    assert "did you mean approval.deny" in keymap_problems({"aproval.deny": "x"})[0]
+
+
+def test_help_lists_each_dialogs_keys_in_force():
+    from app.keymap import dialog_rows
+
+    rows = dict(dialog_rows({"confirm.yes": "j"}))
+    assert rows["Confirm"] == "j Yes · n/Esc No"
+    assert rows["Approval"].startswith("y Approve · Y Approve all · n Deny")
+
+
+async def test_a_dialogs_binding_moves_with_the_keymap_in_its_footer_and_help(tmp_path):
+    from app.screens.confirm import ConfirmScreen
+
+    app = app_with_keymap(tmp_path, '[keymap]\n"confirm.yes" = "j"\n')
+    answers: list[bool] = []
+    async with app.run_test(size=(120, 30)) as pilot:
+        await booted(pilot)
+        app.push_screen(ConfirmScreen("Really?"), callback=answers.append)
+        await wait_for(pilot, lambda: "j Yes" in bottom_line(app), message="the dialog's footer shows the new key")
+        assert "[b]j[/b] yes" in screen_text(app)  # and so does its own hint line
+        await pilot.press("y")  # the old key does nothing now (press returns once the key is handled)
+        assert isinstance(app.screen, ConfirmScreen) and answers == []
+        await pilot.press("j")
+        await wait_for(pilot, lambda: answers, message="j answers yes")
+        assert answers == [True]
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), message="help opens")
+        assert "j Yes · n/Esc No" in screen_text(app) and "(Esc closes)" in screen_text(app)
+
+
+def test_docs_list_every_binding_id():
+    from app.keymap import all_bindings
+
+    text = (Path(__file__).parents[2] / "docs" / "keys.md").read_text()
+    missing = [b.id for b in all_bindings() if f"`{b.id}`" not in text]
+    assert not missing, f"docs/keys.md lacks {missing}"

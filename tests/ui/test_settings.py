@@ -95,3 +95,24 @@ async def test_a_bad_number_is_refused_and_nothing_written(tmp_path):
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, SettingsScreen))
     assert path.read_text() == COMMENTED
+
+
+async def test_the_default_mode_a_memory_limit_and_a_dialogs_key_are_saved(tmp_path):
+    from app.screens.confirm import ConfirmScreen
+
+    app, path = settings_app(tmp_path)
+    async with app.run_test(size=(110, 40)) as pilot:
+        screen = await open_settings(pilot)
+        screen.query_one("#setting-policy-mode", Select).value = "plan"
+        screen.query_one("#setting-memory-per_turn", Input).value = "3"
+        screen.query_one("#key-confirm--yes", Input).value = "j"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: any("Saved to" in n.message for n in app._notifications), message="saved")
+        config = load_config(path)
+        assert (config.policy_mode, config.memory_per_turn, config.keymap) == ("plan", 3, {"confirm.yes": "j"})
+        assert "# the box under my desk" in path.read_text() and '"confirm.yes" = "j"' in path.read_text()
+        answers: list[bool] = []
+        app.push_screen(ConfirmScreen("Sure?"), callback=answers.append)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("j")
+        await wait_for(pilot, lambda: answers == [True], message="the dialog's new key works at once")
