@@ -49,6 +49,7 @@ class WhimbrelAgent:
                  output_limit: int = 30_000, auto_compact_pct: float = 80.0) -> None:
         self.store, self.models = store, models
         self.registry, self.read_only = gated_registry(registry)
+        self._local_registry = self.registry  # before initialize says what the client offers
         self.bash_timeout, self.output_limit, self.auto_compact_pct = bash_timeout, output_limit, auto_compact_pct
         self.conn: Any = None
         self.sessions: dict[str, AcpSession] = {}
@@ -63,6 +64,10 @@ class WhimbrelAgent:
         import acp
         from acp.schema import AgentCapabilities, Implementation
 
+        from app.acp.client_tools import client_routed
+
+        if client_capabilities is not None:  # files and commands go through what the client offers
+            self.registry = client_routed(self._local_registry, client_capabilities, lambda: self.conn)
         return acp.InitializeResponse(protocol_version=min(protocol_version, acp.PROTOCOL_VERSION),
                                       agent_capabilities=AgentCapabilities(load_session=True),
                                       agent_info=Implementation(name="whimbrel", version="0.1.0"))
