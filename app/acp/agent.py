@@ -40,6 +40,8 @@ class AcpSession:
     cancel_requested: bool = False
     last_error: str = ""
     outcome: str = ""
+    servers: Any = None  # app.acp.session_mcp.SessionServers: the MCP servers the client handed over
+    warnings: list[str] = field(default_factory=list)  # told to the client with the next prompt
 
 
 class WhimbrelAgent:
@@ -62,14 +64,15 @@ class WhimbrelAgent:
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **kwargs: Any) -> Any:
         import acp
-        from acp.schema import AgentCapabilities, Implementation
+        from acp.schema import AgentCapabilities, Implementation, McpCapabilities
 
         from app.acp.client_tools import client_routed
 
         if client_capabilities is not None:  # files and commands go through what the client offers
             self.registry = client_routed(self._local_registry, client_capabilities, lambda: self.conn)
         return acp.InitializeResponse(protocol_version=min(protocol_version, acp.PROTOCOL_VERSION),
-                                      agent_capabilities=AgentCapabilities(load_session=True),
+                                      agent_capabilities=AgentCapabilities(
+                                          load_session=True, mcp_capabilities=McpCapabilities(http=True, sse=True)),
                                       agent_info=Implementation(name="whimbrel", version="0.1.0"))
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> Any:
@@ -78,6 +81,7 @@ class WhimbrelAgent:
         workdir = self._workdir(cwd)
         workstream, _evicted = await self._manager(workdir).create()
         session = self._adopt(workstream, workdir)
+        await self._connect_servers(session, mcp_servers)
         return acp.NewSessionResponse(session_id=workstream.id, modes=self._modes(session),
                                       config_options=self._config_options(session))
 
@@ -95,6 +99,7 @@ class WhimbrelAgent:
             except HeldElsewhere as held:
                 raise acp.RequestError.invalid_request({"sessionId": session_id, "reason": str(held)}) from None
             session = self._adopt(workstream, workdir)
+        await self._connect_servers(session, mcp_servers)
         for update in history_updates(session.workstream.session.messages):
             await self.conn.session_update(session_id=session_id, update=update)
         return acp.LoadSessionResponse(modes=self._modes(session), config_options=self._config_options(session))
@@ -126,6 +131,10 @@ class WhimbrelAgent:
             raise acp.RequestError.invalid_request({"reason": "a prompt is already running in this session"})
         text = "\n".join(block.text for block in prompt if getattr(block, "type", "") == "text")
         session.cancel_requested, session.last_error, session.outcome = False, "", ""
+        warnings, session.warnings = session.warnings, []
+        for warning in warnings:
+            await self.conn.session_update(session_id=session_id, update=acp.update_agent_message_text(
+                f"[warning] {warning}\n"))
         session.turn = asyncio.create_task(session.workstream.submit(text))
         await asyncio.wait([session.turn])
         await session.queue.join()  # every update of the turn reaches the client before the answer
@@ -153,6 +162,8 @@ class WhimbrelAgent:
             for task in (session.turn, session.pump):
                 if task is not None and not task.done():
                     task.cancel()
+        await asyncio.gather(*(s.servers.stop() for s in self.sessions.values() if s.servers is not None),
+                             return_exceptions=True)
         for manager in self._managers.values():
             await manager.ownership.release_all()
 
@@ -180,6 +191,23 @@ class WhimbrelAgent:
         session.pump = asyncio.create_task(self._pump(session))
         self.sessions[workstream.id] = session
         return session
+
+    async def _connect_servers(self, session: AcpSession, mcp_servers: Any) -> None:
+        """The client's MCP servers for this session (those of an earlier session/new or load replaced)."""
+        import logging
+
+        from app.acp.session_mcp import SessionServers, server_configs
+
+        configs, problems = server_configs(mcp_servers)
+        if session.servers is not None:
+            await session.servers.stop()
+            session.servers, session.workstream.session.registry = None, self.registry
+        if configs:
+            session.servers = SessionServers(configs, session.workdir)
+            problems += await session.servers.start(session.workstream.session)
+        for problem in problems:
+            logging.getLogger("whimbrel").warning("%s", problem)
+        session.warnings.extend(problems)
 
     def _session(self, session_id: str) -> AcpSession:
         import acp
