@@ -48,12 +48,13 @@ class WhimbrelAgent:
     """The ACP `Agent`: initialize, sessions (new / load), prompt, cancel, modes and the model option."""
 
     def __init__(self, *, store: Any, models: Any, registry: Any, bash_timeout: float = 120.0,
-                 output_limit: int = 30_000, auto_compact_pct: float = 80.0) -> None:
+                 output_limit: int = 30_000, auto_compact_pct: float = 80.0, default_mode: str = "ask") -> None:
         self.store, self.models = store, models
         self.registry, self.read_only = gated_registry(registry)
         self._local_registry = self.registry  # before initialize says what the client offers
         self.bash_timeout, self.output_limit, self.auto_compact_pct = bash_timeout, output_limit, auto_compact_pct
         self.conn: Any = None
+        self.default_mode = default_mode
         self.sessions: dict[str, AcpSession] = {}
         self._managers: dict[Path, Any] = {}
 
@@ -186,7 +187,7 @@ class WhimbrelAgent:
         return self._managers[workdir]
 
     def _adopt(self, workstream, workdir: Path) -> AcpSession:
-        session = AcpSession(workstream, workdir)
+        session = AcpSession(workstream, workdir, mode=self.default_mode)
         workstream.listener = lambda event: self._on_event(session, event)
         session.pump = asyncio.create_task(self._pump(session))
         self.sessions[workstream.id] = session

@@ -52,6 +52,13 @@ def client_routed(registry: ToolRegistry, capabilities: Any, connection: Connect
     return routed
 
 
+def _said(error: Any) -> str:
+    """A client's error answer in words: its message and the reason it gave, if any."""
+    data = getattr(error, "data", None)
+    reason = data.get("reason") if isinstance(data, dict) else data
+    return f"{error} ({reason})" if reason else str(error)
+
+
 def _status(exit_code: int | None, signal: str | None) -> str:
     return f"[killed by {signal}]" if signal else f"[exit code {exit_code if exit_code is not None else '?'}]"
 
@@ -72,7 +79,7 @@ class ClientTools:
         try:
             response = await self.connection().read_text_file(session_id=ctx.workstream_id, path=str(path))
         except acp.RequestError as error:
-            raise ToolError(f"The client could not read {label}: {error}") from None
+            raise ToolError(f"The client could not read {label}: {_said(error)}") from None
         return response.content
 
     async def _save(self, path: Path, label: str, content: str, ctx: ToolContext) -> None:
@@ -81,7 +88,7 @@ class ClientTools:
         try:
             await self.connection().write_text_file(session_id=ctx.workstream_id, path=str(path), content=content)
         except acp.RequestError as error:
-            raise ToolError(f"The client could not write {label}: {error}") from None
+            raise ToolError(f"The client could not write {label}: {_said(error)}") from None
 
     async def read_file(self, args: dict[str, Any], ctx: ToolContext) -> str:
         path, label = self._target(args, ctx)
@@ -116,7 +123,7 @@ class ClientTools:
             created = await conn.create_terminal(session_id=session_id, command="bash", args=["-c", args["command"]],
                                                  cwd=str(ctx.workspace), output_byte_limit=ctx.output_limit)
         except acp.RequestError as error:
-            raise ToolError(f"The client could not start a terminal: {error}") from None
+            raise ToolError(f"The client could not start a terminal: {_said(error)}") from None
         terminal = created.terminal_id
         try:
             await self._show(conn, session_id, ctx.call_id, terminal)
@@ -133,7 +140,7 @@ class ClientTools:
                 raise
             output = await conn.terminal_output(session_id=session_id, terminal_id=terminal)
         except acp.RequestError as error:
-            raise ToolError(f"The client's terminal failed: {error}") from None
+            raise ToolError(f"The client's terminal failed: {_said(error)}") from None
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.shield(conn.release_terminal(session_id=session_id, terminal_id=terminal))
