@@ -26,9 +26,15 @@ def agent_session(app: Any, workstream_id: str, saved: Any, listener: Any) -> An
                           output_limit=app.options.output_limit)
     session = ExternalAgentSession(agent=agent, workstream_id=workstream_id, registry=ToolRegistry(),
                                    tool_context=context, emit=listener, store=app.store, messages=saved.messages,
-                                   context_start=saved.context_start)
+                                   context_start=saved.context_start, guard=_guard(app, workstream_id, saved))
     session.stored_agent_session = saved.settings.get(AGENT_SESSION_KEY)
     return session
+
+
+def _guard(app: Any, workstream_id: str, saved: Any) -> Any:
+    """The workstream's permission gate: the agent's reads, writes and terminals on Whimbrel's side pass it."""
+    permissions = getattr(app, "permissions", None)
+    return permissions.guard_for(workstream_id, saved.settings) if permissions is not None else None
 
 
 def agent_names(app: Any) -> list[str]:

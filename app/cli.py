@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    entry_point = argv is None  # the process's own command line: it may end without tearing Python down
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["mcp"]:
         from app.mcp.cli import main as mcp_main
@@ -47,9 +48,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return transfer_main(argv[0], argv[1:])
     if argv[:1] == ["run"]:
-        from app.headless.cli import main as run_main
+        from app.headless.cli import exit_now, main as run_main
 
-        return run_main(argv[1:])
+        code = run_main(argv[1:])
+        return exit_now(code) if entry_point else code
     if argv[:1] == ["acp"]:
         from app.acp.cli import main as acp_main
 

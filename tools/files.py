@@ -35,6 +35,11 @@ def _read(args: dict[str, Any], ctx: ToolContext) -> str:
     path, label = _target(args, ctx)
     text = load_text(path, label, strict=False)
     ctx.read_paths.add(path)
+    return read_window(text, label, args)
+
+
+def read_window(text: str, label: str, args: dict[str, Any]) -> str:
+    """read_file's answer for a file's text: the numbered lines of the window `offset`/`limit` asks for."""
     lines = text.splitlines()
     if not lines:
         return f"({label} is empty)"
@@ -80,8 +85,13 @@ def _write(args: dict[str, Any], ctx: ToolContext) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     size = _write_text(path, args["content"])
     ctx.read_paths.add(path)
+    return wrote_message(label, args["content"], size, existed)
+
+
+def wrote_message(label: str, content: str, size: int, existed: bool) -> str:
+    """write_file's answer: what was written, in bytes and lines."""
     verb = "Overwrote" if existed else "Created"
-    return f"{verb} {label}: {size:,} bytes, {_count_lines(args['content'])} lines."
+    return f"{verb} {label}: {size:,} bytes, {_count_lines(content)} lines."
 
 
 def _edit(args: dict[str, Any], ctx: ToolContext) -> str:
@@ -91,6 +101,11 @@ def _edit(args: dict[str, Any], ctx: ToolContext) -> str:
     path, _old, plan = plan_file_edit(args, ctx)
     _write_text(path, plan.new_text)
     ctx.read_paths.add(path)
+    return edited_message(label, plan)
+
+
+def edited_message(label: str, plan: EditPlan) -> str:
+    """edit_file's answer: how many replacements, at which lines."""
     where = ", ".join(str(n) for n in plan.lines)
     count = len(plan.lines)
     noun = "occurrence" if count == 1 else "occurrences"

@@ -40,17 +40,21 @@ class AcpSession:
     cancel_requested: bool = False
     last_error: str = ""
     outcome: str = ""
+    servers: Any = None  # app.acp.session_mcp.SessionServers: the MCP servers the client handed over
+    warnings: list[str] = field(default_factory=list)  # told to the client with the next prompt
 
 
 class WhimbrelAgent:
     """The ACP `Agent`: initialize, sessions (new / load), prompt, cancel, modes and the model option."""
 
     def __init__(self, *, store: Any, models: Any, registry: Any, bash_timeout: float = 120.0,
-                 output_limit: int = 30_000, auto_compact_pct: float = 80.0) -> None:
+                 output_limit: int = 30_000, auto_compact_pct: float = 80.0, default_mode: str = "ask") -> None:
         self.store, self.models = store, models
         self.registry, self.read_only = gated_registry(registry)
+        self._local_registry = self.registry  # before initialize says what the client offers
         self.bash_timeout, self.output_limit, self.auto_compact_pct = bash_timeout, output_limit, auto_compact_pct
         self.conn: Any = None
+        self.default_mode = default_mode
         self.sessions: dict[str, AcpSession] = {}
         self._managers: dict[Path, Any] = {}
 
@@ -61,10 +65,15 @@ class WhimbrelAgent:
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **kwargs: Any) -> Any:
         import acp
-        from acp.schema import AgentCapabilities, Implementation
+        from acp.schema import AgentCapabilities, Implementation, McpCapabilities
 
+        from app.acp.client_tools import client_routed
+
+        if client_capabilities is not None:  # files and commands go through what the client offers
+            self.registry = client_routed(self._local_registry, client_capabilities, lambda: self.conn)
         return acp.InitializeResponse(protocol_version=min(protocol_version, acp.PROTOCOL_VERSION),
-                                      agent_capabilities=AgentCapabilities(load_session=True),
+                                      agent_capabilities=AgentCapabilities(
+                                          load_session=True, mcp_capabilities=McpCapabilities(http=True, sse=True)),
                                       agent_info=Implementation(name="whimbrel", version="0.1.0"))
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> Any:
@@ -73,6 +82,7 @@ class WhimbrelAgent:
         workdir = self._workdir(cwd)
         workstream, _evicted = await self._manager(workdir).create()
         session = self._adopt(workstream, workdir)
+        await self._connect_servers(session, mcp_servers)
         return acp.NewSessionResponse(session_id=workstream.id, modes=self._modes(session),
                                       config_options=self._config_options(session))
 
@@ -90,6 +100,7 @@ class WhimbrelAgent:
             except HeldElsewhere as held:
                 raise acp.RequestError.invalid_request({"sessionId": session_id, "reason": str(held)}) from None
             session = self._adopt(workstream, workdir)
+        await self._connect_servers(session, mcp_servers)
         for update in history_updates(session.workstream.session.messages):
             await self.conn.session_update(session_id=session_id, update=update)
         return acp.LoadSessionResponse(modes=self._modes(session), config_options=self._config_options(session))
@@ -121,6 +132,10 @@ class WhimbrelAgent:
             raise acp.RequestError.invalid_request({"reason": "a prompt is already running in this session"})
         text = "\n".join(block.text for block in prompt if getattr(block, "type", "") == "text")
         session.cancel_requested, session.last_error, session.outcome = False, "", ""
+        warnings, session.warnings = session.warnings, []
+        for warning in warnings:
+            await self.conn.session_update(session_id=session_id, update=acp.update_agent_message_text(
+                f"[warning] {warning}\n"))
         session.turn = asyncio.create_task(session.workstream.submit(text))
         await asyncio.wait([session.turn])
         await session.queue.join()  # every update of the turn reaches the client before the answer
@@ -148,6 +163,8 @@ class WhimbrelAgent:
             for task in (session.turn, session.pump):
                 if task is not None and not task.done():
                     task.cancel()
+        await asyncio.gather(*(s.servers.stop() for s in self.sessions.values() if s.servers is not None),
+                             return_exceptions=True)
         for manager in self._managers.values():
             await manager.ownership.release_all()
 
@@ -170,11 +187,28 @@ class WhimbrelAgent:
         return self._managers[workdir]
 
     def _adopt(self, workstream, workdir: Path) -> AcpSession:
-        session = AcpSession(workstream, workdir)
+        session = AcpSession(workstream, workdir, mode=self.default_mode)
         workstream.listener = lambda event: self._on_event(session, event)
         session.pump = asyncio.create_task(self._pump(session))
         self.sessions[workstream.id] = session
         return session
+
+    async def _connect_servers(self, session: AcpSession, mcp_servers: Any) -> None:
+        """The client's MCP servers for this session (those of an earlier session/new or load replaced)."""
+        import logging
+
+        from app.acp.session_mcp import SessionServers, server_configs
+
+        configs, problems = server_configs(mcp_servers)
+        if session.servers is not None:
+            await session.servers.stop()
+            session.servers, session.workstream.session.registry = None, self.registry
+        if configs:
+            session.servers = SessionServers(configs, session.workdir)
+            problems += await session.servers.start(session.workstream.session)
+        for problem in problems:
+            logging.getLogger("whimbrel").warning("%s", problem)
+        session.warnings.extend(problems)
 
     def _session(self, session_id: str) -> AcpSession:
         import acp

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 
+from app.headless.policy import MODES
 from app.headless.setup import SetupProblem, add_common_arguments, setup_from
 
 
@@ -13,11 +14,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="whimbrel acp", description=(
         "Run Whimbrel as an ACP agent over stdio, for editors (Zed, JetBrains, Neovim) and other clients. "
         "Each ACP session is a workstream, stored and resumable like any other."))
+    parser.add_argument("--mode", choices=MODES, default="ask",
+                        help="the permission mode a new session starts in (the client may change it; default ask)")
     add_common_arguments(parser)
     return parser
 
 
-async def serve(setup) -> None:
+async def serve(setup, mode: str = "ask") -> None:
     import acp
 
     from app.acp.agent import WhimbrelAgent
@@ -28,7 +31,7 @@ async def serve(setup) -> None:
     config = setup.config
     agent = WhimbrelAgent(store=store, models=setup.models, registry=ToolRegistry.load_builtin(),
                           bash_timeout=config.bash_timeout, output_limit=config.output_limit,
-                          auto_compact_pct=config.auto_compact_pct)
+                          auto_compact_pct=config.auto_compact_pct, default_mode=mode)
     try:
         await acp.run_agent(agent)
     finally:
@@ -45,7 +48,7 @@ def main(argv: list[str]) -> int:
         print(f"whimbrel acp: {problem}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve(setup))
+        asyncio.run(serve(setup, args.mode))
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # noqa: BLE001 - the store would not open, stdio broke: words on stderr

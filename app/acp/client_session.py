@@ -17,7 +17,6 @@ from app.acp.turn_record import TurnRecord
 from app.engine import events as ev
 from app.engine.session import Session
 from app.vocabulary.messages import Message
-from tools.workspace import resolve_path
 
 CANCEL_GRACE = 5.0  # seconds an agent gets to end a cancelled turn before its process is stopped
 from app.acp import AGENT_KEY, AGENT_SESSION_KEY  # noqa: F401  (re-exported for the app glue)
@@ -35,6 +34,9 @@ class ExternalAgentSession(Session):
         self._record: TurnRecord | None = None
         self._replaying = False
         self._closing: set[asyncio.Task] = set()
+        from app.acp.offered import Offered
+
+        self.offered = Offered(self)  # the agent's reads, writes and terminals on Whimbrel's side
 
     # -- the turn --------------------------------------------------------------------------
     async def run_turn(self, text: str, images: list[dict] | None = None) -> None:
@@ -118,6 +120,7 @@ class ExternalAgentSession(Session):
     async def _drop_connection(self) -> None:
         """Stop the agent's process; the close goes on if this is cancelled, and `aclose` waits for it."""
         connection, self.connection, self.agent_session_id = self.connection, None, None
+        await asyncio.shield(self.offered.close())
         if connection is not None:
             closing = asyncio.ensure_future(connection.aclose())
             self._closing.add(closing)
@@ -131,6 +134,11 @@ class ExternalAgentSession(Session):
             await asyncio.gather(*self._closing, return_exceptions=True)
 
     # -- what the agent asks of Whimbrel (app/acp/agent_client.py calls these) ----------------
+    @property
+    def current_record(self) -> TurnRecord | None:
+        """The running turn's record (None between turns: nothing the agent asks for is allowed then)."""
+        return self._record
+
     def on_update(self, update: Any) -> None:
         if self._record is not None and not self._replaying:
             self._record.update(update)
@@ -140,10 +148,3 @@ class ExternalAgentSession(Session):
         if self._record is None:
             return None
         return await self._record.ask(tool_call, options)
-
-    def confined(self, path: str):
-        """A path the agent named, resolved; PermissionError when it leaves the workspace."""
-        resolved, inside = resolve_path(path, self.tool_context.workspace)
-        if not inside:
-            raise PermissionError(f"{path} is outside the workspace {self.tool_context.workspace}")
-        return resolved

@@ -53,7 +53,7 @@ class AgentConnection:
                               f"{error.strerror or error}") from None
         self._stderr_reader = asyncio.create_task(self._read_stderr())
         capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
-                                          terminal=False)
+                                          terminal=True)
         response = await self.call(self.conn.initialize(
             protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities,
             client_info=Implementation(name="whimbrel", version="0.1.0")), "initialize", timeout or START_TIMEOUT)

@@ -49,6 +49,8 @@ class TurnRecord:
         self._storing: list[asyncio.Task] = []
         self._in_order = asyncio.Lock()  # replies are stored in the order they ended
         self._asking: set[asyncio.Future] = set()  # approvals shown now (cancelled when the turn ends)
+        self.approved: set[str] = set()  # the agent's calls the user allowed in this turn
+        self._requests = 0  # approvals of the agent's fs/terminal requests, numbered for their ids
 
     # -- updates -----------------------------------------------------------------------------
     def update(self, update: Any) -> None:
@@ -109,6 +111,35 @@ class TurnRecord:
         call = self.calls[call_id]
         item = ev.ApprovalItem(call_id, call.name, tool_call.title or "", _diff_of(tool_call.content),
                                f"agent {self.session.agent.name} asks permission")
+        decision = await self._decide(item)
+        if decision is None:
+            return None
+        if decision.decision != "deny":
+            self.approved.add(call_id)
+        wanted = {"approve": ("allow_once", "allow_always"), "always": ("allow_always", "allow_once"),
+                  "deny": ("reject_once", "reject_always")}.get(decision.decision, ("allow_once", "allow_always"))
+        for kind in wanted:
+            for option in options:
+                if option.kind == kind:
+                    self.session.emit(ev.ToolCallUpdated(call_id, "denied" if kind.startswith("reject")
+                                                         else "approved", decision.feedback))
+                    return option.option_id
+        return None
+
+    async def approve(self, tool: str, preview: str, diff: str, why: str) -> bool:
+        """An fs/terminal request of the agent in the approval modal; True when the user allows it."""
+        self._requests += 1
+        item = ev.ApprovalItem(f"agent-request-{self._requests}", tool, preview, diff,
+                               f"a request of agent {self.session.agent.name}: {why}")
+        decision = await self._decide(item)
+        return decision is not None and decision.decision != "deny"
+
+    def approved_call_running(self) -> bool:
+        """Is a call the user allowed still running? Its reads, writes and commands are what was allowed."""
+        return any(call_id in self.approved and call_id not in self.results for call_id in self.calls)
+
+    async def _decide(self, item: ev.ApprovalItem) -> ev.ApprovalDecision | None:
+        """The modal's answer for one item; None when the turn ended while it was shown."""
         future = asyncio.get_running_loop().create_future()
         self._asking.add(future)
         future.add_done_callback(self._asking.discard)
@@ -120,16 +151,7 @@ class TurnRecord:
             return None
         finally:
             self.session.emit(ev.StateChanged("running"))
-        decision = decisions.get(call_id) or ev.ApprovalDecision("deny")
-        wanted = {"approve": ("allow_once", "allow_always"), "always": ("allow_always", "allow_once"),
-                  "deny": ("reject_once", "reject_always")}[decision.decision]
-        for kind in wanted:
-            for option in options:
-                if option.kind == kind:
-                    self.session.emit(ev.ToolCallUpdated(call_id, "denied" if kind.startswith("reject")
-                                                         else "approved", decision.feedback))
-                    return option.option_id
-        return None
+        return decisions.get(item.call_id) or ev.ApprovalDecision("deny")
 
     # -- storing -----------------------------------------------------------------------------
     def _store_reply(self, interrupted: bool = False) -> None:

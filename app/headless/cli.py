@@ -67,6 +67,21 @@ def _usage(message: str) -> int:
     return exit_codes.USAGE
 
 
+def exit_now(code: int) -> int:
+    """End the process at once once a run is over: its store is closed and its output flushed, so the
+    interpreter's teardown (a quarter of a short run's CPU) has nothing left to do but free memory."""
+    import logging
+    import os
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can reach it anyway
+            pass
+    os._exit(code)
+
+
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from app.permissions.rules import RuleError

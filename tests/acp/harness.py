@@ -62,8 +62,9 @@ class RecordingClient:
 
 
 @asynccontextmanager
-async def whimbrel_acp(client: RecordingClient, workspace: Path, base_url: str, log: Path, *extra: str):
-    """`whimbrel acp` started, initialized, and stopped (with its process reaped) on the way out."""
+async def whimbrel_acp(client: RecordingClient, workspace: Path, base_url: str, log: Path, *extra: str,
+                       capabilities: Any = None):
+    """`whimbrel acp` started, initialized (offering `capabilities`), and stopped (its process reaped) on the way out."""
     import acp
 
     env = {key: os.environ[key] for key in AGENT_ENV_KEYS if key in os.environ}
@@ -72,5 +73,6 @@ async def whimbrel_acp(client: RecordingClient, workspace: Path, base_url: str, 
                 client, sys.executable, "-m", "app.cli", "acp", "--model", "fake-model", "--base-url", base_url,
                 "--api-key", "x", *extra, env=env, cwd=workspace,
                 transport_kwargs={"stderr": stderr.fileno(), "shutdown_timeout": 10.0}) as (conn, process):
-            await asyncio.wait_for(conn.initialize(protocol_version=acp.PROTOCOL_VERSION), DEADLINE)
+            await asyncio.wait_for(conn.initialize(protocol_version=acp.PROTOCOL_VERSION,
+                                                   client_capabilities=capabilities), DEADLINE)
             yield conn, process

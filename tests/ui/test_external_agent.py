@@ -132,3 +132,36 @@ async def test_ctrl_n_offers_whimbrel_and_the_agents(fake_openai, tmp_path):
         assert isinstance(app.workstream.session, ExternalAgentSession)
         await submit(pilot, "hi")
         await wait_for(pilot, lambda: "Hello from the agent." in screen_text(app), AGENT_WAIT, "the agent's reply")
+
+
+async def test_the_agents_writes_and_commands_on_whimbrels_side_pass_whimbrels_modal(fake_openai, tmp_path):
+    """`whimbrel acp --mode auto` asks nobody itself: its write and its command come to Whimbrel as
+    fs/write_text_file and terminal/create, and Whimbrel's own gate (ask mode) puts each in the modal."""
+    args = ["-m", "app.cli", "acp", "--mode", "auto", "--model", "fake-model", "--base-url", fake_openai.base_url,
+            "--api-key", "x"]
+    config = config_with_agents(tmp_path, fake_openai.base_url,
+                                auto=f"command = {json.dumps(sys.executable)}\nargs = {json.dumps(args)}")
+    fake_openai.queue(write_call("x.txt", "written through Whimbrel\n"),
+                      ToolCallReply([("bash", json.dumps({"command": "cat x.txt; echo second"}), "b1")]),
+                      ToolCallReply([("bash", json.dumps({"command": "echo ran in $PWD"}), "b2")]),
+                      TextReply("All done."))
+    app = make_app(tmp_path, fake_openai.base_url, config=config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_agent(pilot, app, "auto")
+        await submit(pilot, "write, then run")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "x.txt" in screen_text(app),
+                       AGENT_WAIT, "the write's approval")
+        assert "agent auto" in screen_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "second" in screen_text(app),
+                       AGENT_WAIT, "the first command's approval")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "ran in" in screen_text(app),
+                       AGENT_WAIT, "the second command's approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "All done." in screen_text(app), AGENT_WAIT, "the agent's reply")
+    assert (tmp_path / "ws" / "x.txt").read_text() == "written through Whimbrel\n"
+    results = {m["tool_call_id"]: m["content"] for m in fake_openai.requests[-1]["messages"] if m["role"] == "tool"}
+    assert results["w1"].startswith("Created x.txt")
+    assert "did not allow" in results["b1"] and "second" not in results["b1"].split("did not allow")[0]
+    assert results["b2"] == f"ran in {tmp_path / 'ws'}\n[exit code 0]"
