@@ -45,11 +45,12 @@ def _resource_parts(contents: Any) -> list[RenderableType]:
 
 
 def media_block(media: Media) -> RenderableType:
-    """An image or audio clip as a clear block: what it is, its size, and the key that saves it (the
-    terminal shows no pixels here)."""
+    """An image or audio clip as a clear block: what it is, its size, and the keys that save it or open
+    it in the user's viewer (the terminal shows no pixels here)."""
     icon = "▣ image" if media.kind == "image" else "♪ audio"
     body = Text.assemble((f"{icon}  ", "bold"), (describe(media), ""), "\n",
-                         ("ctrl+s", "bold reverse"), (" or Save media writes it to a file", "dim"))
+                         ("ctrl+s", "bold reverse"), (" (or Save media) saves it to a file", "dim"), "\n",
+                         ("ctrl+o", "bold reverse"), (" saves it and opens it in your viewer", "dim"))
     return Panel(body, border_style="yellow", expand=False, padding=(0, 1))
 
 
@@ -142,3 +143,17 @@ def prompt_result(result: Any, elapsed_ms: float | None = None) -> RenderableTyp
 def failure(message: str) -> RenderableType:
     """A request that failed (not connected, timeout, protocol error): the words, in red."""
     return Text(f"✖ {message}", style="bold red")
+
+
+def render_answer(kind: str, answer: dict[str, Any], elapsed_ms: float | None = None) -> RenderableType:
+    """An answer as the inspector keeps it (JSON, see `CatalogPane.run`), shown: live and from the
+    stored history alike. `kind` is the tab: tools, resources or prompts."""
+    if "result" not in answer:
+        return failure(str(answer.get("error") or "no answer was kept"))
+    result = answer["result"]
+    if kind == "tools":
+        problems = answer.get("problems")
+        return call_result(result, elapsed_ms, problems if isinstance(problems, list) else None)
+    if kind == "resources":
+        return read_result(result, str(answer.get("uri", "")), elapsed_ms)
+    return prompt_result(result, elapsed_ms)

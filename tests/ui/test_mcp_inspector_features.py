@@ -511,7 +511,7 @@ async def test_each_call_is_in_the_history_and_runs_again(tmp_path):
         state = manager.servers["demo"]
         screen = await open_inspector(pilot)
         await choose(pilot, screen, "demo", "history")
-        assert "No calls yet" in visible_text(screen)
+        await wait_for(pilot, lambda: "No calls yet" in visible_text(screen), message="an empty history")
         await choose(pilot, screen, "demo", "tools")
         tools = screen.query_one("#mcp-tools", CatalogPane)
         form = await pick(pilot, tools, "search")
@@ -527,6 +527,8 @@ async def test_each_call_is_in_the_history_and_runs_again(tmp_path):
         await run_and_wait(pilot, prompts, "Summarize waders")
         await wait_for(pilot, lambda: len(state.inspection.history) == 3, message="three calls kept")
         await choose(pilot, screen, "demo", "history")
+        await wait_for(pilot, lambda: len(screen.query_one("#history-list", OptionList).options) == 3,
+                       message="three calls listed")
         listed = [str(o.prompt) for o in screen.query_one("#history-list", OptionList).options]
         assert listed[0].startswith("✔ prompt summarize") and listed[1].startswith("✖ call broken") \
             and listed[2].startswith("✔ call search")  # newest first; isError is marked
@@ -545,4 +547,5 @@ async def test_each_call_is_in_the_history_and_runs_again(tmp_path):
         await pilot.press("escape")
         screen = await open_inspector(pilot)
         await choose(pilot, screen, "demo", "history")
-        assert len(screen.query_one("#history-list", OptionList).options) == 4
+        await wait_for(pilot, lambda: len(screen.query_one("#history-list", OptionList).options) == 4,
+                       message="the four calls listed again")
