@@ -145,14 +145,22 @@ def test_roots_editor(snap_compare, tmp_path):
 
 
 def camera_server() -> Any:
-    """An SDK server whose `photo` tool answers with a caption and a 48×32 PNG."""
+    """An SDK server whose `photo` tool answers with a caption and a 24×16 PNG (a sky over mudflats),
+    which the result shows inline as half blocks."""
     import base64
     import struct
+    import zlib
 
     import mcp.types as types
     from mcp.server import Server
 
-    png = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", 48, 32) + bytes(1200)
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    rows = b"".join(b"\x00" + bytes(v for x in range(24) for v in (
+        (90 + 4 * y, 150 + 3 * y, 230) if y < 9 else (120 + 2 * x, 95 + y, 60))) for y in range(16))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 24, 16, 8, 2, 0, 0, 0)) + \
+        chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=[types.Tool(name="photo", description="A photo of the estuary",
