@@ -22,6 +22,9 @@ def test_leaves_a_child():
 
 def test_leaves_a_grandchild():
     subprocess.run(["sh", "-c", "sleep 301 &"], check=True)
+
+def test_leaves_an_unmarked_orphan():  # as the MCP SDK starts a stdio server: a filtered environment
+    subprocess.run(["sh", "-c", "env -i /bin/sleep 302 &"], check=True)
 '''
 
 TIDY = '''
@@ -66,12 +69,14 @@ def test_a_process_left_running_fails_the_run_is_named_and_killed(tmp_path: Path
     result = run_pytest(tmp_path, LEAKY)
     out = result.stdout
     assert result.returncode == 1, out + result.stderr
-    assert "2 passed" in out and "processes left running by tests" in out
+    assert "3 passed" in out and "processes left running by tests" in out
     child = re.search(r"pid (\d+): sleep 300  \(started during test_sample.py::test_leaves_a_child\)", out)
     grandchild = re.search(r"pid (\d+): sleep 301  \(started during test_sample.py::test_leaves_a_grandchild\)",
                            out)
-    assert child and grandchild, out
-    for found in (child, grandchild):
+    orphan = re.search(r"pid (\d+): /bin/sleep 302  \(started during "
+                       r"test_sample.py::test_leaves_an_unmarked_orphan\)", out)
+    assert child and grandchild and orphan, out
+    for found in (child, grandchild, orphan):
         assert wait_until_dead(int(found.group(1))), f"pid {found.group(1)} is still running"
 
 

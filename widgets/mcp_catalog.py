@@ -28,6 +28,7 @@ from app.mcp.media import Media
 from app.mcp.schema_form import FormField, collect
 from widgets import mcp_result
 from widgets.mcp_completion import CompletionList
+from widgets.mcp_history import save_call
 from widgets.schema_form import SchemaForm
 
 Clock = Callable[[], float]
@@ -46,7 +47,8 @@ class CatalogPane(Horizontal):
         def __init__(self, server: str) -> None:
             super().__init__()
             self.server = server
-    BINDINGS = [Binding("ctrl+s", "save_media", "Save media", show=False, id="mcp.save_media")]
+    BINDINGS = [Binding("ctrl+s", "save_media", "Save media", show=False, id="mcp.save_media"),
+                Binding("ctrl+o", "open_media", "Open media", show=False, id="mcp.open_media")]
 
     def __init__(self, *, clock: Clock = time.perf_counter, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -84,8 +86,9 @@ class CatalogPane(Horizontal):
         """The JSON schema the arguments must satisfy (None: only per-field checks)."""
         return None
 
-    async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
-        """Make the request; returns a function that renders the answer given the elapsed ms."""
+    async def run(self, item: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Make the request; returns the answer as JSON (`{"result": …}` plus what showing it needs),
+        which `mcp_result.render_answer` shows and the history keeps."""
         raise NotImplementedError
 
     def running_text(self, item: Any) -> str:
@@ -293,13 +296,13 @@ class CatalogPane(Horizontal):
         self._answer_media, self._answer_failed = [], False
         ok = True
         try:
-            render = await self.run(item, arguments)
+            answer = await self.run(item, arguments)
             elapsed = (self.clock() - started) * 1000
-            shown = render(elapsed)
         except Exception as exc:  # noqa: BLE001 - every failure becomes words on screen
             elapsed, ok = (self.clock() - started) * 1000, False
-            shown = mcp_result.failure(in_words("The MCP request", exc))
-        self._remember(key, item, arguments, raw, ok and not self._answer_failed, elapsed, shown)
+            answer = {"error": in_words("The MCP request", exc)}
+        shown = mcp_result.render_answer(self.KIND, answer, elapsed)
+        await self._remember(key, item, arguments, raw, ok and not self._answer_failed, elapsed, answer, shown)
         self.results[key] = shown
         self.media[key] = self._answer_media
         if self._form_key == key:
@@ -313,18 +316,21 @@ class CatalogPane(Horizontal):
             self.query_one(f"#{self.KIND}-run", Button).label = self.ACTION
             self._status("Cancelled: the request was abandoned." if event.state == WorkerState.CANCELLED else "")
 
-    def _remember(self, key: tuple[str, str], item: Any, arguments: dict[str, Any], raw: dict[str, Any], ok: bool,
-                  elapsed: float, shown: RenderableType) -> None:
-        """Add the call to the server's history (the History tab lists it and runs it again)."""
+    async def _remember(self, key: tuple[str, str], item: Any, arguments: dict[str, Any], raw: dict[str, Any],
+                        ok: bool, elapsed: float, answer: dict[str, Any], shown: RenderableType) -> None:
+        """Add the call to the server's history, in memory and in the store (the History tab lists it
+        and runs it again, after a restart too)."""
         from app.mcp.inspection import CallRecord
 
         state = self.manager.servers.get(key[0]) if self.manager is not None else None
         if state is None:
             return
         label = self.label(item)
-        state.inspection.history.append(CallRecord(
-            time.time(), self.KIND, key[1], label.plain.split("\n")[0] if isinstance(label, Text) else key[1],
-            arguments, raw, ok, elapsed, shown))
+        record = CallRecord(time.time(), self.KIND, key[1],
+                            label.plain.split("\n")[0] if isinstance(label, Text) else key[1],
+                            arguments, raw, ok, elapsed, shown, answer)
+        state.inspection.history.append(record)
+        await save_call(self.app, key[0], record)
         self.post_message(self.Called(key[0]))
 
     def run_again(self, key: str, raw: dict[str, Any]) -> bool:
@@ -363,7 +369,7 @@ class CatalogPane(Horizontal):
         if media:
             button.label = f"Save media ({len(media)})"
 
-    def action_save_media(self) -> None:
+    def action_save_media(self, then_open: bool = False) -> None:
         media = self.media.get(self._form_key) if self._form_key else None
         if not media:
             self.notify("This answer has no image, audio or binary data to save.", timeout=3)
@@ -371,9 +377,13 @@ class CatalogPane(Horizontal):
         options = getattr(self.app, "options", None)
         folder = (options.data_dir if options is not None else Path.cwd()) / "mcp-media"
         stem = f"{self.server}-{self.current or self.KIND}".replace(":", "-").replace("/", "-")
-        self.run_worker(self._save(media, folder, stem), group="mcp-save", exit_on_error=False)
+        self.run_worker(self._save(media, folder, stem, then_open), group="mcp-save", exit_on_error=False)
 
-    async def _save(self, media: list[Media], folder: Path, stem: str) -> None:
+    def action_open_media(self) -> None:
+        """Save the answer's media, then open the first file with $BROWSER or xdg-open."""
+        self.action_save_media(then_open=True)
+
+    async def _save(self, media: list[Media], folder: Path, stem: str, then_open: bool = False) -> None:
         import asyncio
 
         from app.mcp.media import save_all
@@ -384,7 +394,35 @@ class CatalogPane(Horizontal):
             self._status(Text(f"✖ Saving failed: {exc}", style="red"))
             return
         self._status(Text(f"Saved {len(paths)} file(s): " + ", ".join(str(p) for p in paths), style="green"))
-        self.notify(f"Saved to {paths[0].parent}", title="Media", timeout=4)
+        if then_open:
+            await self._open(paths[0])
+        else:
+            self.notify(f"Saved to {paths[0].parent}", title="Media", timeout=4)
+
+    async def _open(self, path: Path) -> None:
+        """Run the viewer on `path` and wait for it in this worker (xdg-open returns at once)."""
+        import asyncio
+        import subprocess
+
+        from app.mcp.media import open_command
+
+        command = open_command(path)
+        if command is None:
+            self._status(Text(f"Saved to {path}; nothing to open it with: set $BROWSER or install xdg-open.",
+                              style="yellow"))
+            return
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)
+        except OSError as exc:
+            self._status(Text(f"Saved to {path}; {command[0]} could not start: {exc}", style="red"))
+            return
+        self._status(Text(f"Saved to {path}; opened with {Path(command[0]).name}.", style="green"))
+        status = await process.wait()
+        if status != 0:
+            self._status(Text(f"Saved to {path}; {Path(command[0]).name} exited with status {status}.",
+                              style="yellow"))
 
     def progress(self, value: float, total: float | None, message: str | None) -> None:
         """A progress notification for the running request."""

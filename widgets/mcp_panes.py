@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -119,7 +119,7 @@ class ToolsPane(CatalogPane):
     def running_text(self, item: Any) -> str:
         return f"Calling {item.name}… (Cancel abandons the call)"
 
-    async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
+    async def run(self, item: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         from app.mcp.output_check import output_problems
 
         result = await self.manager.call_tool_unchecked(self.server, item.name, arguments, on_progress=self.progress)
@@ -127,7 +127,7 @@ class ToolsPane(CatalogPane):
         schema = dump(item.output_schema) if getattr(item, "output_schema", None) else None
         problems = output_problems(schema, result.structured_content, is_error=bool(result.is_error)) \
             if schema else None
-        return lambda ms: mcp_result.call_result(result, ms, problems)
+        return {"result": dump(result), "problems": problems}
 
 
 class ResourcesPane(CatalogPane):
@@ -218,12 +218,12 @@ class ResourcesPane(CatalogPane):
         kind, entry = item
         return ("template", entry.uri_template) if kind == "template" else None
 
-    async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
+    async def run(self, item: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         uri = self.uri(item, arguments)
         self._status(f"Reading {uri}…")
         result = await self.manager.read_resource(self.server, uri)
         self.found(result)
-        return lambda ms: mcp_result.read_result(result, uri, ms)
+        return {"result": dump(result), "uri": uri}
 
 
 class PromptsPane(CatalogPane):
@@ -250,7 +250,7 @@ class PromptsPane(CatalogPane):
     def completion_ref(self, item: Any) -> tuple[str, str] | None:
         return ("prompt", item.name)
 
-    async def run(self, item: Any, arguments: dict[str, Any]) -> Callable[[float], RenderableType]:
+    async def run(self, item: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         result = await self.manager.get_prompt(self.server, item.name, arguments)
         self.found(result)
-        return lambda ms: mcp_result.prompt_result(result, ms)
+        return {"result": dump(result)}

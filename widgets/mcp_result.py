@@ -11,7 +11,9 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.json import JSON
+from rich.color import Color
 from rich.panel import Panel
+from rich.style import Style
 from rich.text import Text
 
 from app.mcp.convert import _get, describe_bytes
@@ -44,13 +46,48 @@ def _resource_parts(contents: Any) -> list[RenderableType]:
     return parts
 
 
+def half_blocks(grid: Any) -> Text:
+    """Rows of RGB pixels (None: transparent) as text, two pixel rows per line: '▀' in the top pixel's
+    colour on the bottom one's."""
+    text = Text()
+    for y in range(0, len(grid), 2):
+        if y:
+            text.append("\n")
+        top_row, bottom_row = grid[y], grid[y + 1] if y + 1 < len(grid) else (None,) * len(grid[y])
+        for top, bottom in zip(top_row, bottom_row):
+            if top is None and bottom is None:
+                text.append(" ")
+            elif top is None:
+                text.append("▄", Style(color=Color.from_rgb(*bottom)))
+            else:
+                text.append("▀", Style(color=Color.from_rgb(*top),
+                                       bgcolor=Color.from_rgb(*bottom) if bottom is not None else None))
+    return text
+
+
+def _preview(media: Media) -> Text | None:
+    """An inline preview of a small PNG (app/mcp/png_pixels.py); None for anything else."""
+    from app.mcp.png_pixels import png_pixels
+
+    if media.kind != "image" or media.mime != "image/png":
+        return None
+    try:
+        grid = png_pixels(media.decoded())
+    except ValueError:
+        return None
+    return half_blocks(grid) if grid else None
+
+
 def media_block(media: Media) -> RenderableType:
-    """An image or audio clip as a clear block: what it is, its size, and the key that saves it (the
-    terminal shows no pixels here)."""
+    """An image or audio clip as a clear block: a small PNG's pixels as half blocks, what it is, its
+    size, and the keys that save it or open it in the user's viewer."""
     icon = "▣ image" if media.kind == "image" else "♪ audio"
     body = Text.assemble((f"{icon}  ", "bold"), (describe(media), ""), "\n",
-                         ("ctrl+s", "bold reverse"), (" or Save media writes it to a file", "dim"))
-    return Panel(body, border_style="yellow", expand=False, padding=(0, 1))
+                         ("ctrl+s", "bold reverse"), (" (or Save media) saves it to a file", "dim"), "\n",
+                         ("ctrl+o", "bold reverse"), (" saves it and opens it in your viewer", "dim"))
+    preview = _preview(media)
+    return Panel(Group(preview, body) if preview is not None else body, border_style="yellow", expand=False,
+                 padding=(0, 1))
 
 
 def content_parts(block: Any) -> list[RenderableType]:
@@ -142,3 +179,17 @@ def prompt_result(result: Any, elapsed_ms: float | None = None) -> RenderableTyp
 def failure(message: str) -> RenderableType:
     """A request that failed (not connected, timeout, protocol error): the words, in red."""
     return Text(f"✖ {message}", style="bold red")
+
+
+def render_answer(kind: str, answer: dict[str, Any], elapsed_ms: float | None = None) -> RenderableType:
+    """An answer as the inspector keeps it (JSON, see `CatalogPane.run`), shown: live and from the
+    stored history alike. `kind` is the tab: tools, resources or prompts."""
+    if "result" not in answer:
+        return failure(str(answer.get("error") or "no answer was kept"))
+    result = answer["result"]
+    if kind == "tools":
+        problems = answer.get("problems")
+        return call_result(result, elapsed_ms, problems if isinstance(problems, list) else None)
+    if kind == "resources":
+        return read_result(result, str(answer.get("uri", "")), elapsed_ms)
+    return prompt_result(result, elapsed_ms)

@@ -31,7 +31,8 @@ class Root:
 @dataclass
 class CallRecord:
     """One request made by hand in the inspector: which tab (`kind`) and item, the arguments (and the
-    form's raw values, to fill it again), whether it worked, and what was shown (opaque to the engine)."""
+    form's raw values, to fill it again), whether it worked, what was shown (opaque to the engine) and
+    the answer as JSON (what the store keeps and the History tab shows after a restart)."""
 
     at: float
     kind: str
@@ -42,6 +43,7 @@ class CallRecord:
     ok: bool
     elapsed_ms: float
     shown: Any = None
+    answer: dict[str, Any] | None = None
 
 
 @dataclass

@@ -30,7 +30,7 @@ from app.mcp.server_state import (  # re-exported: callers import these from the
     AUTHORIZING, CIRCUIT_OPEN, CONNECTING, DISABLED, FAILED, READY, McpCallError, McpUnavailable, ServerState,
     describe_error,
 )
-from app.mcp.stdio_exit import exit_reason
+from app.mcp.stdio_exit import end_process_group, exit_reason, process_group
 from app.mcp.tool_bridge import ToolBridge
 from app.mcp.transport import open_transport
 from tools.registry import ToolSpec
@@ -209,6 +209,7 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
             if pending:
                 await asyncio.wait(pending, timeout=5)
         for state in self.servers.values():
+            await self._end_server_process(state)  # what a cancelled connection's cleanup left running
             if state.stderr is not None:
                 with contextlib.suppress(OSError):
                     state.stderr.close()
@@ -361,6 +362,12 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
 
     async def _connect_once(self, state: ServerState, index: int) -> str | None:
         """Connect, discover, serve until the connection ends. Returns why it was lost (None: on request)."""
+        try:
+            return await self._connect_and_serve(state, index)
+        finally:  # also after a handshake timeout or a cancel, which can leave the SDK's kill undone
+            await self._end_server_process(state)
+
+    async def _connect_and_serve(self, state: ServerState, index: int) -> str | None:
         async with contextlib.AsyncExitStack() as stack:
             client = self._client(state, open_transport(state, stack, workspace=self.workspace,
                                                         protocol_log=self.protocol_log, auth=self._auth_for(state)))
@@ -410,6 +417,13 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
                 # in this task: the SDK's anyio scopes must exit where they were entered
                 with contextlib.suppress(Exception):
                     await client.__aexit__(None, None, None)
+
+    async def _end_server_process(self, state: ServerState) -> None:
+        """Kill the stdio server's process group if it outlived its connection (see app/mcp/stdio_exit)."""
+        if self._runs_a_process(state):
+            pgid = process_group(state.stderr_head())
+            if pgid is not None:
+                await end_process_group(pgid)
 
     @staticmethod
     def _runs_a_process(state: ServerState) -> bool:

@@ -7,8 +7,12 @@ from __future__ import annotations
 import base64
 import binascii
 import mimetypes
+import os
 import re
+import shlex
+import shutil
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,3 +103,20 @@ def save_all(media: list[Media], folder: Path, stem: str) -> list[Path]:
         path.write_bytes(data)
         written.append(path)
     return written
+
+
+def open_command(path: Path, env: Mapping[str, str] | None = None) -> list[str] | None:
+    """The command that opens a saved file with the user's viewer: the first program of `$BROWSER`
+    (`%s` stands for the file, else it goes last), else `xdg-open`; None when there is neither."""
+    env = os.environ if env is None else env
+    for entry in (env.get("BROWSER") or "").split(os.pathsep):
+        try:
+            words = shlex.split(entry)
+        except ValueError:
+            continue
+        if words and shutil.which(words[0], path=env.get("PATH")):
+            if any("%s" in word for word in words):
+                return [word.replace("%s", str(path)) for word in words]
+            return [*words, str(path)]
+    opener = shutil.which("xdg-open", path=env.get("PATH"))
+    return [opener, str(path)] if opener else None

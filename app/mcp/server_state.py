@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +89,16 @@ class ServerState:
             size = self.stderr.tell()
             self.stderr.seek(max(0, size - limit))
             return self.stderr.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+    def stderr_head(self, limit: int = 256) -> str:
+        """The first bytes of the stdio process's stderr (where the wrapper names its process group)."""
+        if self.stderr is None:
+            return ""
+        try:
+            self.stderr.flush()
+            return os.pread(self.stderr.fileno(), limit, 0).decode("utf-8", "replace")
         except (OSError, ValueError):
             return ""
 

@@ -104,6 +104,13 @@ def _v9_draft_pieces(conn: Connection) -> None:
     draft_pieces.create(conn, checkfirst=True)
 
 
+def _v15_mcp_calls(conn: Connection) -> None:
+    """The MCP inspector's call history (issue 18), kept across restarts."""
+    from app.storage.schema import mcp_calls
+
+    mcp_calls.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_initial),
     (2, _v2_usage_and_compactions),
@@ -114,6 +121,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
     (7, _v7_memories),
     (8, _v8_subagents_and_watches),
     (9, _v9_draft_pieces),
+    (15, _v15_mcp_calls),
 ]
 
 

@@ -341,3 +341,27 @@ draft_pieces = Table(
     Column("content", Text, nullable=False, default=""),
     Column("reasoning", Text, nullable=False, default=""),
 )
+
+
+# -- version 15 (issue 18): the MCP inspector's call history -----------------------------------
+
+# One row per request made by hand in the inspector (tools/call, resources/read, prompts/get), per
+# server name, so the History tab survives a restart and two instances see each other's calls.
+# Pruned by age with the retention setting and to the newest few hundred per server
+# (app/storage/mcp_call_store.py).
+mcp_calls = Table(
+    "mcp_calls",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("server", Text, nullable=False),
+    Column("at", Float, nullable=False),
+    Column("kind", Text, nullable=False),  # tools | resources | prompts (the inspector tab)
+    Column("item", Text, nullable=False),  # the tool, resource URI or prompt name
+    Column("label", Text, nullable=False),
+    Column("arguments", Text, nullable=False),  # JSON: what was sent
+    Column("raw", Text, nullable=False),  # JSON: the form's values, to fill it again
+    Column("ok", Boolean, nullable=False),
+    Column("elapsed_ms", Float, nullable=False),
+    Column("answer", Text, nullable=False),  # JSON: {"result": …, "problems": …, "uri": …} or {"error": …}
+    Index("ix_mcp_calls_server_at", "server", "at"),
+)

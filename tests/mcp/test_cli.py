@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 from app.mcp.cli import parse_pairs
@@ -78,7 +79,26 @@ def test_a_tool_that_needs_a_browser_step_says_so_in_a_script(tmp_path):
     assert "open it in a browser and try again" in called.stderr
 
 
-HUNG = f"{sys.executable} -c 'import time; time.sleep(999)'"
+
+
+def hung_server_code() -> tuple[str, str]:
+    """Python code for a server that never answers the handshake, and the token that finds its process."""
+    token = f"whimbrel-hung-{uuid.uuid4().hex}"
+    return f"import time; time.sleep(999)  # {token}", token
+
+
+def processes_running(token: str) -> list[str]:
+    """Command lines of live (not zombie) processes anywhere whose command line contains `token`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if token in command and state != "Z":
+            found.append(command)
+    return found
 
 
 def test_a_hung_server_times_out_quickly_and_list_exits_1(tmp_path):
@@ -86,10 +106,12 @@ def test_a_hung_server_times_out_quickly_and_list_exits_1(tmp_path):
     as timed out (not `connecting` with no reason), and list exits 1 listing every server. (How long
     it takes is a benchmark's business; the reason naming the 1 s deadline shows which one applied.)"""
     config = tmp_path / "config.toml"
+    code, token = hung_server_code()
     config.write_text(f'[mcp]\ncli_connect_timeout = 1\n\n[mcp.servers.hung]\ncommand = "{sys.executable}"\n'
-                      f'args = ["-c", "import time; time.sleep(999)"]\n\n[mcp.servers.off]\ncommand = "x"\n'
+                      f'args = ["-c", "{code}"]\n\n[mcp.servers.off]\ncommand = "x"\n'
                       f'enabled = false\n')
     listed = whimbrel("list", config=config, cwd=tmp_path)
+    assert processes_running(token) == [], "the hung server outlived the CLI"
     assert listed.returncode == 1
     rows = {row["name"]: row for row in json.loads(listed.stdout)}
     assert rows["hung"]["status"] == "failed"
@@ -101,7 +123,9 @@ def test_a_hung_server_times_out_quickly_and_list_exits_1(tmp_path):
 def test_tools_on_a_hung_server_says_it_timed_out(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text("")
-    tools = whimbrel("--timeout", "1", "tools", f"stdio:{HUNG}", config=config, cwd=tmp_path)
+    code, token = hung_server_code()
+    tools = whimbrel("--timeout", "1", "tools", f"stdio:{sys.executable} -c '{code}'", config=config, cwd=tmp_path)
+    assert processes_running(token) == [], "the hung server (and its wrapper shell) outlived the CLI"
     assert tools.returncode == 1 and tools.stdout == ""
     assert "handshake timed out (no answer within 1s)" in tools.stderr
     assert "still connecting" not in tools.stderr

@@ -1,9 +1,8 @@
 """Snapshots of the inspector's newer views on their own: the OAuth step view, the completion dropdown
-under a prompt's form, and the roots editor (snapshots/test_mcp_inspector_views/)."""
+under a prompt's form, the roots editor and an image result (snapshots/test_mcp_inspector_views/)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -141,5 +140,55 @@ def test_roots_editor(snap_compare, tmp_path):
         await wait_for(pilot, lambda: "birds" in str(screen.query_one("#roots-list").get_option_at_index(1).prompt),
                        message="roots shown")
         await pilot.pause(0.3)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=(120, 30), run_before=run_before)
+
+
+def camera_server() -> Any:
+    """An SDK server whose `photo` tool answers with a caption and a 24×16 PNG (a sky over mudflats),
+    which the result shows inline as half blocks."""
+    import base64
+    import struct
+    import zlib
+
+    import mcp.types as types
+    from mcp.server import Server
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    rows = b"".join(b"\x00" + bytes(v for x in range(24) for v in (
+        (90 + 4 * y, 150 + 3 * y, 230) if y < 9 else (120 + 2 * x, 95 + y, 60))) for y in range(16))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 24, 16, 8, 2, 0, 0, 0)) + \
+        chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[types.Tool(name="photo", description="A photo of the estuary",
+                                                       input_schema={"type": "object"})])
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        return types.CallToolResult(content=[
+            types.TextContent(type="text", text="A whimbrel on the mudflat at low tide."),
+            types.ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png")])
+
+    return Server("camera", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def test_image_result(snap_compare, tmp_path):
+    from tests.snapshots.test_screens import booted
+    from tests.ui.helpers import make_app
+    from tests.ui.inspector_helpers import attach_manager, fixed_clock, open_inspector
+    from tests.ui.test_mcp_inspector import choose, pick, run_and_wait
+
+    async def run_before(pilot) -> None:
+        await booted(pilot)
+        manager = attach_manager(pilot.app, ServerConfig("camera", inprocess=camera_server()))
+        await manager.wait_ready("camera", 15)
+        screen = await open_inspector(pilot, clock=fixed_clock())
+        await choose(pilot, screen, "camera", "tools")
+        pane = screen.query_one("#mcp-tools")
+        await pick(pilot, pane, "photo")
+        await run_and_wait(pilot, pane, "▣ image")
+        await pilot.pause()
 
     assert snap_compare(make_app(tmp_path), terminal_size=(120, 30), run_before=run_before)

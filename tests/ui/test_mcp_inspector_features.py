@@ -109,11 +109,24 @@ async def test_subscribe_to_a_resource_and_watch_it_update(tmp_path):
         await wait_for(pilot, lambda: "subscribed: 1 update(s)" in visible_text(screen)
                        or "subscribed: 2 update(s)" in visible_text(screen), timeout=30, message="an update")
         await wait_for(pilot, lambda: "text/markdown" in result_text(resources), timeout=30, message="re-read")
+        # on the protocol the server speaks (2025-11-25, older than the SDK's own), as the wire shows
+        state = manager.servers["everything"]
+        assert state.protocol_version == "2025-11-25"
+
+        def sent(method: str, direction: str, kind: str) -> bool:
+            return any(e.method == method and e.direction == direction and e.kind == kind
+                       for e in state.logs.protocol)
+
+        assert sent("resources/subscribe", "->", "request")
+        assert sent("notifications/resources/updated", "<-", "notification")
+        assert sent("resources/read", "->", "request")
         await choose(pilot, screen, "everything", "resources")
         button.press()
-        await wait_for(pilot, lambda: uri not in manager.servers["everything"].inspection.subscriptions,
-                       message="unsubscribed")
+        await wait_for(pilot, lambda: uri not in state.inspection.subscriptions, message="unsubscribed")
         await wait_for(pilot, lambda: str(button.label) == "Subscribe", message="the button follows")
+        assert sent("resources/unsubscribe", "->", "request")
+        assert not any(e.kind == "error" and e.method in ("resources/subscribe", "resources/unsubscribe")
+                       for e in state.logs.protocol)
 
 
 @needs_node
@@ -231,6 +244,12 @@ async def test_add_and_remove_roots_and_the_server_is_told(tmp_path):
                        timeout=30, message="the server told")
         assert [r.uri for r in manager.roots_of("everything")] == [workspace_uri, extra.resolve().as_uri()]
         assert any(e.method == "notifications/roots/list_changed" and e.direction == "->" for e in state.logs.protocol)
+        assert state.protocol_version == "2025-11-25"
+        # told of the change, the server asks for the list again: a roots/list request from it after ours
+        told = max(i for i, e in enumerate(state.logs.protocol) if e.method == "notifications/roots/list_changed")
+        await wait_for(pilot, lambda: any(e.method == "roots/list" and e.direction == "<-" and e.kind == "request"
+                                          for e in list(state.logs.protocol)[told:]),
+                       timeout=30, message="the server asked for the roots again")
         await choose(pilot, screen, "everything", "tools")
         tools = screen.query_one("#mcp-tools", CatalogPane)
         await pick(pilot, tools, "get-roots-list")
@@ -511,7 +530,7 @@ async def test_each_call_is_in_the_history_and_runs_again(tmp_path):
         state = manager.servers["demo"]
         screen = await open_inspector(pilot)
         await choose(pilot, screen, "demo", "history")
-        assert "No calls yet" in visible_text(screen)
+        await wait_for(pilot, lambda: "No calls yet" in visible_text(screen), message="an empty history")
         await choose(pilot, screen, "demo", "tools")
         tools = screen.query_one("#mcp-tools", CatalogPane)
         form = await pick(pilot, tools, "search")
@@ -527,6 +546,8 @@ async def test_each_call_is_in_the_history_and_runs_again(tmp_path):
         await run_and_wait(pilot, prompts, "Summarize waders")
         await wait_for(pilot, lambda: len(state.inspection.history) == 3, message="three calls kept")
         await choose(pilot, screen, "demo", "history")
+        await wait_for(pilot, lambda: len(screen.query_one("#history-list", OptionList).options) == 3,
+                       message="three calls listed")
         listed = [str(o.prompt) for o in screen.query_one("#history-list", OptionList).options]
         assert listed[0].startswith("✔ prompt summarize") and listed[1].startswith("✖ call broken") \
             and listed[2].startswith("✔ call search")  # newest first; isError is marked
@@ -545,4 +566,5 @@ async def test_each_call_is_in_the_history_and_runs_again(tmp_path):
         await pilot.press("escape")
         screen = await open_inspector(pilot)
         await choose(pilot, screen, "demo", "history")
-        assert len(screen.query_one("#history-list", OptionList).options) == 4
+        await wait_for(pilot, lambda: len(screen.query_one("#history-list", OptionList).options) == 4,
+                       message="the four calls listed again")
