@@ -92,6 +92,7 @@ WORKER_TASKS = {
     "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
     "theme": "Saving the theme", "mention-index": "Listing the workspace's files",
     "settings": "Saving the settings", "image": "Attaching the image",
+    "first-frame": "Showing the saved tabs",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 

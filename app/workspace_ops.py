@@ -113,7 +113,7 @@ class WorkspaceOps:
         self.apply_layout()
 
     def switch_to_index(self, index: int) -> None:
-        if 0 <= index < len(self.manager):
+        if self._booted() and 0 <= index < len(self.manager):  # before boot the tabs are only names
             self.show_workstream(self.manager.workstreams[index])
 
     def cycle_tab(self, step: int) -> None:
