@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 COLUMNS, ROWS = 120, 40
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _controlling_tty() -> None:
@@ -127,15 +126,27 @@ class Terminal:
         return total_kb / 1024
 
     def cpu_seconds(self) -> float:
-        """User + system CPU time of the whole process tree so far."""
-        ticks = 0
+        """CPU time of the whole process tree so far: every thread's time on a CPU, in nanoseconds
+        (/proc/PID/task/TID/schedstat), which is finer than the 10 ms ticks of /proc/PID/stat."""
+        return sum(self.thread_cpu_seconds().values())
+
+    def thread_cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds so far of each thread in the tree, by "pid/command/thread id"."""
+        found: dict[str, float] = {}
         for pid in self.pids():
             try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                tasks = list(Path(f"/proc/{pid}/task").iterdir())
             except OSError:
                 continue
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
-        return ticks / CLOCK_TICKS
+            for task in tasks:
+                try:
+                    name = (task / "comm").read_text().strip()
+                    nanoseconds = int((task / "schedstat").read_text().split()[0])
+                except (OSError, IndexError, ValueError):
+                    continue
+                key = f"{pid}/{name}/{task.name}"
+                found[key] = found.get(key, 0.0) + nanoseconds / 1e9
+        return found
 
     def wakeups(self) -> int:
         """Context switches of the program's threads so far (voluntary and not): its wake-ups."""
