@@ -58,6 +58,25 @@ def _state(connection: sqlite3.Connection, key: str):
     return None if row is None else json.loads(row[0])
 
 
+def _panes(layout, known: list[str]) -> list[str]:
+    """The workstreams of a saved layout (app/engine/layout.py's to_dict), in pane order."""
+    if not isinstance(layout, dict):
+        return []
+    if "ws" in layout:
+        return [layout["ws"]] if layout["ws"] in known else []
+    return _panes(layout.get("a"), known) + _panes(layout.get("b"), known)
+
+
+def _focused(connection: sqlite3.Connection, shown: list[str]) -> str:
+    """The tab boot focuses: the saved focus when a saved pane shows it, else the first pane, else
+    the first tab (app/main.py, _restore_workspace)."""
+    panes = _panes(_state(connection, "layout"), shown)
+    if not panes:
+        return shown[0]
+    focused = _state(connection, "focused")
+    return focused if focused in panes else panes[0]
+
+
 def _read(connection: sqlite3.Connection) -> SavedTabs | None:
     ids = [i for i in _state(connection, "tabs") or [] if isinstance(i, str)]
     names = {row[0]: row[1] or row[2] or UNTITLED for row in connection.execute(
@@ -70,8 +89,7 @@ def _read(connection: sqlite3.Connection) -> SavedTabs | None:
     shown = [i for i in ids if i in names and i not in held]
     if not shown:
         return None
-    focused_id = _state(connection, "focused")
-    focused = shown.index(focused_id) if focused_id in shown else 0
+    focused = shown.index(_focused(connection, shown)) if shown else 0
     settings = {key: json.loads(value) for key, value in connection.execute(
         "SELECT key, value FROM workstream_config WHERE workstream_id = ? AND key IN ('model_alias', 'policy_mode')",
         (shown[focused],))}
