@@ -17,7 +17,6 @@ from typing import Any
 
 from textual import on
 from textual.app import App
-from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from app import checkpoint_wiring, quit_signals
@@ -94,7 +93,7 @@ WORKER_TASKS = {
     "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
     "theme": "Saving the theme", "mention-index": "Listing the workspace's files",
     "settings": "Saving the settings", "image": "Attaching the image",
-    "first-frame": "Showing the saved tabs", "sdk": "Loading the model's SDK",
+    "first-frame": "Showing the saved tabs",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 
@@ -222,7 +221,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self.ready.set()
         if self.models is None:
             self.open_setup()
-        elif self._sdk_wanted:  # typed while booting; else the first key typed warms it (prompt_typed)
+        else:
             await self._warm_sdk_import()
         if not self.is_headless:
             tune_interpreter_for_input()
@@ -288,17 +287,6 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
 
         alias = settings.alias or "default"
         return ModelRegistry({alias: settings}, default=alias)
-
-    _sdk_wanted = False  # text has been typed into a prompt: a request is coming
-
-    @on(TextArea.Changed)
-    def prompt_typed(self, message: TextArea.Changed) -> None:
-        """The first text typed starts the SDK import, on a thread, while the user writes: an app
-        nobody types into never loads it (idle memory), and the first request finds it loaded."""
-        if not self._sdk_wanted and message.text_area.text:
-            self._sdk_wanted = True
-            if self.ready.is_set() and self.models is not None:
-                self.run_worker(self._warm_sdk_import(), group="sdk", exit_on_error=False)
 
     async def _warm_sdk_import(self) -> None:
         """Import the default model's SDK on a thread, so the first request does not stall the UI."""
