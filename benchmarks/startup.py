@@ -17,9 +17,10 @@ Three ratios, each measured with the programs side by side in this run (the mach
   (and <= 100 MB after 20 turns).
 
 Beside them, so nothing is bought by hiding work: the first keystroke's echo (typed the moment the
-screen is complete), the time until the restored tab's history is shown, and the first turn (a
-prompt typed at 50 ms a key right after the screen is complete; Enter until the reply's last
-words are on screen). `--before DIR` runs another checkout of Whimbrel (an older commit, say) in
+screen is complete), the time until the restored tab's history is shown, and the first turn: a
+prompt typed at 50 ms a key as soon as the screen is complete (Enter until the reply's last words
+are on screen, and spawn until then: a screen complete sooner lets the user type while boot is
+still running), and the same prompt typed once the saved history is shown (Enter until the reply). `--before DIR` runs another checkout of Whimbrel (an older commit, say) in
 the same rounds, so before and after are measured under the same load.
 
 Whimbrel's own modules are compiled to bytecode first, as `pip install .` does (an editable
@@ -80,7 +81,9 @@ class Program:
     screens: list[float] = field(default_factory=list)
     echoes: list[float] = field(default_factory=list)
     restored: list[float] = field(default_factory=list)
-    turns: list[float] = field(default_factory=list)
+    turns: list[float] = field(default_factory=list)  # typed at once: Enter until the reply
+    turns_total: list[float] = field(default_factory=list)  # ... and from the spawn
+    turns_restored: list[float] = field(default_factory=list)  # typed once the history is shown
     last_marker: dict[str, int] = field(default_factory=dict)
 
 
@@ -122,20 +125,22 @@ def saved_data_dir(path: Path, workdir: Path) -> None:
 
 
 def whimbrel_program(name: str, tree: Path, tmp: Path) -> Program:
-    argv = [sys.executable, "-m", "app.cli", "--workdir", str(tmp / "work"), "--data-dir", str(tmp / "data"),
+    argv = [sys.executable, "-m", "app.cli", "--workdir", str(tmp / "work"), "--data-dir", str(tmp / f"data-{name}"),
             "--config", str(tmp / "config.toml")]
     return Program(name, argv, tree, WHIMBREL_MARKERS, whimbrel=True)
 
 
-def fresh_data(tmp: Path) -> None:
-    """Every start sees the same saved store (a run prunes, takes leases, writes history)."""
-    shutil.rmtree(tmp / "data", ignore_errors=True)
-    shutil.copytree(tmp / "pristine", tmp / "data")
+def fresh_data(tmp: Path, program: Program) -> None:
+    """Every start sees the same saved store (a run prunes, takes leases, writes history); each
+    program has its own, so programs started together never hold each other's tabs."""
+    if program.whimbrel:
+        shutil.rmtree(tmp / f"data-{program.name}", ignore_errors=True)
+        shutil.copytree(tmp / "pristine", tmp / f"data-{program.name}")
 
 
 def first_screen(program: Program, tmp: Path) -> None:
     """One start: until every marker is on screen, then the first key's echo and the history."""
-    fresh_data(tmp)
+    fresh_data(tmp, program)
     with Terminal(program.name, program.argv, program.cwd) as terminal:
         seen = terminal.wait_for(program.markers)
         program.screens.append(max(seen.values()))
@@ -145,18 +150,23 @@ def first_screen(program: Program, tmp: Path) -> None:
             program.restored.append(terminal.wait_for({"history": SAVED_TEXT.encode()})["history"])
 
 
-def first_turn(program: Program, tmp: Path, more_turns: int) -> float:
-    """A prompt typed right after the screen is complete; Enter until the reply is shown. Then
-    `more_turns` more turns; returns the RSS after them (MB)."""
-    fresh_data(tmp)
+def first_turn(program: Program, tmp: Path, more_turns: int, *, once_restored: bool = False) -> float:
+    """A prompt typed as soon as the screen is complete (or, `once_restored`, once the saved history is
+    shown); Enter until the reply is shown, and from the spawn. Then `more_turns` more turns; returns
+    the RSS after them (MB)."""
+    fresh_data(tmp, program)
     with Terminal(program.name, program.argv, program.cwd) as terminal:
-        terminal.wait_for(program.markers)
+        terminal.wait_for({**program.markers, **({"history": SAVED_TEXT.encode()} if once_restored else {})})
         for char in TURN_PROMPT:
             terminal.send(char.encode())
             terminal.drain_until(terminal.elapsed() + KEY_GAP)
         offset, sent = terminal.send(b"\r")
         shown = terminal.wait_for({"reply": f"said: {TURN_PROMPT}".encode()}, since=offset)["reply"]
-        program.turns.append(shown - sent)
+        if once_restored:
+            program.turns_restored.append(shown - sent)
+        else:
+            program.turns.append(shown - sent)
+            program.turns_total.append(shown)
         for turn in range(2, more_turns + 2):
             offset, _ = terminal.send(f"turn {turn} now\r".encode())
             terminal.wait_for({"reply": f"said: turn {turn} now".encode()}, since=offset)
@@ -166,7 +176,8 @@ def first_turn(program: Program, tmp: Path, more_turns: int) -> float:
 
 def idle_side_by_side(programs: list[Program], tmp: Path, seconds: float) -> tuple[dict, dict]:
     """All programs started together: RSS at RSS_AT s, then CPU seconds over `seconds` of idling."""
-    fresh_data(tmp)
+    for program in programs:
+        fresh_data(tmp, program)
     terminals = [Terminal(p.name, p.argv, p.cwd) for p in programs]
     try:
         for program, terminal in zip(programs, terminals):
@@ -263,31 +274,36 @@ def measure(tmp: Path, port: int, trees: list[Path], args) -> int:
             f"{p.name} {ms(p.screens[-1])} (echo {ms(p.echoes[-1])}"
             + (f", history {ms(p.restored[-1])})" if p.whimbrel else ")") for p in programs))
 
-    print(f"first turn: '{TURN_PROMPT}' typed at {ms(KEY_GAP)} a key once the screen is complete, "
-          f"Enter until the reply is shown; then {args.turns - 1} more turns")
+    print(f"first turn: '{TURN_PROMPT}' typed at {ms(KEY_GAP)} a key as soon as the screen is complete "
+          f"(Enter until the reply is shown / spawn until then), or once the saved history is shown; "
+          f"then {args.turns - 1} more turns")
     after_turns: dict[str, float] = {}
     for run in range(args.runs):
         for program in (whimbrels if run % 2 == 0 else whimbrels[::-1]):
             more = args.turns - 1 if run == args.runs - 1 else 0
+            first_turn(program, tmp, 0, once_restored=True)
             rss = first_turn(program, tmp, more)
             if more:
                 after_turns[program.name] = rss
-        print("  round " + str(run + 1) + ": " + "   ".join(f"{p.name} {ms(p.turns[-1])}" for p in whimbrels))
+        print("  round " + str(run + 1) + ": " + "   ".join(
+            f"{p.name} {ms(p.turns[-1])} / {ms(p.turns_total[-1])}, once restored {ms(p.turns_restored[-1])}"
+            for p in whimbrels))
 
     print(f"idle: all started together; RSS {RSS_AT:.0f} s after start, CPU over {args.idle:.0f} s")
     rss, cpu = idle_side_by_side(programs, tmp, args.idle)
 
     median = {p.name: statistics.median(p.screens) for p in programs}
     print()
-    print(f"{'':14}{'screen':>9}{'× bare':>8}{'echo':>8}{'history':>9}{'turn 1':>8}{'RSS':>9}"
-          f"{'RSS@' + str(args.turns):>9}{'CPU %':>7}{'× bare':>8}{'wake/s':>8}")
+    print(f"{'':14}{'screen':>9}{'× bare':>8}{'echo':>8}{'history':>9}{'turn 1':>8}{'spawn→':>9}{'restored':>9}"
+          f"{'RSS':>9}{'RSS@' + str(args.turns):>9}{'CPU %':>7}{'× bare':>8}{'wake/s':>8}")
     ok = True
     for p in programs:
         screen_ratio = median[p.name] / median[bare.name]
         cpu_ratio = cpu[p.name][0] / cpu[bare.name][0] if cpu[bare.name][0] else float("inf")
         row = (f"{p.name:14}{ms(median[p.name]):>9}{screen_ratio:>8.2f}{ms(statistics.median(p.echoes)):>8}"
-               + (f"{ms(statistics.median(p.restored)):>9}{ms(statistics.median(p.turns)):>8}" if p.whimbrel
-                  else f"{'':>9}{'':>8}")
+               + (f"{ms(statistics.median(p.restored)):>9}{ms(statistics.median(p.turns)):>8}"
+                  f"{ms(statistics.median(p.turns_total)):>9}{ms(statistics.median(p.turns_restored)):>9}"
+                  if p.whimbrel else f"{'':>9}{'':>8}{'':>9}{'':>9}")
                + f"{rss[p.name]:>6.1f} MB" + (f"{after_turns[p.name]:>6.1f} MB" if p.whimbrel else f"{'':>9}")
                + f"{cpu[p.name][0]:>7.2f}{cpu_ratio:>8.2f}{cpu[p.name][1]:>8.1f}")
         print(row)
