@@ -21,6 +21,7 @@ from widgets.tab_bar import TabBar, TabInfo
 @dataclass
 class _Gate:
     sandboxed: bool
+    network: bool = False  # /network is per workstream, off until boot restores it
 
 
 @dataclass

@@ -13,9 +13,8 @@ USAGE = "usage: /tools, or /tools mode native|code|both|default"
 
 def tool_mode_marker(workstream) -> Text | None:
     """`tools: code` for the status bar; None in native mode (the bar stays as it was)."""
-    from app.engine.code_mode import tool_mode_of
-
-    mode = tool_mode_of(getattr(workstream, "session", None))
+    modes = getattr(getattr(workstream, "session", None), "tool_modes", None)  # none on the first frame:
+    mode = modes.current() if modes is not None else "native"  # no engine import before boot
     return None if mode == "native" else Text(f"tools: {mode}", style="bold green")
 
 
