@@ -24,13 +24,15 @@ pytestmark = [
 
 
 def stored_replies(db: Path) -> list[tuple[str, bool]]:
-    """(content, interrupted) of every assistant row, read without writing to the live store."""
+    """(content, interrupted) of every assistant reply, read without writing to the live store."""
     if not db.exists():
         return []
     connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
     try:
-        rows = connection.execute("SELECT content, interrupted FROM messages WHERE role = 'assistant' "
-                                  "ORDER BY seq").fetchall()
+        rows = connection.execute(  # a streaming reply's row holds its first save, its pieces the rest
+            "SELECT m.content || coalesce((SELECT group_concat(p.content, '') FROM (SELECT content FROM "
+            "draft_pieces WHERE message_id = m.id ORDER BY id) p), ''), m.interrupted FROM messages m "
+            "WHERE m.role = 'assistant' ORDER BY m.seq").fetchall()
     except sqlite3.OperationalError:  # the app has not created its tables yet
         return []
     finally:
