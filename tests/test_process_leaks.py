@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.e2e.processes import alive
 from tests.process_leaks import MARK
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,15 +48,6 @@ def run_pytest(tmp_path: Path, source: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "tests.process_leaks", "-p", "no:cacheprovider",
          "test_sample.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-
-
-def alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie, dead but not yet reaped, does not count)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def wait_until_dead(pid: int, timeout: float = 10.0) -> bool:

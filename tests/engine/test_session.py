@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 
 import pytest
 
 from app.engine import events as ev
 from app.vocabulary.messages import repair_interrupted
+from tests.e2e.processes import alive  # a zombie counts as ended: CI's PID 1 may never reap it
 from tests.engine.harness import Recorder, make_session, shutdown
 from tests.fake_llm.script import ErrorReply, SlowReply, TextReply, ToolCallReply
 
@@ -21,14 +21,6 @@ async def until(condition, what: str, timeout: float = 20.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             pytest.fail(f"not within {timeout:g} s: {what}")
         await asyncio.sleep(0.05)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.fixture

@@ -6,19 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.processes import alive
 from tests.tools.helpers import prep, run
 from tools.context import ToolContext
 from tools.pipeline import execute
 from tools.registry import ToolRegistry
-
-
-def alive(pid: int) -> bool:
-    """True while `pid` exists and is not a zombie waiting to be reaped."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 async def wait_gone(pids: list[int], within: float = 5.0) -> bool:
