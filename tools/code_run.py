@@ -70,14 +70,13 @@ def command(workspace: Path, fd: int, hidden: list[Path]) -> list[str]:
     python = [sys.executable, "-I", str(RUNNER), str(fd)]
     if bwrap.available() is None:
         return python
-    spec = bwrap.SandboxSpec("workspace-write", workspace, network=False, hidden=list(hidden))
+    # Python and the runner may live under /tmp, which the sandbox replaces: bind them back read-only
+    readable = sorted({Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent,
+                       RUNNER.parent})
+    spec = bwrap.SandboxSpec("workspace-write", workspace, network=False, hidden=list(hidden),
+                             readable=readable)
     argv = bwrap.wrap(python, spec)
-    keep: list[str] = []  # Python and the runner may live under a hidden place: bind them back read-only
-    for place in sorted({sys.base_prefix, sys.prefix, str(Path(sys.executable).resolve().parent.parent),
-                         str(RUNNER.parent)}):
-        if place.startswith("/tmp/"):
-            keep += ["--ro-bind", place, place]
-    return [argv[0], "--new-session", "--unshare-ipc", *keep, *argv[1:]]
+    return [argv[0], "--new-session", "--unshare-ipc", *argv[1:]]
 
 
 class CodeRun:

@@ -51,6 +51,8 @@ class SandboxSpec:
     network: bool = False
     hidden: list[Path] = field(default_factory=list)  # Whimbrel's data and config dirs, and more
     home: Path = field(default_factory=Path.home)
+    # Read-only places that the private /tmp would otherwise cover (a Python that lives under /tmp)
+    readable: list[Path] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -69,6 +71,9 @@ def wrap(argv: list[str], spec: SandboxSpec, binary: str | None = None) -> list[
     workspace = spec.workspace.resolve()
     out = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
            "--die-with-parent", "--unshare-pid"]
+    for place in spec.readable:  # after the private /tmp, which would hide them
+        if Path(place).resolve().is_relative_to("/tmp"):
+            out += ["--ro-bind", str(Path(place).resolve()), str(Path(place).resolve())]
     if spec.level == "workspace-write":
         out += ["--bind", str(workspace), str(workspace)]
     if not spec.network:

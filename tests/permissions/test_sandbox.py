@@ -126,3 +126,23 @@ async def test_network_on_reaches_it(tmp_path, home, server):
 
 async def test_full_level_is_not_wrapped(tmp_path, home):
     assert wrap(["true"], spec_for(tmp_path, home, "full")) == ["true"]
+
+
+async def test_readable_places_under_tmp_survive_the_private_tmp(tmp_path, home):
+    """A Python (a venv, a checkout) under /tmp is bound back read-only after the private /tmp, so a
+    sandboxed interpreter can start there; it stays read-only, and other files in /tmp stay hidden."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    interpreter = tmp_path / "venv"
+    interpreter.mkdir()
+    (interpreter / "marker").write_text("here")
+    (tmp_path / "secret").write_text("no")
+    spec = SandboxSpec("workspace-write", ws, home=home, readable=[interpreter])
+    output, failed = await run(f"cat {interpreter}/marker", ws, spec)
+    assert not failed and output.startswith("here\n")
+    output, failed = await run(f"touch {interpreter}/new", ws, spec)
+    assert failed and "Read-only file system" in output and not (interpreter / "new").exists()
+    output, failed = await run(f"cat {tmp_path}/secret", ws, spec)
+    assert failed and "No such file" in output
+    output, failed = await run(f"cat {interpreter}/marker", ws, spec_for(ws, home))
+    assert failed and "No such file" in output
