@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from app.vocabulary.globs import glob_to_regex
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.textfile import looks_binary
@@ -35,27 +36,7 @@ def _clip(text: str) -> str:
 
 def glob_regex(glob: str) -> re.Pattern[str]:
     """Translate a ripgrep/gitignore-style glob: `*` and `?` stay within one path segment, `**` spans any."""
-    out, i = [], 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif glob[i] == "[" and (end := glob.find("]", i + 1)) != -1:
-            out.append("[" + glob[i + 1:end].replace("!", "^", 1) + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+    return re.compile(glob_to_regex(glob, char_classes=True) + r"\Z")
 
 
 def _glob_filter(glob: str, ctx: ToolContext) -> Callable[[Path], bool]:

@@ -18,6 +18,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from app.permissions.shell import Unparseable, Word, parse
+from app.vocabulary.globs import glob_to_regex
 from app.permissions.wrappers import SEP, WRAPPERS, Effective
 
 Decision = Literal["allow", "ask", "deny"]
@@ -164,23 +165,7 @@ def normalise_pattern(pattern: str, workspace: Path) -> str:
 def path_regex(pattern: str, workspace: Path) -> re.Pattern[str]:
     """`src/**`, `**/.env`, `*.py`: `**` crosses folders, `*` and `?` stay within one."""
     glob = normalise_pattern(pattern, workspace)
-    out, i = [], 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
+    source = glob_to_regex(glob)
     if glob.endswith("/"):
-        out.append(".*")
-    return re.compile("".join(out), re.S)
+        source += ".*"
+    return re.compile(source, re.S)
