@@ -176,6 +176,7 @@ def test_approval_modal_with_the_judges_verdict(snap_compare, fake_openai, tmp_p
                       TextReply("DANGEROUS: deletes the build directory recursively; check nothing else lives there"))
 
     async def run_before(pilot) -> None:
+        await booted(pilot)  # a steady prompt cursor: the dimmed prompt under the modal is in the picture
         await submit(pilot, "clean up")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), message="approval modal")
         line = pilot.app.screen.query_one(JudgeLine)
