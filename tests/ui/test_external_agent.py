@@ -85,7 +85,7 @@ async def test_escape_cancels_the_agents_turn(fake_openai, tmp_path):
         await wait_for(pilot, lambda: app.workstream.state == "idle", AGENT_WAIT, "idle again")
 
 
-async def test_a_crashing_or_garbled_agent_fails_the_turn_with_the_reason(fake_openai, tmp_path):
+async def test_a_crashing_or_garbled_agent_fails_the_turn_with_the_reason(fake_openai, tmp_path, monkeypatch):
     crash = f'command = {json.dumps(sys.executable)}\nargs = ["-c", "import sys; print(\'boom\', file=sys.stderr); sys.exit(3)"]'
     garbled = (f'command = {json.dumps(sys.executable)}\n'
                'args = ["-c", "import sys, time; print(\'not json at all\', flush=True); time.sleep(60)"]')
@@ -96,15 +96,17 @@ async def test_a_crashing_or_garbled_agent_fails_the_turn_with_the_reason(fake_o
     async with app.run_test(size=(120, 40)) as pilot:
         await open_agent(pilot, app, "crash")
         await submit(pilot, "hello")
-        await wait_for(pilot, lambda: "exited with code 3" in screen_text(app), app_agent_wait, "the crash reason")
-        assert "boom" in screen_text(app) and app.workstream.state == "error"
+        # the notice and the state change are two events: wait for both
+        await wait_for(pilot, lambda: "exited with code 3" in screen_text(app) and app.workstream.state == "error",
+                       app_agent_wait, "the crash reason and the failed state")
+        assert "boom" in screen_text(app)
         await open_agent(pilot, app, "missing")
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: "could not be started" in screen_text(app), app_agent_wait, "the start failure")
         await open_agent(pilot, app, "garbled")
         from app.acp import connection
 
-        connection.START_TIMEOUT = 3.0  # the garbled agent never answers initialize: do not wait 30 s
+        monkeypatch.setattr(connection, "START_TIMEOUT", 3.0)  # it never answers initialize: do not wait 30 s
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: "did not answer initialize" in screen_text(app), app_agent_wait,
                        "the garbled agent's failure")
