@@ -168,9 +168,8 @@ def test_status_bar_in_each_mode_and_unsandboxed(snap_compare, tmp_path):
 def test_approval_modal_with_the_judges_verdict(snap_compare, fake_openai, tmp_path):
     """The judge (a model alias on the fake server, over the real SDK) has answered inside the open modal."""
     from tests.fake_llm.script import TextReply, ToolCallReply
-    from tests.ui.test_judge import judged_app
+    from tests.ui.test_judge import judged_app, opinion_of
     from tests.ui.test_turns import submit
-    from widgets.judge_line import JudgeLine
 
     fake_openai.queue(ToolCallReply([("bash", '{"command": "rm -rf build"}', "j1")]),
                       TextReply("DANGEROUS: deletes the build directory recursively; check nothing else lives there"))
@@ -178,9 +177,7 @@ def test_approval_modal_with_the_judges_verdict(snap_compare, fake_openai, tmp_p
     async def run_before(pilot) -> None:
         await booted(pilot)  # a steady prompt cursor: the dimmed prompt under the modal is in the picture
         await submit(pilot, "clean up")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), message="approval modal")
-        line = pilot.app.screen.query_one(JudgeLine)
-        await wait_for(pilot, lambda: line.opinion is not None, 30, message="the judge's verdict")
+        await opinion_of(pilot)
         await pilot.pause()
 
     assert snap_compare(judged_app(tmp_path, fake_openai.base_url, fake_openai.base_url), terminal_size=(120, 32),

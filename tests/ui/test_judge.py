@@ -32,9 +32,16 @@ def rm_call() -> ToolCallReply:
     return ToolCallReply([("bash", json.dumps({"command": "rm -rf build"}), "j1")])
 
 
+def judge_line(pilot) -> JudgeLine | None:
+    """The open approval modal's judge line, once the modal has mounted it."""
+    screen = pilot.app.screen
+    lines = list(screen.query(JudgeLine)) if isinstance(screen, ApprovalScreen) else []
+    return lines[0] if lines else None
+
+
 async def opinion_of(pilot):
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), message="approval modal")
-    line = pilot.app.screen.query_one(JudgeLine)
+    await wait_for(pilot, lambda: judge_line(pilot) is not None, message="the approval modal's judge line")
+    line = judge_line(pilot)
     await wait_for(pilot, lambda: line.opinion is not None, 30, message="the judge's verdict")
     return line.opinion
 
