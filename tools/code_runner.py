@@ -55,9 +55,24 @@ class Channel:
             raise ToolCallError(reply["error"])
         return str(reply.get("ok", ""))
 
+    def current_bindings(self) -> dict[str, str]:
+        """The API as Whimbrel sees it now (a tool found by tool_search or added by an MCP server)."""
+        self.count += 1
+        self.send({"id": self.count, "bindings": True})
+        answer = self.file.readline()
+        if not answer:
+            raise ToolCallError("Whimbrel stopped answering (the run was cancelled)")
+        bindings = json.loads(answer).get("bindings")
+        return bindings if isinstance(bindings, dict) else {}
+
 
 class Namespace:
-    """`tools` (and `tools.<server>`): attributes are the bound tools, anything else is refused."""
+    """`tools` (and `tools.<server>`): attributes are the bound tools, anything else is refused.
+
+    A name not bound yet is looked up once more in Whimbrel's current API, so a tool that appeared
+    during the program (tool_search, an MCP server's new tool) can be called; whether it may run is
+    decided by Whimbrel when it is called. The binding map is one dict, shared by every namespace.
+    """
 
     def __init__(self, path: str, bindings: dict[str, str], channel: Channel) -> None:
         self._path, self._bindings, self._channel = path, bindings, channel
@@ -66,6 +81,10 @@ class Namespace:
         if name.startswith("__"):
             raise AttributeError(name)
         dotted = f"{self._path}.{name}" if self._path else name
+        if not self._knows(dotted):
+            fresh = self._channel.current_bindings()
+            self._bindings.clear()
+            self._bindings.update(fresh)
         if dotted in self._bindings:
             tool, channel = self._bindings[dotted], self._channel
 
@@ -74,10 +93,13 @@ class Namespace:
 
             call.__name__ = name
             return call
-        if any(key.startswith(dotted + ".") for key in self._bindings):
+        if self._knows(dotted):
             return Namespace(dotted, self._bindings, self._channel)
         known = sorted({key.split(".")[0] for key in self._bindings if key.startswith(self._path)})
         raise ToolCallError(f"there is no tool tools.{dotted} in this mode (available: {', '.join(known) or 'none'})")
+
+    def _knows(self, dotted: str) -> bool:
+        return dotted in self._bindings or any(key.startswith(dotted + ".") for key in self._bindings)
 
     def __dir__(self) -> list[str]:
         prefix = self._path + "." if self._path else ""
