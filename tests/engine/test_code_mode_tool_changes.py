@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from mcp.server.mcpserver import Context, MCPServer
+
 from app.engine.code_mode import API_HEADER, code_api
 from tests.engine.harness import Recorder
 from tests.engine.test_code_mode import code_place, run_code, start, tool_message  # noqa: F401 - a fixture
@@ -96,3 +98,74 @@ async def test_a_call_is_dispatched_only_if_the_tool_is_visible_when_it_is_made(
     assert lines[2].startswith("gone: Unknown tool 'mcp__wx__forecast'")
     assert lines[3].startswith("hidden: Unknown tool 'mcp__pad__tool_0'")
     assert "Server_wx" not in api_part(fake_openai.requests[-1])
+
+
+def changing_server():
+    """An in-process MCP server whose `unlock` adds `secret`, drops `echo` and says so (list_changed)."""
+    server = MCPServer("lab")
+
+    @server.tool(description="Echo the text back.")
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool(description="Add the secret tool and drop echo.")
+    async def unlock(ctx: Context) -> str:
+        def secret() -> str:
+            return "the secret"
+
+        server.add_tool(secret, description="A tool that appears later.")
+        server.remove_tool("echo")
+        await ctx.notify_tools_changed()
+        return "unlocked"
+
+    return server
+
+
+LIST_CHANGED_PROGRAM = """
+import asyncio
+print(await tools.lab.echo(text="first"))
+print(await tools.lab.unlock())
+for attempt in range(600):  # until Whimbrel has applied the server's tools/list_changed
+    try:
+        print(await tools.lab.secret())
+        break
+    except ToolCallError:
+        await asyncio.sleep(0.05)
+try:
+    await tools.lab.echo(text="again")
+except ToolCallError as error:
+    print("gone:", error)
+"""
+
+
+async def test_an_mcp_servers_list_changed_during_a_program(fake_openai, code_place):
+    """A real tools/list_changed from an in-process server, applied by the app's own wiring
+    (McpWiring._mcp_changed): the new tool is callable in the same program, the dropped one is
+    refused there, and the next request's API has the one and not the other."""
+    from types import SimpleNamespace
+
+    from app.mcp.config import ServerConfig
+    from app.mcp.manager import McpManager
+    from app.mcp_wiring import McpWiring
+
+    fake_openai.queue(run_code(LIST_CHANGED_PROGRAM, timeout=60), TextReply("ok"))
+    app, session = await start(fake_openai, code_place, Recorder())
+    wiring = SimpleNamespace(manager=[SimpleNamespace(session=session)], mcp=None)
+    manager = McpManager([ServerConfig("lab", inprocess=changing_server())], workspace=code_place[0],
+                         listener=lambda server, what: McpWiring._mcp_changed(wiring, server, what),
+                         refresh_interval=0)
+    wiring.mcp = manager
+    manager.start()
+    try:
+        await manager.wait_ready("lab", 30)
+        assert "mcp__lab__echo" in session.registry.names()
+        await session.run_turn("go")
+    finally:
+        await manager.stop()
+        await app.stop()
+    before, after = api_part(fake_openai.requests[0]), api_part(fake_openai.requests[1])
+    assert "async def echo" in before and "async def secret" not in before
+    assert "async def secret" in after and "async def echo" not in after
+    lines = tool_message(fake_openai)["content"].splitlines()
+    assert lines[:3] == ["first", "unlocked", "the secret"]
+    assert lines[3].startswith("gone: there is no tool tools.lab.echo")
