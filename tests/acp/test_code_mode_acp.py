@@ -3,39 +3,19 @@ like native calls (what would ask goes to the client), and each is a tool call o
 
 from __future__ import annotations
 
-import asyncio
-import json
-
-import pytest
-
-from tests.acp.harness import DEADLINE, RecordingClient, whimbrel_acp
-from tests.fake_llm.script import TextReply, ToolCallReply
+from tests.acp.harness import RecordingClient, whimbrel_acp
+from tests.acp.test_agent import prompt
+from tests.engine.test_code_mode import run_code
+from tests.fake_llm.script import TextReply
+from tests.headless.test_run import workspace  # noqa: F401 - a fixture: a workspace with notes.md
 
 PROGRAM = ("text = await tools.read_file(path='notes.md')\n"
            "try:\n    await tools.write_file(path='x.txt', content=text.split()[-1])\n    print('wrote x.txt')\n"
            "except ToolCallError as error:\n    print('refused:', error)\n")
 
 
-@pytest.fixture
-def workspace(tmp_path):
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    (folder / "notes.md").write_text("hello\n")
-    return folder
-
-
-async def prompt(conn, session_id: str, text: str):
-    import acp
-
-    return await asyncio.wait_for(conn.prompt(session_id=session_id, prompt=[acp.text_block(text)]), DEADLINE)
-
-
-def run_code() -> ToolCallReply:
-    return ToolCallReply([("run_code", json.dumps({"code": PROGRAM}), "rc1")])
-
-
 async def test_a_programs_write_asks_the_client_and_each_call_is_a_tool_call(fake_openai, workspace, tmp_path):
-    fake_openai.queue(run_code(), TextReply("Done."))
+    fake_openai.queue(run_code(PROGRAM), TextReply("Done."))
     client = RecordingClient("allow")
     async with whimbrel_acp(client, workspace, fake_openai.base_url, tmp_path / "agent.log",
                             "--tools-mode", "code") as (conn, _proc):
@@ -52,7 +32,7 @@ async def test_a_programs_write_asks_the_client_and_each_call_is_a_tool_call(fak
 
 
 async def test_plan_mode_refuses_a_programs_write_inside_the_program(fake_openai, workspace, tmp_path):
-    fake_openai.queue(run_code(), TextReply("It was refused."))
+    fake_openai.queue(run_code(PROGRAM), TextReply("It was refused."))
     client = RecordingClient("allow")
     async with whimbrel_acp(client, workspace, fake_openai.base_url, tmp_path / "agent.log",
                             "--tools-mode", "code", "--mode", "plan") as (conn, _proc):

@@ -6,27 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from tests.fake_llm.script import TextReply, ToolCallReply
+from tests.engine.test_code_mode import run_code
+from tests.fake_llm.script import TextReply
 from tests.headless.helpers import events, model_flags, normalized, run_whimbrel
+from tests.headless.test_run import workspace  # noqa: F401 - a fixture: a workspace with notes.md
 
 GOLDEN = Path(__file__).parent / "golden"
 PROGRAM = ("print(len((await tools.read_file(path='notes.md')).splitlines()), 'line(s)')\n"
            "try:\n    await tools.write_file(path='x.txt', content='x')\n"
            "except ToolCallError as error:\n    print('refused:', error)\n")
-
-
-@pytest.fixture
-def workspace(tmp_path):
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    (folder / "notes.md").write_text("hello\n")
-    return folder
-
-
-def run_code(code: str) -> ToolCallReply:
-    return ToolCallReply([("run_code", json.dumps({"code": code}), "rc1")])
 
 
 def test_a_program_streams_its_calls_and_a_refusal_raises_inside_it(fake_openai, workspace):
