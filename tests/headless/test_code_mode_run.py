@@ -63,3 +63,22 @@ def test_the_flag_wins_over_the_config(fake_openai, workspace, tmp_path):
     names = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
     assert "run_code" not in names and "read_file" in names
     assert "Tools as Python" not in fake_openai.requests[0]["messages"][0]["content"]
+
+
+def test_progress_lines_nest_a_programs_calls_under_its_run_code():
+    """On a terminal, stderr shows a program's calls indented under the run_code call."""
+    import io
+
+    from app.headless.output import TextOutput
+
+    err = io.StringIO()
+    out = TextOutput(io.StringIO(), err, progress=True)
+    out.event({"type": "tool_call", "call_id": "rc1", "name": "run_code", "arguments": "{}",
+               "preview": "for name in names:  … 3 lines"})
+    out.event({"type": "tool_call", "call_id": "rc1:code:1", "name": "read_file", "arguments": "{}",
+               "preview": "notes.md", "parent_call_id": "rc1"})
+    out.event({"type": "tool_result", "call_id": "rc1:code:1", "name": "read_file", "output": "x",
+               "is_error": False, "parent_call_id": "rc1"})
+    out.event({"type": "tool_result", "call_id": "rc1", "name": "run_code", "output": "x", "is_error": False})
+    assert err.getvalue().splitlines() == ["→ run_code for name in names:  … 3 lines", "  → read_file notes.md",
+                                           "  ✓ read_file", "✓ run_code"]
