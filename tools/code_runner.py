@@ -10,13 +10,13 @@ by sending {"done": true, "result": ...} or {"done": true, "error": <traceback>}
 from __future__ import annotations
 
 import ast
-import asyncio
 import json
 import os
 import resource
 import socket
 import sys
 import traceback
+import types
 from typing import Any
 
 FILENAME = "<program>"
@@ -134,10 +134,9 @@ def forbid_processes() -> bool:
     """No new processes even for root, whom RLIMIT_NPROC does not bind and who could fork through
     ctypes past the audit hook. False where the filter cannot be installed (the rlimit still holds)."""
     import ctypes
-    import platform
     import struct
 
-    known = SYSCALLS.get(platform.machine())
+    known = SYSCALLS.get(os.uname().machine)
     if known is None:
         return False
     code = b"".join(struct.pack("HBBI", *i) for i in _filter(*known))
@@ -179,14 +178,45 @@ def guard(workspace: str, hidden: list[str]) -> None:
     sys.addaudithook(hook)
 
 
-def compiled(code: str) -> Any:
-    """The program with top-level await allowed; a final bare expression becomes its result."""
+def compiled(code: str) -> tuple[Any, bool]:
+    """The program with top-level await allowed (a final bare expression becomes its result), and
+    whether it needs an event loop."""
     tree = ast.parse(code, FILENAME, "exec")
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body[-1]
         tree.body[-1] = ast.copy_location(ast.Assign([ast.Name("__result__", ast.Store())], last.value), last)
         ast.fix_missing_locations(tree)
-    return compile(tree, FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    return compile(tree, FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT), needs_event_loop(tree)
+
+
+def _is_tool_call(node: ast.AST) -> bool:
+    """`tools.x(...)` or `tools.server.x(...)`: its coroutine never suspends (the call is synchronous)."""
+    target = node.func if isinstance(node, ast.Call) else None
+    while isinstance(target, ast.Attribute):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id == "tools"
+
+
+def needs_event_loop(tree: ast.AST) -> bool:
+    """Whether the program awaits anything but tool calls; only then is asyncio (most of the runner's
+    start-up time) loaded and the program run on a loop."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.AsyncFor, ast.AsyncWith)):
+            return True
+        if isinstance(node, ast.Await) and not _is_tool_call(node.value):
+            return True
+    return False
+
+
+def run_without_loop(coroutine: Any) -> None:
+    """Run a program whose awaits are all tool calls: it finishes on the first step."""
+    try:
+        coroutine.send(None)
+    except StopIteration:
+        return
+    coroutine.close()
+    raise RuntimeError("the program awaited something that needs an event loop (await it inside a function "
+                       "run with asyncio, or await the tools directly)")
 
 
 def program_traceback(exc: BaseException) -> str:
@@ -206,16 +236,20 @@ def main() -> int:
     namespace: dict[str, Any] = {"__name__": "__main__", "ToolCallError": ToolCallError,
                                  "tools": Namespace("", job["bindings"], channel)}
     try:
-        code = compiled(job["code"])
+        code, on_a_loop = compiled(job["code"])
     except SyntaxError as exc:
         channel.send({"done": True, "error": "".join(traceback.format_exception_only(exc)).strip()})
         return 1
-    loop = asyncio.new_event_loop()  # made before the guard: its self-pipe is a socket pair
+    loop = None
+    if on_a_loop:
+        import asyncio
+
+        loop = asyncio.new_event_loop()  # made before the guard: its self-pipe is a socket pair
     guard(job["workspace"], job.get("hidden", []))
     try:
         outcome = eval(code, namespace)  # noqa: S307 - running the model's program is the point
-        if asyncio.iscoroutine(outcome):
-            loop.run_until_complete(outcome)
+        if isinstance(outcome, types.CoroutineType):
+            loop.run_until_complete(outcome) if loop is not None else run_without_loop(outcome)
     except BaseException as exc:  # the program's failure, told to the model as its traceback
         sys.stdout.flush()
         channel.send({"done": True, "error": program_traceback(exc)})

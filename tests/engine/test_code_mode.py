@@ -184,3 +184,21 @@ async def test_native_mode_has_no_run_code_and_no_api(fake_openai, code_place):
     names = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
     assert "run_code" not in names and "read_file" in names
     assert "Tools as Python" not in fake_openai.requests[0]["messages"][0]["content"]
+
+
+async def test_a_program_on_an_event_loop_and_one_without(fake_openai, code_place):
+    """A program that awaits only tool calls runs without asyncio (a faster start); one that awaits
+    anything else (gather, sleep, its own coroutines) runs on a loop; both get the same results."""
+    (code_place[0] / "a.txt").write_text("alpha\n")
+    plain = "print((await tools.read_file(path='a.txt')).split()[-1])\n"
+    on_a_loop = ("import asyncio\nasync def both():\n    await asyncio.sleep(0)\n"
+                 "    return await asyncio.gather(tools.read_file(path='a.txt'), tools.read_file(path='a.txt'))\n"
+                 "print([text.split()[-1] for text in await both()])\n")
+    fake_openai.queue(run_code(plain), TextReply("one"), run_code(on_a_loop, "rc2"), TextReply("two"))
+    app, session = await start(fake_openai, code_place, Recorder())
+    await session.run_turn("first")
+    first = tool_message(fake_openai, 1)["content"]
+    await session.run_turn("second")
+    await app.stop()
+    assert first == "alpha"
+    assert tool_message(fake_openai)["content"] == "['alpha', 'alpha']"
