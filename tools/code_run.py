@@ -33,6 +33,8 @@ LINE_LIMIT = 8 << 20  # one request line from the program
 
 Dispatch = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 """(tool name, arguments) → (result text, is_error): the same pipeline a native call goes through."""
+Bindings = Callable[[], dict[str, str]]
+"""The API's binding map as it is now (Python path → tool name), for a name the program did not know."""
 
 
 @dataclass
@@ -83,8 +85,10 @@ class CodeRun:
     """One program: start it, answer its calls, enforce the limits, collect what it printed."""
 
     def __init__(self, code: str, bindings: dict[str, str], workspace: Path, dispatch: Dispatch,
-                 limits: CodeLimits | None = None, hidden: list[Path] | None = None) -> None:
+                 limits: CodeLimits | None = None, hidden: list[Path] | None = None,
+                 current_bindings: Bindings | None = None) -> None:
         self.code, self.bindings, self.workspace, self.dispatch = code, bindings, workspace, dispatch
+        self.current_bindings = current_bindings or (lambda: self.bindings)
         self.limits = limits or CodeLimits()
         self.hidden = list(hidden or [])
         self.outcome = RunOutcome()
@@ -166,7 +170,10 @@ class CodeRun:
                 self.outcome.error = message.get("error")
                 self.outcome.result = message.get("result")
                 return
-            reply = await self._call(message)
+            if message.get("bindings"):
+                reply = {"id": message.get("id"), "bindings": self.current_bindings()}
+            else:
+                reply = await self._call(message)
             writer.write(json.dumps(reply).encode() + b"\n")
             await writer.drain()
 

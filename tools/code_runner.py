@@ -10,13 +10,13 @@ by sending {"done": true, "result": ...} or {"done": true, "error": <traceback>}
 from __future__ import annotations
 
 import ast
-import asyncio
 import json
 import os
 import resource
 import socket
 import sys
 import traceback
+import types
 from typing import Any
 
 FILENAME = "<program>"
@@ -55,9 +55,24 @@ class Channel:
             raise ToolCallError(reply["error"])
         return str(reply.get("ok", ""))
 
+    def current_bindings(self) -> dict[str, str]:
+        """The API as Whimbrel sees it now (a tool found by tool_search or added by an MCP server)."""
+        self.count += 1
+        self.send({"id": self.count, "bindings": True})
+        answer = self.file.readline()
+        if not answer:
+            raise ToolCallError("Whimbrel stopped answering (the run was cancelled)")
+        bindings = json.loads(answer).get("bindings")
+        return bindings if isinstance(bindings, dict) else {}
+
 
 class Namespace:
-    """`tools` (and `tools.<server>`): attributes are the bound tools, anything else is refused."""
+    """`tools` (and `tools.<server>`): attributes are the bound tools, anything else is refused.
+
+    A name not bound yet is looked up once more in Whimbrel's current API, so a tool that appeared
+    during the program (tool_search, an MCP server's new tool) can be called; whether it may run is
+    decided by Whimbrel when it is called. The binding map is one dict, shared by every namespace.
+    """
 
     def __init__(self, path: str, bindings: dict[str, str], channel: Channel) -> None:
         self._path, self._bindings, self._channel = path, bindings, channel
@@ -66,6 +81,10 @@ class Namespace:
         if name.startswith("__"):
             raise AttributeError(name)
         dotted = f"{self._path}.{name}" if self._path else name
+        if not self._knows(dotted):
+            fresh = self._channel.current_bindings()
+            self._bindings.clear()
+            self._bindings.update(fresh)
         if dotted in self._bindings:
             tool, channel = self._bindings[dotted], self._channel
 
@@ -74,19 +93,68 @@ class Namespace:
 
             call.__name__ = name
             return call
-        if any(key.startswith(dotted + ".") for key in self._bindings):
+        if self._knows(dotted):
             return Namespace(dotted, self._bindings, self._channel)
         known = sorted({key.split(".")[0] for key in self._bindings if key.startswith(self._path)})
         raise ToolCallError(f"there is no tool tools.{dotted} in this mode (available: {', '.join(known) or 'none'})")
+
+    def _knows(self, dotted: str) -> bool:
+        return dotted in self._bindings or any(key.startswith(dotted + ".") for key in self._bindings)
 
     def __dir__(self) -> list[str]:
         prefix = self._path + "." if self._path else ""
         return sorted({key[len(prefix):].split(".")[0] for key in self._bindings if key.startswith(prefix)})
 
 
+# seccomp: fork, vfork and clone without CLONE_THREAD fail (EPERM); clone3 says ENOSYS, so glibc's
+# pthread_create falls back to clone (threads still work). x86_64 and aarch64; elsewhere NPROC alone.
+SYSCALLS = {"x86_64": (0xC000003E, {"fork": 57, "vfork": 58, "clone": 56, "clone3": 435}),
+            "aarch64": (0xC00000B7, {"clone": 220, "clone3": 435})}
+CLONE_THREAD, EPERM, ENOSYS = 0x10000, 1, 38
+RET_ALLOW, RET_ERRNO = 0x7FFF0000, 0x00050000
+
+
+def _filter(arch: int, numbers: dict[str, int]) -> list[tuple[int, int, int, int]]:
+    """The BPF program, as (code, jump if true, jump if false, k) instructions."""
+    load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    refuse = [numbers[n] for n in ("fork", "vfork") if n in numbers]
+    body = [(jeq, 0, 1, n) for n in refuse]  # each: the next instruction refuses, else skip it
+    program = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, RET_ERRNO | EPERM),  # another ABI: nothing
+               (load, 0, 0, 0), (jge, 0, 1, 0x40000000), (ret, 0, 0, RET_ERRNO | EPERM)]  # x32: nothing
+    for instruction in body:
+        program += [instruction, (ret, 0, 0, RET_ERRNO | EPERM)]
+    program += [(jeq, 0, 1, numbers["clone3"]), (ret, 0, 0, RET_ERRNO | ENOSYS),
+                (jeq, 1, 0, numbers["clone"]), (ret, 0, 0, RET_ALLOW),
+                (load, 0, 0, 16), (jset, 0, 1, CLONE_THREAD), (ret, 0, 0, RET_ALLOW),
+                (ret, 0, 0, RET_ERRNO | EPERM)]
+    return program
+
+
+def forbid_processes() -> bool:
+    """No new processes even for root, whom RLIMIT_NPROC does not bind and who could fork through
+    ctypes past the audit hook. False where the filter cannot be installed (the rlimit still holds)."""
+    import ctypes
+    import struct
+
+    known = SYSCALLS.get(os.uname().machine)
+    if known is None:
+        return False
+    code = b"".join(struct.pack("HBBI", *i) for i in _filter(*known))
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    program = Program(len(code) // 8, code)
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS, needed without CAP_SYS_ADMIN
+        return False
+    return libc.prctl(22, 2, ctypes.byref(program), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+
+
 def guard(workspace: str, hidden: list[str]) -> None:
     """No new processes; and, behind the sandbox, no network and no writes outside workspace and /tmp."""
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    forbid_processes()
     writable = (os.path.realpath(workspace) + os.sep, "/tmp/", "/dev/null")
     secret = tuple(os.path.realpath(h) for h in hidden)
 
@@ -110,14 +178,45 @@ def guard(workspace: str, hidden: list[str]) -> None:
     sys.addaudithook(hook)
 
 
-def compiled(code: str) -> Any:
-    """The program with top-level await allowed; a final bare expression becomes its result."""
+def compiled(code: str) -> tuple[Any, bool]:
+    """The program with top-level await allowed (a final bare expression becomes its result), and
+    whether it needs an event loop."""
     tree = ast.parse(code, FILENAME, "exec")
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body[-1]
         tree.body[-1] = ast.copy_location(ast.Assign([ast.Name("__result__", ast.Store())], last.value), last)
         ast.fix_missing_locations(tree)
-    return compile(tree, FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    return compile(tree, FILENAME, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT), needs_event_loop(tree)
+
+
+def _is_tool_call(node: ast.AST) -> bool:
+    """`tools.x(...)` or `tools.server.x(...)`: its coroutine never suspends (the call is synchronous)."""
+    target = node.func if isinstance(node, ast.Call) else None
+    while isinstance(target, ast.Attribute):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id == "tools"
+
+
+def needs_event_loop(tree: ast.AST) -> bool:
+    """Whether the program awaits anything but tool calls; only then is asyncio (most of the runner's
+    start-up time) loaded and the program run on a loop."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.AsyncFor, ast.AsyncWith)):
+            return True
+        if isinstance(node, ast.Await) and not _is_tool_call(node.value):
+            return True
+    return False
+
+
+def run_without_loop(coroutine: Any) -> None:
+    """Run a program whose awaits are all tool calls: it finishes on the first step."""
+    try:
+        coroutine.send(None)
+    except StopIteration:
+        return
+    coroutine.close()
+    raise RuntimeError("the program awaited something that needs an event loop (await it inside a function "
+                       "run with asyncio, or await the tools directly)")
 
 
 def program_traceback(exc: BaseException) -> str:
@@ -137,16 +236,20 @@ def main() -> int:
     namespace: dict[str, Any] = {"__name__": "__main__", "ToolCallError": ToolCallError,
                                  "tools": Namespace("", job["bindings"], channel)}
     try:
-        code = compiled(job["code"])
+        code, on_a_loop = compiled(job["code"])
     except SyntaxError as exc:
         channel.send({"done": True, "error": "".join(traceback.format_exception_only(exc)).strip()})
         return 1
-    loop = asyncio.new_event_loop()  # made before the guard: its self-pipe is a socket pair
+    loop = None
+    if on_a_loop:
+        import asyncio
+
+        loop = asyncio.new_event_loop()  # made before the guard: its self-pipe is a socket pair
     guard(job["workspace"], job.get("hidden", []))
     try:
         outcome = eval(code, namespace)  # noqa: S307 - running the model's program is the point
-        if asyncio.iscoroutine(outcome):
-            loop.run_until_complete(outcome)
+        if isinstance(outcome, types.CoroutineType):
+            loop.run_until_complete(outcome) if loop is not None else run_without_loop(outcome)
     except BaseException as exc:  # the program's failure, told to the model as its traceback
         sys.stdout.flush()
         channel.send({"done": True, "error": program_traceback(exc)})

@@ -38,6 +38,9 @@ def preview_text(name: str, args: dict[str, Any]) -> str:
         return str(args.get("prompt", ""))
     if name in ("web_fetch", "math", "man", "notify"):
         return str(args.get({"web_fetch": "url", "math": "code", "man": "page", "notify": "message"}[name], ""))
+    if name == "run_code":  # code mode: the program's first line, and how long it is
+        lines = [line for line in str(args.get("code", "")).splitlines() if line.strip()]
+        return (lines[0].strip() if lines else "") + (f"  … {len(lines)} lines" if len(lines) > 1 else "")
     if name == "watch" and args.get("command"):
         return f"{args['command']}  every {args.get('poll_every') or '5m'}" + \
             (f"  until {args['stop_on']}" if args.get("stop_on") else "")

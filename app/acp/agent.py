@@ -8,6 +8,7 @@ session. A call the permission mode does not allow by itself goes to the client 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,10 @@ class WhimbrelAgent:
     """The ACP `Agent`: initialize, sessions (new / load), prompt, cancel, modes and the model option."""
 
     def __init__(self, *, store: Any, models: Any, registry: Any, bash_timeout: float = 120.0,
-                 output_limit: int = 30_000, auto_compact_pct: float = 80.0, default_mode: str = "ask") -> None:
+                 output_limit: int = 30_000, auto_compact_pct: float = 80.0, default_mode: str = "ask",
+                 config: Any = None, tool_mode: str | None = None) -> None:
         self.store, self.models = store, models
+        self.config, self.tool_mode = config, tool_mode  # [tools] settings; --tools-mode (code mode)
         self.registry, self.read_only = gated_registry(registry)
         self._local_registry = self.registry  # before initialize says what the client offers
         self.bash_timeout, self.output_limit, self.auto_compact_pct = bash_timeout, output_limit, auto_compact_pct
@@ -220,6 +223,7 @@ class WhimbrelAgent:
 
     def _make_session(self, workdir: Path, workstream_id: str, saved, listener):
         from app.engine.session import Session
+        from app.engine.tool_setup import configure_tools, settings_with_mode
         from tools.context import ToolContext
 
         context = ToolContext(workspace=workdir, bash_timeout=self.bash_timeout, output_limit=self.output_limit)
@@ -229,6 +233,7 @@ class WhimbrelAgent:
                           models=self.models, model_alias=alias, auto_compact_pct=self.auto_compact_pct)
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
+        configure_tools(session, self.config, settings_with_mode(saved.settings, self.tool_mode))
         return session
 
     def _modes(self, session: AcpSession) -> Any:
@@ -278,8 +283,9 @@ class WhimbrelAgent:
         for item in event.items:
             if event.future.done():
                 return  # the turn was cancelled meanwhile
-            arguments = self._arguments(session, item.call_id)
-            verdict = policy.decide(facts_for(item, arguments, self.registry, self.read_only, session.workdir))
+            arguments = item.arguments or self._arguments(session, item.call_id)  # a program's call: its own
+            judged = dataclasses.replace(item, name=item.tool) if item.tool else item
+            verdict = policy.decide(facts_for(judged, arguments, self.registry, self.read_only, session.workdir))
             if verdict.allowed:
                 decisions[item.call_id] = ev.ApprovalDecision("approve")
             elif session.mode == "plan":
@@ -298,7 +304,7 @@ class WhimbrelAgent:
         request = asyncio.ensure_future(self.conn.request_permission(
             session_id=session.workstream.id,
             tool_call=ToolCallUpdate(tool_call_id=item.call_id, title=tool_title(item.name, item.preview),
-                                     kind=TOOL_KINDS.get(item.name, "other"), status="pending",
+                                     kind=TOOL_KINDS.get(item.tool or item.name, "other"), status="pending",
                                      raw_input=_raw_input(arguments)),
             options=[PermissionOption(option_id=ALLOW, name="Allow", kind="allow_once"),
                      PermissionOption(option_id=ALWAYS, name="Always allow", kind="allow_always"),

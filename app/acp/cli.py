@@ -31,7 +31,8 @@ async def serve(setup, mode: str = "ask") -> None:
     config = setup.config
     agent = WhimbrelAgent(store=store, models=setup.models, registry=ToolRegistry.load_builtin(),
                           bash_timeout=config.bash_timeout, output_limit=config.output_limit,
-                          auto_compact_pct=config.auto_compact_pct, default_mode=mode)
+                          auto_compact_pct=config.auto_compact_pct, default_mode=mode, config=config,
+                          tool_mode=setup.tool_mode)
     try:
         await acp.run_agent(agent)
     finally:

@@ -31,6 +31,8 @@ def update_for(event: ev.EngineEvent) -> Any | None:
     """The session update for one engine event, or None for events ACP does not carry."""
     import acp
 
+    if isinstance(event, ev.CodeCallEvent):  # a run_code program's call: a tool call of its own
+        return update_for(event.event)
     if isinstance(event, ev.ContentDelta) and event.text:
         return acp.update_agent_message_text(event.text)
     if isinstance(event, ev.ReasoningDelta) and event.text:

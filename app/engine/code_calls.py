@@ -88,7 +88,9 @@ class CodeCalls:
     async def _approved(self, item: PreparedCall) -> bool:
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self.session.emit(ev.StateChanged("attention"))
-        self.emit(ev.ApprovalRequested([gating.approval_item(self, item)], future))  # type: ignore[arg-type]
+        approval = gating.approval_item(self, item)  # type: ignore[arg-type]
+        approval.tool, approval.arguments = item.call.name.strip(), item.call.arguments
+        self.emit(ev.ApprovalRequested([approval], future))
         try:
             decisions: dict[str, ev.ApprovalDecision] = await future
         except asyncio.CancelledError:

@@ -84,7 +84,8 @@ class RunCodeTool:
         session = self.session
         calls = CodeCalls(session, ctx)
         run = CodeRun(str(args["code"]), code_api(session).bindings, ctx.workspace, calls.call,
-                      parse_limits(args, ctx.output_limit), hidden=list(session.guard.hidden))
+                      parse_limits(args, ctx.output_limit), hidden=list(session.guard.hidden),
+                      current_bindings=lambda: code_api(session).bindings)
         run.on_output = ctx.on_output
         return report(await run.run())
 

@@ -114,6 +114,9 @@ class ApprovalItem:
     suggestions: list[str] = field(default_factory=list)
     needs_override: bool = False
     mode: str = ""
+    # a run_code program's call (issue 22): `name` labels it "from code · <tool>"; these say what it is
+    tool: str = ""
+    arguments: str = ""
 
 
 Decision = Literal["approve", "deny", "always", "override"]

@@ -31,6 +31,13 @@ def search_backend(config: Any, env: Mapping[str, str] = os.environ) -> SearchBa
     return None
 
 
+def settings_with_mode(settings: Mapping[str, Any] | None, tool_mode: str | None) -> dict[str, Any]:
+    """A workstream's stored settings with a command line's --tools-mode in place of its own mode."""
+    from app.engine.code_mode import SETTING
+
+    return {**(settings or {}), **({SETTING: tool_mode} if tool_mode else {})}
+
+
 def configure_tools(session: Any, config: Any, settings: Mapping[str, Any] | None = None) -> None:
     """Apply [tools] settings to a new session (its context and its top-level tool scope); `settings`
     are the workstream's stored ones (its own tool mode)."""

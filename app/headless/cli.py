@@ -106,7 +106,7 @@ def main(argv: list[str]) -> int:
                          resume=args.resume, continue_last=args.continue_last,
                          name=args.name, max_turns=args.max_turns, max_budget_usd=args.max_budget_usd,
                          timeout=args.timeout, bash_timeout=config.bash_timeout, output_limit=config.output_limit,
-                         auto_compact_pct=config.auto_compact_pct)
+                         auto_compact_pct=config.auto_compact_pct, tool_mode=setup.tool_mode)
     run = HeadlessRun(options, output_for(args.output))
     try:
         return asyncio.run(run.run())

@@ -54,11 +54,12 @@ class Output:
         if not self.progress:
             return
         kind = wire["type"]
+        nested = "  " if wire.get("parent_call_id") else ""  # a run_code program's call, under its card
         if kind == "tool_call":
-            _line(self.stderr, inert(f"→ {wire['name']} {wire['preview']}", multiline=False)[:200] + "\n")
+            _line(self.stderr, nested + inert(f"→ {wire['name']} {wire['preview']}", multiline=False)[:200] + "\n")
         elif kind == "tool_result":
             mark = "✗" if wire["is_error"] else "✓"
-            _line(self.stderr, inert(f"{mark} {wire['name']}", multiline=False) + "\n")
+            _line(self.stderr, nested + inert(f"{mark} {wire['name']}", multiline=False) + "\n")
 
 
 class TextOutput(Output):

@@ -54,6 +54,7 @@ class RunOptions:
     output_limit: int = 30_000
     retry_base_delay: float = 1.0
     auto_compact_pct: float = 80.0
+    tool_mode: str | None = None  # --tools-mode (code mode, issue 22); None: the config's
 
 
 @dataclass
@@ -276,6 +277,7 @@ class HeadlessRun:
     # -- sessions ------------------------------------------------------------------------
     def _make_session(self, workstream_id, saved, listener):
         from app.engine.session import Session
+        from app.engine.tool_setup import configure_tools, settings_with_mode
         from tools.context import ToolContext
 
         options = self.options
@@ -289,4 +291,5 @@ class HeadlessRun:
                           auto_compact_pct=options.auto_compact_pct, guard=self._guard)
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
+        configure_tools(session, options.config, settings_with_mode(saved.settings, options.tool_mode))
         return session

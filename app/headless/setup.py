@@ -23,10 +23,12 @@ class Setup:
     models: Any  # providers.models.ModelRegistry with a default
     workdir: Path
     data_dir: Path
+    tool_mode: str | None = None  # --tools-mode: wins over the workstream's, its model's and [tools] mode
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     from app.providers.registry import PROVIDERS  # names only: no SDK is imported
+    from tools.visibility import TOOL_MODES
 
     parser.add_argument("--model", help="model name, or an alias from [models.*] in the config")
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
@@ -35,6 +37,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workdir", type=Path, default=None, help="workspace (default: the current directory)")
     parser.add_argument("--data-dir", type=Path, default=None, help="where workstreams are stored")
     parser.add_argument("--config", type=Path, default=None, help="config file")
+    parser.add_argument("--tools-mode", choices=TOOL_MODES, default=None,
+                        help="how tools are offered: one function each (native), one run_code program against "
+                             "their Python API (code), or both (default: [models.X] tool_mode, else [tools] mode)")
 
 
 def setup_from(args: argparse.Namespace) -> Setup:
@@ -57,4 +62,4 @@ def setup_from(args: argparse.Namespace) -> Setup:
         raise SetupProblem("no model is configured: give --model NAME (and --base-url URL), "
                            f"or add [models.*] to {config_path}")
     return Setup(config, config_path, models, workdir.resolve(),
-                 (args.data_dir or default_data_dir()).expanduser())
+                 (args.data_dir or default_data_dir()).expanduser(), getattr(args, "tools_mode", None))

@@ -2,6 +2,8 @@
 
 `RunRecord` turns each engine event into at most one wire event and keeps what the closing summary
 (`--output json`, the `turn_end` event) needs: the final text, every tool call, usage and cost.
+A run_code program's own calls (code mode) are tool_call / approval / tool_result events too, each
+with `parent_call_id`, the run_code call that made it.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ class CallRecord:
     reason: str = ""
     output: str | None = None
     is_error: bool = False
+    parent_call_id: str | None = None  # the run_code call whose program made this call
 
     def as_wire(self) -> Wire:
-        return {"call_id": self.call_id, "name": self.name, "arguments": self.arguments,
+        wire = {"call_id": self.call_id, "name": self.name, "arguments": self.arguments,
                 "decision": self.decision or None, "reason": self.reason or None,
                 "output": self.output, "is_error": self.is_error}
+        return wire if self.parent_call_id is None else {**wire, "parent_call_id": self.parent_call_id}
 
 
 @dataclass
@@ -45,6 +49,8 @@ class RunRecord:
 
     def translate(self, event: ev.EngineEvent) -> Wire | None:
         """The wire event for `event`, or None for the ones the wire does not carry (state changes …)."""
+        if isinstance(event, ev.CodeCallEvent):
+            return self._sub_call(event)
         if isinstance(event, ev.ContentDelta):
             return {"type": "text_delta", "text": event.text}
         if isinstance(event, ev.ReasoningDelta):
@@ -84,6 +90,14 @@ class RunRecord:
         if isinstance(event, ev.Notice):
             return {"type": "notice", "level": event.level, "text": event.text}
         return None
+
+    def _sub_call(self, event: ev.CodeCallEvent) -> Wire | None:
+        """One event of a call a run_code program made, marked with the run_code call's id."""
+        wire = self.translate(event.event)
+        record = self.calls.get(getattr(event.event, "call_id", ""))
+        if record is not None:
+            record.parent_call_id = event.call_id
+        return None if wire is None else {**wire, "parent_call_id": event.call_id}
 
     def decided(self, call_id: str, name: str, allowed: bool, reason: str) -> Wire:
         """The `approval` event for the policy's verdict on one call."""

@@ -24,6 +24,11 @@ def _tokens(n: int) -> str:
     return f"{n / 1_000_000:.2f}M" if n >= 1_000_000 else (f"{n / 1000:.1f}k" if n >= 1000 else str(n))
 
 
+def _calls(total: UsageTotal) -> str:
+    """Tool calls, and how many of them run_code programs made (code mode)."""
+    return f"{total.tool_calls} ({total.code_calls} code)" if total.code_calls else str(total.tool_calls)
+
+
 class CostScreen(ModalScreen[None]):
     CSS_PATH = STYLES_DIR / "providers.tcss"
     BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="cost.close")]
@@ -52,11 +57,11 @@ class CostScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("workstream", "reqs", "prompt", "output", "cache rd", "cache wr", "cost")
+        table.add_columns("workstream", "reqs", "prompt", "output", "cache rd", "cache wr", "calls", "cost")
         for t in self.totals:
-            name = (t.title or t.workstream_id[:8])[:26]
+            name = (t.title or t.workstream_id[:8])[:24]
             if t.workstream_id == self.current:
                 name = "● " + name
             table.add_row(Text(name), str(t.requests), _tokens(t.prompt_tokens), _tokens(t.completion_tokens),
-                          _tokens(t.cache_read_tokens), _tokens(t.cache_write_tokens),
+                          _tokens(t.cache_read_tokens), _tokens(t.cache_write_tokens), _calls(t),
                           format_cost(t.cost, t.cost_estimated))

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import case, func, insert, select
 
-from app.storage.schema import compactions, usage, workstreams
+from app.storage.schema import audit_log, compactions, usage, workstreams
+
+CODE_CALL_IDS = "%:code:%"  # a run_code program's calls: <run_code call id>:code:<n> (app/engine/code_calls.py)
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class UsageTotal:
     cache_write_tokens: int
     cost: float | None  # None when no request had a known price
     cost_estimated: bool  # some of the cost is a built-in estimate
+    tool_calls: int = 0  # rows of the audit log: every tool call, a run_code program's own included
+    code_calls: int = 0  # of those, the calls run_code programs made
 
 
 @dataclass(frozen=True)
@@ -93,10 +97,19 @@ class UsageMixin:
                  .group_by(usage.c.workstream_id, workstreams.c.title))
         with self._reads.connect() as conn:
             rows = conn.execute(query).all()
+        calls = self._tool_call_counts()
         totals = [UsageTotal(r[0], r[1], r[2], r[3] or 0, r[4] or 0, r[5] or 0, r[6] or 0, r[7],
-                             bool(r[8])) for r in rows]
+                             bool(r[8]), *calls.get(r[0], (0, 0))) for r in rows]
         totals.sort(key=lambda t: (-(t.cost or 0.0), -(t.prompt_tokens + t.completion_tokens)))
         return totals
+
+    def _tool_call_counts(self) -> dict[str, tuple[int, int]]:
+        """Per workstream: (tool calls, of which made by run_code programs), from the audit log."""
+        from_code = func.sum(case((audit_log.c.call_id.like(CODE_CALL_IDS), 1), else_=0))
+        query = select(audit_log.c.workstream_id, func.count(audit_log.c.id), from_code).group_by(
+            audit_log.c.workstream_id)
+        with self._reads.connect() as conn:
+            return {r[0]: (r[1], r[2] or 0) for r in conn.execute(query)}
 
     def add_compaction(self, workstream_id: str, *, summary: str, last_message_id: int,
                        focus: str | None = None, tokens_before: int | None = None) -> int:

@@ -4,6 +4,7 @@ real sandbox; each program's tool calls go through the same gate, approvals and 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,10 @@ for i in range(30):
         hits.append(f"mod_{i:02d}.py")
 print("modules importing sqlalchemy:", ", ".join(hits))
 """
+
+
+LIBC = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"  # straight to the kernel, past the audit hook
+NEEDS_BWRAP = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the OS sandbox (bubblewrap) is not here")
 
 
 def run_code(code: str, call_id: str = "rc1", **extra) -> ToolCallReply:
@@ -127,7 +132,15 @@ async def test_hidden_and_native_only_tools_are_refused(fake_openai, code_place)
     ("data = bytearray(1 << 30)\n", "MemoryError"),
     ("import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=2)\n", "no network"),
     ("open('/etc/whimbrel-code-mode-test', 'w').write('x')\n", "outside the workspace"),
-], ids=["infinite-loop", "fork-bomb", "1GB", "network", "write-outside"])
+    (LIBC + "pid = libc.fork()\nif pid == 0:\n    import os; os._exit(0)\nprint('fork', pid, ctypes.get_errno())\n",
+     "fork -1 1"),  # past the audit hook: seccomp (RLIMIT_NPROC does not bind root)
+    pytest.param(LIBC + "import struct\nfd = libc.socket(2, 1, 0)\n"
+                 "address = struct.pack('=H', 2) + struct.pack('!H4s8x', 9, bytes([127, 0, 0, 1]))\n"
+                 "print('connect', libc.connect(fd, address, 16))\n", "connect -1", marks=NEEDS_BWRAP),
+    pytest.param(LIBC + "print('open', libc.open(b'/etc/whimbrel-code-mode-test', 0o101, 0o644))\n", "open -1",
+                 marks=NEEDS_BWRAP),
+], ids=["infinite-loop", "fork-bomb", "1GB", "network", "write-outside", "fork-via-libc", "network-via-libc",
+        "write-outside-via-libc"])
 async def test_a_hostile_program_is_stopped_and_whimbrel_goes_on(fake_openai, code_place, program, expected):
     fake_openai.queue(run_code(program, timeout=2), TextReply("It failed."))
     recorder = Recorder()
@@ -171,3 +184,21 @@ async def test_native_mode_has_no_run_code_and_no_api(fake_openai, code_place):
     names = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
     assert "run_code" not in names and "read_file" in names
     assert "Tools as Python" not in fake_openai.requests[0]["messages"][0]["content"]
+
+
+async def test_a_program_on_an_event_loop_and_one_without(fake_openai, code_place):
+    """A program that awaits only tool calls runs without asyncio (a faster start); one that awaits
+    anything else (gather, sleep, its own coroutines) runs on a loop; both get the same results."""
+    (code_place[0] / "a.txt").write_text("alpha\n")
+    plain = "print((await tools.read_file(path='a.txt')).split()[-1])\n"
+    on_a_loop = ("import asyncio\nasync def both():\n    await asyncio.sleep(0)\n"
+                 "    return await asyncio.gather(tools.read_file(path='a.txt'), tools.read_file(path='a.txt'))\n"
+                 "print([text.split()[-1] for text in await both()])\n")
+    fake_openai.queue(run_code(plain), TextReply("one"), run_code(on_a_loop, "rc2"), TextReply("two"))
+    app, session = await start(fake_openai, code_place, Recorder())
+    await session.run_turn("first")
+    first = tool_message(fake_openai, 1)["content"]
+    await session.run_turn("second")
+    await app.stop()
+    assert first == "alpha"
+    assert tool_message(fake_openai)["content"] == "['alpha', 'alpha']"

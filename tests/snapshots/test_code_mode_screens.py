@@ -51,11 +51,15 @@ def test_a_run_code_card_shows_the_program_and_its_calls(snap_compare) -> None:
 def test_the_status_bar_in_code_mode(snap_compare, tmp_path, fake_openai) -> None:
     from tests.ui.helpers import make_app, screen_text, wait_for
     from tests.ui.test_turns import submit
+    from widgets.status_bar import StatusBar
 
     app = make_app(tmp_path, fake_openai.base_url)
 
     async def run_before(pilot) -> None:
         await submit(pilot, "/tools mode code")
         await wait_for(pilot, lambda: "Tool mode: code." in screen_text(app), message="the mode notice")
+        bar = app.screen.query_one(StatusBar)  # its marker is painted on the next refresh: wait for it too
+        await wait_for(pilot, lambda: "tools: code" in str(bar.describe()), message="the status bar's marker")
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 20), run_before=run_before)

@@ -23,8 +23,8 @@ MODELS = [
     ModelInfo("gemini", "gemini-2.5-flash", "google", None, 1_048_576, False, "open"),
 ]
 TOTALS = [
-    UsageTotal("a" * 32, "Refactor the config loader", 14, 182_400, 9_310, 120_000, 8_000, 0.8123, True),
-    UsageTotal("b" * 32, "Fix flaky test", 3, 12_800, 1_020, 0, 0, 0.0, False),
+    UsageTotal("a" * 32, "Refactor the config loader", 14, 182_400, 9_310, 120_000, 8_000, 0.8123, True, 23, 18),
+    UsageTotal("b" * 32, "Fix flaky test", 3, 12_800, 1_020, 0, 0, 0.0, False, 4),
 ]
 PER_TURN = [1200, 3400, 2800, 9100, 15000, 7000, 22000, 18000, 4000, 26000]
 
