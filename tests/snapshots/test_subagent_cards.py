@@ -85,8 +85,8 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
 
 
 def test_a_sub_agent_watched_in_its_own_pane(snap_compare, tmp_path, fake_openai) -> None:
-    """/subagent: the task's whole log (its prompt, its bash call with output and result, its answer)
-    in a pane below the parent's transcript."""
+    """/subagent: the task's whole log (its prompt, its approval, its bash call with output and result,
+    its answer) in a split pane of its own beside the parent's."""
     import json
 
     from app.screens.approval import ApprovalScreen
@@ -110,8 +110,8 @@ def test_a_sub_agent_watched_in_its_own_pane(snap_compare, tmp_path, fake_openai
         await pilot.press("y")
         await wait_for(pilot, lambda: "Two files." in screen_text(app), message="the parent's answer")
         await submit(pilot, "/subagent task-1")
-        view = app.main_screen.view_for(app.focused_id)
-        await wait_for(pilot, lambda: any(p.state == "finished" for p in view.query(SubagentPane)), message="pane")
+        area = app.main_screen.pane_area
+        await wait_for(pilot, lambda: any(p.state == "finished" for p in area.query(SubagentPane)), message="pane")
         for prompt in app.query(PromptInput):
             prompt.cursor_blink = False
         await pilot.pause(0.3)
