@@ -33,6 +33,7 @@ from app.providers.base import (
     ProviderError,
     ReasoningChunk,
     ToolCallChunk,
+    ToolsFoundChunk,
     UsageChunk,
 )
 from app.providers.capabilities import context_window as window_of
@@ -45,8 +46,9 @@ from tools.pipeline import PreparedCall, execute, prepare
 from tools.registry import ToolRegistry
 from app.engine.subagents import Subagents
 from tools.session_bound import SESSION_BOUND
-from tools.web_search import unavailable_tools, with_native_search
-from tools.visibility import ToolScope, schemas as visible_schemas
+from app.engine.tool_setup import request_tools
+from tools.web_search import unavailable_tools
+from tools.visibility import ToolScope
 from tools.truncate import HeadTailBuffer
 
 Emit = Callable[[ev.EngineEvent], None]
@@ -281,9 +283,6 @@ class Session:
         assembler = ToolCallAssembler()
         finish_reason: str | None = None
         messages = self.model_messages()
-        tools = visible_schemas(self.registry, self.tool_scope)
-        if self.native_web_search:
-            tools = with_native_search(tools, getattr(self.provider, "name", ""))
         draft = ReplyDraft(self.store, self.workstream_id, content, reasoning) \
             if ReplyDraft.supported(self.store) else None
 
@@ -301,7 +300,7 @@ class Session:
         if draft is not None:
             draft.start()
         try:
-            async with aclosing(self._chunks_with_fallback(messages, tools)) as chunks:
+            async with aclosing(self._chunks_with_fallback(messages, lambda p: request_tools(self, p))) as chunks:
                 async for provider, chunk in chunks:
                     await self._share_the_loop()
                     if isinstance(chunk, ContentChunk):
@@ -316,6 +315,8 @@ class Session:
                         await self._record_usage(provider.settings, chunk)
                     elif isinstance(chunk, ProviderDataChunk):
                         raw[chunk.provider] = chunk.data
+                    elif isinstance(chunk, ToolsFoundChunk) and self.tool_scope.search is not None:
+                        self.tool_scope.search.found_natively(chunk.names)  # before its calls are dispatched
                     elif isinstance(chunk, FinishChunk):
                         finish_reason = chunk.reason
         except asyncio.CancelledError:
@@ -349,8 +350,10 @@ class Session:
         if breaker.state != before:
             self.emit(ev.BreakerChanged(breaker.name, breaker.state, breaker.retry_in()))
 
-    async def _chunks_with_fallback(self, messages: list[Message], tools: list[dict[str, Any]]):
-        """Yield (provider, chunk) from the first model in the chain that answers."""
+    async def _chunks_with_fallback(self, messages: list[Message],
+                                    tools: list[dict[str, Any]] | Callable[[Provider], list[dict[str, Any]]]):
+        """Yield (provider, chunk) from the first model in the chain that answers; `tools` is the
+        tool list, or a function giving each candidate's (app/engine/tool_setup.request_tools)."""
         candidates = self._candidates()
         skipped: list[str] = []
 
@@ -372,7 +375,8 @@ class Session:
                 continue
             started = False
             await import_sdk_off_loop(provider.settings)
-            stream = stream_with_retry(lambda p=provider: p.stream(messages, tools), notify=notify,
+            offered = tools(provider) if callable(tools) else tools
+            stream = stream_with_retry(lambda p=provider: p.stream(messages, offered), notify=notify,
                                        max_retries=self.max_retries, base_delay=self.retry_base_delay)
             try:
                 async for chunk in stream:

@@ -79,3 +79,48 @@ async def test_with_a_config_mcp_tools_past_the_threshold_are_deferred_until_fou
     results = recorder.of(ev.ToolResultReady)
     assert results[-1].output == 'mcp__wx__forecast ran with {"city": "Oslo"}' and not results[-1].is_error
     await shutdown(session, store)
+
+
+async def test_a_natively_deferring_provider_loads_what_its_search_found_and_nothing_else(fake_anthropic, tmp_path):
+    """Anthropic's own tool search in place of our BM25 one: the request carries the deferred tools
+    marked defer_loading; the one its search loaded runs, a deferred one it never loaded is refused
+    even though the model named it, and the loaded one goes out loaded from then on."""
+    from app.config import load_config
+    from app.engine.tool_setup import configure_tools
+    from app.providers.anthropic import AnthropicProvider
+    from app.providers.base import ModelSettings
+    from tests.fake_llm.script import ToolSearchedReply
+    from tests.tools.test_visibility import mcp_spec
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (tmp_path / "config.toml").write_text("")
+    fake_anthropic.queue(ToolSearchedReply([("mcp__wx__forecast", json.dumps({"city": "Oslo"}), "f1"),
+                                            ("mcp__pad__tool_3", "{}", "p3")],
+                                           query="weather forecast", found=("mcp__wx__forecast",)),
+                         TextReply("Rain."))
+    recorder = Recorder()
+    session, store = await make_session(fake_anthropic, workspace, tmp_path, recorder)
+    await session.provider.close()
+    session.provider = AnthropicProvider(ModelSettings(model="fake-claude", base_url=fake_anthropic.base_url,
+                                                       api_key="k", provider="anthropic",
+                                                       capabilities={"native_tool_search": True}))
+    for i in range(20):
+        session.registry.register(mcp_spec(f"mcp__pad__tool_{i}", f"padding tool {i}"))
+    session.registry.register(mcp_spec("mcp__wx__forecast", "Weather forecast for a city", {"city": {"type": "string"}}))
+    configure_tools(session, load_config(tmp_path / "config.toml"))
+    await session.run_turn("weather in Oslo?")
+
+    def deferred(request) -> dict[str, bool]:
+        return {t["name"]: t.get("defer_loading", False) for t in request["tools"]}
+
+    first = deferred(fake_anthropic.requests[0])
+    assert first["mcp__wx__forecast"] and first["mcp__pad__tool_3"] and not first["read_file"]
+    assert "tool_search" not in first and "tool_search_tool_bm25" in first  # the provider's search, not ours
+    results = {r.call_id: r for r in recorder.of(ev.ToolResultReady)}
+    assert results["f1"].output == 'mcp__wx__forecast ran with {"city": "Oslo"}' and not results["f1"].is_error
+    assert results["p3"].is_error and "Unknown tool 'mcp__pad__tool_3'" in results["p3"].output
+    second = deferred(fake_anthropic.requests[1])
+    assert second["mcp__wx__forecast"] is False and second["mcp__pad__tool_3"] is True
+    assert recorder.text().endswith("Rain.")
+    await shutdown(session, store)
