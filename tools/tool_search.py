@@ -52,6 +52,7 @@ class ToolSearch:
     found: set[str] = field(default_factory=set)
     _index_key: tuple[str, ...] = ()
     _index: Bm25Index | None = None
+    _deferrable: dict[str, ToolSpec] = field(default_factory=dict)  # what the index covers, found or not
     _deferred: dict[str, ToolSpec] = field(default_factory=dict)
 
     def active(self, candidates: list[ToolSpec]) -> bool:
@@ -63,7 +64,8 @@ class ToolSearch:
     def visible(self, candidates: list[ToolSpec]) -> list[ToolSpec]:
         """Built-ins, the tools found so far, then tool_search itself (ours; with a native provider its
         own search stands in, see NATIVE_TOOL_SEARCH); the rest are deferred."""
-        self._deferred = {s.name: s for s in candidates if not s.builtin and s.name not in self.found}
+        self._deferrable = {s.name: s for s in candidates if not s.builtin}
+        self._deferred = {name: s for name, s in self._deferrable.items() if name not in self.found}
         shown = [s for s in candidates if s.builtin or s.name in self.found]
         return shown if self.native else shown + [self.spec()]
 
@@ -78,14 +80,18 @@ class ToolSearch:
         return dict(self._deferred)
 
     def search(self, query: str) -> list[ToolSpec]:
-        """The best deferred tools for `query`; they become visible from the next model call on."""
-        key = tuple(sorted(self._deferred))
+        """The best deferred tools for `query`; they become visible from the next model call on.
+
+        The index covers every deferrable tool, found ones too, so finding tools never rebuilds it
+        (only a change in the tools offered does); found ones are skipped in the ranking."""
+        key = tuple(sorted(self._deferrable))
         if self._index is None or key != self._index_key:
             self._index = Bm25Index()
-            for spec in self._deferred.values():
+            for spec in self._deferrable.values():
                 self._index.add(spec.name, searchable_text(spec))
             self._index_key = key
-        hits = [self._deferred[name] for name, _score in self._index.search(query, self.max_results)]
+        ranked = self._index.search(query, self.max_results + len(self._deferrable) - len(self._deferred))
+        hits = [self._deferred[name] for name, _score in ranked if name in self._deferred][:self.max_results]
         self.found.update(s.name for s in hits)
         return hits
 
