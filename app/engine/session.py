@@ -338,12 +338,14 @@ class Session:
         return message.tool_calls
 
     # -- models: fallback, breakers, usage, switching -------------------------------------
-    def _candidates(self) -> list[tuple[str | None, Provider]]:
-        """The current model, then the fallback chain (when a model registry is known)."""
-        if self.models is None or self.model_alias is None or self.model_alias not in self.models:
+    def _candidates(self, first: str | None = None) -> list[tuple[str | None, Provider]]:
+        """The current model (or `first`), then the fallback chain (when a model registry is known)."""
+        alias = first or self.model_alias
+        if self.models is None or alias is None or alias not in self.models:
             return [(None, self.provider)]
-        chain = self.models.chain(self.model_alias)
-        return [(self.model_alias, self.provider)] + [(a, self.models.provider(a)) for a in chain[1:]]
+        chain = self.models.chain(alias)
+        provider = self.provider if alias == self.model_alias else self.models.provider(alias)
+        return [(alias, provider)] + [(a, self.models.provider(a)) for a in chain[1:]]
 
     def _breaker_event(self, alias: str, before: str) -> None:
         breaker = self.models.breaker(alias)
@@ -351,10 +353,12 @@ class Session:
             self.emit(ev.BreakerChanged(breaker.name, breaker.state, breaker.retry_in()))
 
     async def _chunks_with_fallback(self, messages: list[Message],
-                                    tools: list[dict[str, Any]] | Callable[[Provider], list[dict[str, Any]]]):
-        """Yield (provider, chunk) from the first model in the chain that answers; `tools` is the
-        tool list, or a function giving each candidate's (app/engine/tool_setup.request_tools)."""
-        candidates = self._candidates()
+                                    tools: list[dict[str, Any]] | Callable[[Provider], list[dict[str, Any]]],
+                                    first: str | None = None):
+        """Yield (provider, chunk) from the first model in the chain (from `first`, else the current
+        model) that answers; `tools` is the tool list, or a function giving each candidate's
+        (app/engine/tool_setup.request_tools)."""
+        candidates = self._candidates(first)
         skipped: list[str] = []
 
         def notify(line: str) -> None:
@@ -402,10 +406,13 @@ class Session:
             return
 
     async def ask_model(self, prompt: str) -> str:
-        """One prompt to this workstream's model without tools (web_fetch's question); usage is recorded."""
+        """One prompt without tools (web_fetch's question) to [model] agent_model when one is set, else
+        to this workstream's model; usage is recorded."""
         parts: list[str] = []
+        agent = self.models.agent_model if self.models is not None else None
         try:
-            async for provider, chunk in self._chunks_with_fallback([Message(role="user", content=prompt)], []):
+            async for provider, chunk in self._chunks_with_fallback([Message(role="user", content=prompt)], [],
+                                                                    first=agent):
                 if isinstance(chunk, ContentChunk):
                     parts.append(chunk.text)
                 elif isinstance(chunk, UsageChunk):

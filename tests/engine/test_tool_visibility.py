@@ -55,6 +55,32 @@ async def test_web_fetch_question_is_answered_by_the_workstream_model(fake_opena
     await shutdown(session, store)
 
 
+async def test_web_fetch_question_goes_to_the_agent_model_when_one_is_set(fake_openai, tmp_path):
+    """[model] agent_model reads the page (a cheaper model, say); the conversation stays on its own."""
+    from app.providers.models import ModelRegistry
+    from tests.engine.models_harness import close, models_session, openai_model
+    from tests.tools.web_site import LocalSite
+    from tools.address_policy import AddressPolicy
+    from tools.pinned_fetch import WebAccess
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    models = ModelRegistry({"main": openai_model(fake_openai, "main", "big-model"),
+                            "cheap": openai_model(fake_openai, "cheap", "small-model")},
+                           default="main", agent_model="cheap")
+    with LocalSite() as site:
+        args = json.dumps({"url": site.url("/docs"), "question": "How far does the whimbrel fly?"})
+        fake_openai.queue(ToolCallReply([("web_fetch", args, "call_1")]), TextReply("About 5,000 km."),
+                          TextReply("5,000 km."))
+        recorder = Recorder()
+        session, store = await models_session(models, workspace, tmp_path, recorder, model_alias="main")
+        session.tool_context.web = WebAccess(policy=AddressPolicy(allow_networks=("127.0.0.1/32",)))
+        await session.run_turn("Summarise the local docs page")
+    assert [r["model"] for r in fake_openai.requests] == ["big-model", "small-model", "big-model"]
+    assert recorder.of(ev.ToolResultReady)[0].output.endswith("About 5,000 km.")
+    await close(models, store)
+
+
 async def test_with_a_config_mcp_tools_past_the_threshold_are_deferred_until_found(fake_openai, tmp_path):
     from app.config import load_config
     from app.engine.tool_setup import configure_tools
