@@ -29,13 +29,17 @@ def found_of(chunks) -> list[str]:
     return [name for c in chunks if isinstance(c, ToolsFoundChunk) for name in c.names]
 
 
-async def test_anthropic_gets_its_tool_search_tool_and_deferred_tools(fake_anthropic) -> None:
-    fake_anthropic.queue(REPLY)
-    provider = test_anthropic.provider(fake_anthropic, capabilities=NATIVE)
+async def ask(server, provider, tools=TOOLS) -> tuple[list[dict], list]:
+    """(the tools the request carried, the chunks of the reply) for one scripted tool search."""
+    server.queue(REPLY)
     assert provider.native_tool_search
-    chunks = await collect(provider, [Message(role="user", content="weather in Oslo?")], TOOLS)
+    chunks = await collect(provider, [Message(role="user", content="weather in Oslo?")], tools)
     await provider.close()
-    tools = fake_anthropic.requests[-1]["tools"]
+    return server.requests[-1]["tools"], chunks
+
+
+async def test_anthropic_gets_its_tool_search_tool_and_deferred_tools(fake_anthropic) -> None:
+    tools, chunks = await ask(fake_anthropic, test_anthropic.provider(fake_anthropic, capabilities=NATIVE))
     assert [(t["name"], t.get("defer_loading", False)) for t in tools] == [
         ("read_file", False), ("mcp__wx__forecast", True), ("mcp__pad__tool_1", True), ("tool_search_tool_bm25", False)]
     assert tools[-1]["type"] == "tool_search_tool_bm25_20251119"
@@ -45,21 +49,12 @@ async def test_anthropic_gets_its_tool_search_tool_and_deferred_tools(fake_anthr
 
 
 async def test_anthropic_caches_up_to_the_last_loaded_tool(fake_anthropic) -> None:
-    fake_anthropic.queue(REPLY)
-    provider = test_anthropic.provider(fake_anthropic, capabilities=NATIVE)
-    await collect(provider, [Message(role="user", content="weather in Oslo?")], TOOLS[:3])
-    await provider.close()
-    tools = fake_anthropic.requests[-1]["tools"]
+    tools, _chunks = await ask(fake_anthropic, test_anthropic.provider(fake_anthropic, capabilities=NATIVE), TOOLS[:3])
     assert [t["name"] for t in tools if "cache_control" in t] == ["read_file"]
 
 
 async def test_responses_gets_its_tool_search_and_deferred_functions(fake_openai) -> None:
-    fake_openai.queue(REPLY)
-    provider = test_openai_responses.provider(fake_openai, capabilities=NATIVE)
-    assert provider.native_tool_search
-    chunks = await collect(provider, [Message(role="user", content="weather in Oslo?")], TOOLS)
-    await provider.close()
-    tools = fake_openai.requests[-1]["tools"]
+    tools, chunks = await ask(fake_openai, test_openai_responses.provider(fake_openai, capabilities=NATIVE))
     assert [(t["type"], t.get("name"), t.get("defer_loading", False)) for t in tools] == [
         ("function", "read_file", False), ("function", "mcp__wx__forecast", True),
         ("function", "mcp__pad__tool_1", True), ("tool_search", None, False)]

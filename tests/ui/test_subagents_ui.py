@@ -4,6 +4,7 @@ name, the plan review modal."""
 from __future__ import annotations
 
 import json
+from contextlib import asynccontextmanager
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
@@ -93,18 +94,31 @@ def pane_text(app) -> str:
 BUILD_SCRIPT = ("echo building; while [ ! -f go ]; do sleep 0.05; done; echo built")
 
 
-async def start_the_build(pilot, app, fake_openai) -> None:
-    """A task whose bash command runs until the test creates the file `go`; returns once it runs."""
-    await submit(pilot, "build it")
+async def approve_the_task_and_its_bash(pilot, app) -> None:
+    """The task's approval, then its sub-agent's bash call's (marked with the sub-agent's name)."""
     await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="task approval")
     await pilot.press("y")
     await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "task-1 · bash" in screen_text(app),
                    message="the sub-agent's approval")
     await pilot.press("y")
-    view = app.main_screen.view_for(app.focused_id)
-    await wait_for(pilot, lambda: any(getattr(e, "text", "") == "building\n"
-                                      for e in view.subagent_runs.events.get("task-1", [])),
-                   message="the sub-agent's command running")
+
+
+@asynccontextmanager
+async def a_build_watched(fake_openai, tmp_path, name: str = ""):
+    """A task whose bash command runs until the test creates the file `go`, watched in its pane
+    (`/subagent NAME`) once the command runs; yields (pilot, app, the parent's id)."""
+    queue_the_build(fake_openai)
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await submit(pilot, "build it")
+        await approve_the_task_and_its_bash(pilot, app)
+        view = app.main_screen.view_for(app.focused_id)
+        await wait_for(pilot, lambda: any(getattr(e, "text", "") == "building\n"
+                                          for e in view.subagent_runs.events.get("task-1", [])),
+                       message="the sub-agent's command running")
+        await submit(pilot, f"/subagent {name}".strip())
+        await wait_for(pilot, lambda: "building" in pane_text(app), message="the pane, replayed")
+        yield pilot, app, app.focused_id
 
 
 def queue_the_build(fake_openai) -> None:
@@ -116,13 +130,7 @@ def queue_the_build(fake_openai) -> None:
 async def test_a_running_sub_agent_is_watched_live_in_its_own_pane(fake_openai, tmp_path):
     """Issue 14, acceptance 2: a task opened in a split pane of its own while it runs (a leaf of the
     layout beside its parent's); its approval, its command's output and later text arrive there."""
-    queue_the_build(fake_openai)
-    app = make_app(tmp_path, fake_openai.base_url)
-    async with app.run_test(size=(120, 50)) as pilot:
-        await start_the_build(pilot, app, fake_openai)
-        parent = app.focused_id
-        await submit(pilot, "/subagent")
-        await wait_for(pilot, lambda: "building" in pane_text(app), message="the pane, replayed")
+    async with a_build_watched(fake_openai, tmp_path) as (pilot, app, parent):
         assert app.layout_tree.leaves() == [parent, f"subagent:{parent}/task-1"]
         pane, view = open_pane(app), app.main_screen.view_for(parent)
         assert pane.region.x >= view.region.right - 1 and pane.region.width >= 55  # side by side, not inside
@@ -146,13 +154,7 @@ async def test_a_running_sub_agent_is_watched_live_in_its_own_pane(fake_openai, 
 async def test_closing_the_pane_leaves_the_sub_agent_running(fake_openai, tmp_path):
     """F8 inside the sub-agent's pane closes the pane only: the task goes on, finishes, and its answer
     reaches the parent; opened again, the pane shows everything it did meanwhile."""
-    queue_the_build(fake_openai)
-    app = make_app(tmp_path, fake_openai.base_url)
-    async with app.run_test(size=(120, 50)) as pilot:
-        await start_the_build(pilot, app, fake_openai)
-        parent = app.focused_id
-        await submit(pilot, "/subagent task-1")
-        await wait_for(pilot, lambda: "building" in pane_text(app), message="the pane")
+    async with a_build_watched(fake_openai, tmp_path, "task-1") as (pilot, app, parent):
         await pilot.press("f8")  # the prompt has the keyboard: the parent's is the only workstream pane
         await wait_for(pilot, lambda: any("only pane" in n.message for n in app._notifications),
                        message="F8 on the parent refused")
@@ -171,13 +173,7 @@ async def test_closing_the_pane_leaves_the_sub_agent_running(fake_openai, tmp_pa
 
 
 async def test_closing_the_parent_tab_closes_its_sub_agent_panes(fake_openai, tmp_path):
-    queue_the_build(fake_openai)
-    app = make_app(tmp_path, fake_openai.base_url)
-    async with app.run_test(size=(120, 50)) as pilot:
-        await start_the_build(pilot, app, fake_openai)
-        parent = app.focused_id
-        await submit(pilot, "/subagent")
-        await wait_for(pilot, lambda: open_pane(app) is not None, message="the pane")
+    async with a_build_watched(fake_openai, tmp_path) as (pilot, app, parent):
         await app.close_workstream(app.manager.get(parent))
         await wait_for(pilot, lambda: open_pane(app) is None, message="its pane went with it")
         assert all(not leaf.startswith("subagent:") for leaf in app.layout_tree.leaves())
