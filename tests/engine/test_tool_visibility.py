@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app.engine import events as ev
 from tests.engine.harness import Recorder, make_session, shutdown
 from tests.fake_llm.script import TextReply, ToolCallReply
@@ -107,46 +109,50 @@ async def test_with_a_config_mcp_tools_past_the_threshold_are_deferred_until_fou
     await shutdown(session, store)
 
 
-async def test_a_natively_deferring_provider_loads_what_its_search_found_and_nothing_else(fake_anthropic, tmp_path):
-    """Anthropic's own tool search in place of our BM25 one: the request carries the deferred tools
-    marked defer_loading; the one its search loaded runs, a deferred one it never loaded is refused
-    even though the model named it, and the loaded one goes out loaded from then on."""
+@pytest.mark.parametrize("kind", ["anthropic", "openai-responses"])
+async def test_a_natively_deferring_provider_loads_what_its_search_found_and_nothing_else(kind, request, tmp_path):
+    """The provider's own tool search in place of our BM25 one (Anthropic's tool search tool, Responses'
+    tool_search): the request carries the deferred tools marked defer_loading; the one its search loaded
+    runs, a deferred one it never loaded is refused even though the model named it, and the loaded one
+    goes out loaded from then on."""
     from app.config import load_config
     from app.engine.tool_setup import configure_tools
-    from app.providers.anthropic import AnthropicProvider
     from app.providers.base import ModelSettings
+    from app.providers.registry import make_provider
     from tests.fake_llm.script import ToolSearchedReply
     from tests.tools.test_visibility import mcp_spec
 
+    server = request.getfixturevalue("fake_anthropic" if kind == "anthropic" else "fake_openai")
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (tmp_path / "config.toml").write_text("")
-    fake_anthropic.queue(ToolSearchedReply([("mcp__wx__forecast", json.dumps({"city": "Oslo"}), "f1"),
-                                            ("mcp__pad__tool_3", "{}", "p3")],
-                                           query="weather forecast", found=("mcp__wx__forecast",)),
-                         TextReply("Rain."))
+    server.queue(ToolSearchedReply([("mcp__wx__forecast", json.dumps({"city": "Oslo"}), "f1"),
+                                    ("mcp__pad__tool_3", "{}", "p3")], query="weather forecast",
+                                   found=("mcp__wx__forecast",)),
+                 TextReply("Rain."))
     recorder = Recorder()
-    session, store = await make_session(fake_anthropic, workspace, tmp_path, recorder)
+    session, store = await make_session(server, workspace, tmp_path, recorder)
     await session.provider.close()
-    session.provider = AnthropicProvider(ModelSettings(model="fake-claude", base_url=fake_anthropic.base_url,
-                                                       api_key="k", provider="anthropic",
-                                                       capabilities={"native_tool_search": True}))
+    session.provider = make_provider(ModelSettings(model="fake-model", base_url=server.base_url, api_key="k",
+                                                   provider=kind, capabilities={"native_tool_search": True}))
     for i in range(20):
         session.registry.register(mcp_spec(f"mcp__pad__tool_{i}", f"padding tool {i}"))
     session.registry.register(mcp_spec("mcp__wx__forecast", "Weather forecast for a city", {"city": {"type": "string"}}))
     configure_tools(session, load_config(tmp_path / "config.toml"))
     await session.run_turn("weather in Oslo?")
 
-    def deferred(request) -> dict[str, bool]:
-        return {t["name"]: t.get("defer_loading", False) for t in request["tools"]}
+    def deferred(sent) -> dict[str, bool]:
+        """name (or, for a server tool without one, "type:TYPE") -> defer_loading."""
+        return {t.get("name") or f"type:{t['type']}": t.get("defer_loading", False) for t in sent["tools"]}
 
-    first = deferred(fake_anthropic.requests[0])
+    first = deferred(server.requests[0])
     assert first["mcp__wx__forecast"] and first["mcp__pad__tool_3"] and not first["read_file"]
-    assert "tool_search" not in first and "tool_search_tool_bm25" in first  # the provider's search, not ours
+    assert ("tool_search_tool_bm25" if kind == "anthropic" else "type:tool_search") in first  # the provider's search
+    assert "tool_search" not in first  # not our BM25 one
     results = {r.call_id: r for r in recorder.of(ev.ToolResultReady)}
     assert results["f1"].output == 'mcp__wx__forecast ran with {"city": "Oslo"}' and not results["f1"].is_error
     assert results["p3"].is_error and "Unknown tool 'mcp__pad__tool_3'" in results["p3"].output
-    second = deferred(fake_anthropic.requests[1])
+    second = deferred(server.requests[1])
     assert second["mcp__wx__forecast"] is False and second["mcp__pad__tool_3"] is True
     assert recorder.text().endswith("Rain.")
     await shutdown(session, store)
