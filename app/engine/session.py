@@ -316,7 +316,8 @@ class Session:
                     elif isinstance(chunk, ProviderDataChunk):
                         raw[chunk.provider] = chunk.data
                     elif isinstance(chunk, ToolsFoundChunk) and self.tool_scope.search is not None:
-                        self.tool_scope.search.found_natively(chunk.names)  # before its calls are dispatched
+                        if loaded := self.tool_scope.search.found_natively(chunk.names):  # before its calls run
+                            self.emit(ev.Notice(f"The model's tool search loaded {', '.join(loaded)}."))
                     elif isinstance(chunk, FinishChunk):
                         finish_reason = chunk.reason
         except asyncio.CancelledError:

@@ -154,5 +154,6 @@ async def test_a_natively_deferring_provider_loads_what_its_search_found_and_not
     assert results["p3"].is_error and "Unknown tool 'mcp__pad__tool_3'" in results["p3"].output
     second = deferred(server.requests[1])
     assert second["mcp__wx__forecast"] is False and second["mcp__pad__tool_3"] is True
+    assert [n.text for n in recorder.of(ev.Notice)] == ["The model's tool search loaded mcp__wx__forecast."]
     assert recorder.text().endswith("Rain.")
     await shutdown(session, store)
