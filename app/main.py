@@ -479,8 +479,8 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         if self._booted():
             await self.split(direction)
 
-    def action_close_pane(self) -> None:
-        self.close_pane()
+    async def action_close_pane(self) -> None:
+        await self.close_pane()
 
     def action_resume_browser(self) -> None:
         from app.screens.resume import ResumeScreen

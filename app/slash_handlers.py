@@ -133,16 +133,18 @@ async def _worktree(app, view, args: str) -> None:
 
 
 async def _subagent(app, view, args: str) -> None:
-    """/subagent [name | close]: the newest (or the named) sub-agent's log in a pane of its own, live."""
+    """/subagent [name | close]: the newest (or the named) sub-agent in a split pane of its own, live."""
+    from app.subagent_panes import PaneRefused, close_subagent_panes, open_subagent_pane
+
     word = args.strip()
     if word == "close":
-        if not await view.close_subagent():
-            raise CommandError("No sub-agent pane is open here.")
+        if not await close_subagent_panes(app, view.workstream.id):
+            raise CommandError("No sub-agent pane of this workstream is open.")
         return
-    if await view.open_subagent(word) is None:
-        known = ", ".join(view.subagent_runs.events) or "none has run in this workstream yet"
-        raise CommandError(f"No sub-agent {word!r} here (sub-agents: {known})." if word else
-                           f"No sub-agent to watch: {known}.")
+    try:
+        await open_subagent_pane(app, view, word)
+    except PaneRefused as error:
+        raise CommandError(str(error)) from None
 
 
 async def _retry(app, view, args: str) -> None:
@@ -239,7 +241,7 @@ async def _split(app, view, args: str) -> None:
 
 
 async def _unsplit(app, view, args: str) -> None:
-    app.close_pane()
+    await app.close_pane()
 
 
 async def _quit(app, view, args: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from app import checkpoint_wiring
+from app import checkpoint_wiring, subagent_panes
 from app.bridge import make_emitter
 from app.engine.layout import LayoutError, LayoutTree
 from widgets.workstream_view import WorkstreamView
@@ -47,11 +47,13 @@ class WorkspaceOps:
         view = self.main_screen.view_for(workstream.id)
         if view is not None:
             await view.remove()
+        await subagent_panes.close_subagent_panes(self, workstream.id, relayout=False)  # they watched its sub-agents
         if self.layout_tree is not None and workstream.id in self.layout_tree:
-            if len(self.layout_tree.leaves()) > 1:
+            if len(self.layout_tree.workstream_leaves()) > 1:
                 self.layout_tree.close(workstream.id)
             else:
                 self.layout_tree = None
+                await subagent_panes.drop_unplaced_panes(self)
 
     def _protected(self) -> set[str]:
         return set(self.layout_tree.leaves()) if self.layout_tree else set()
@@ -98,7 +100,7 @@ class WorkspaceOps:
             first = self.manager.workstreams[0]
             self.layout_tree = LayoutTree.single(first.id)
         if self.focused_id == workstream.id:
-            self.focused_id = self.layout_tree.leaves()[0]
+            self.focused_id = self.layout_tree.workstream_leaves()[0]
         self.apply_layout()
 
     # -- showing and focusing ------------------------------------------------------------
@@ -107,7 +109,7 @@ class WorkspaceOps:
         if self.layout_tree is None:
             self.layout_tree = LayoutTree.single(workstream.id)
         elif workstream.id not in self.layout_tree:
-            target = self.focused_id if self.focused_id in self.layout_tree else self.layout_tree.leaves()[0]
+            target = self.focused_id if self.focused_id in self.layout_tree else self.layout_tree.workstream_leaves()[0]
             self.layout_tree.show(target, workstream.id)
         self.focused_id = workstream.id
         self.apply_layout()
@@ -180,9 +182,14 @@ class WorkspaceOps:
         self.focused_id = spare.id
         self.apply_layout()
 
-    def close_pane(self) -> None:
-        if self.layout_tree is None or len(self.layout_tree.leaves()) == 1:
-            self.notify("This is the only pane.", severity="warning")
+    async def close_pane(self) -> None:
+        """F8: the sub-agent pane that has the keyboard, else the focused workstream's pane."""
+        if await subagent_panes.close_focused_subagent_pane(self):
+            return
+        if self.layout_tree is None or len(self.layout_tree.workstream_leaves()) == 1:
+            more = (" (a sub-agent's pane closes with F8 inside it, or /subagent close)"
+                    if self.layout_tree is not None and len(self.layout_tree.leaves()) > 1 else "")
+            self.notify(f"This is the only pane{more}.", severity="warning")
             return
         closing = self.focused_id
         self.focused_id = self.layout_tree.next_to(closing)

@@ -64,6 +64,12 @@ def render(registry: ToolRegistry) -> str:
              "sub-agent. What a model is shown is exactly what it may call (`tools/visibility.py`). "
              f"Once more than {DEFAULT_THRESHOLD} tools are offered (MCP tools included), MCP tools are deferred "
              "and found with `tool_search`.", "",
+             "Where the model defers tools natively (Anthropic's tool search tool on Claude Opus/Sonnet 4.5 and "
+             "later, OpenAI Responses' `tool_search` on gpt-5.4 and later; the `native_tool_search` capability, "
+             "settable per model under `[models.NAME.capabilities]`), that search replaces `tool_search`: the "
+             "deferred tools are sent marked `defer_loading`, and only those its search loads may be called. "
+             "OpenAI-compatible chat completions and Google have no native deferral, so they keep the BM25 "
+             "`tool_search`; so does a fallback model without it.", "",
              "| tool | category | approval | agents | primary key | read-only |", "|---|---|---|---|---|---|"]
     for spec in specs:
         lines.append(f"| `{spec.name}` | {spec.category} | {approval(spec)} | {agents(spec)} | "

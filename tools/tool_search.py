@@ -1,5 +1,10 @@
 """tool_search: once more tools are offered than a threshold, non-built-in tools are deferred and
-found by a BM25 search over their names, descriptions and parameters; found tools stay visible."""
+found by a BM25 search over their names, descriptions and parameters; found tools stay visible.
+
+With a provider that defers tools itself (`native`: Anthropic's tool search tool, Responses'
+tool_search), the deferred tools go to it marked `defer_loading` beside its own search tool instead
+of ours, and what its search loads (`found_natively`) becomes callable, exactly as a BM25 hit does.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,15 @@ from tools.registry import ToolSpec
 TOOL_SEARCH = "tool_search"
 DEFAULT_THRESHOLD = 20
 DEFAULT_MAX_RESULTS = 5
+# In a tool list: the provider's own tool search, which the providers that have one translate
+# (Anthropic: tool_search_tool_bm25; Responses: tool_search). Deferred tools carry DEFER_LOADING.
+NATIVE_TOOL_SEARCH: dict[str, Any] = {"type": "native_tool_search"}
+DEFER_LOADING = "defer_loading"
+
+
+def deferred_schema(spec: ToolSpec) -> dict[str, Any]:
+    """A deferred tool's schema as sent to a provider that loads it only when its search finds it."""
+    return {**spec.schema, DEFER_LOADING: True}
 
 
 def searchable_text(spec: ToolSpec) -> str:
@@ -34,9 +48,11 @@ class ToolSearch:
     threshold: int = DEFAULT_THRESHOLD
     max_results: int = DEFAULT_MAX_RESULTS
     mode: str = "auto"  # "auto" (by threshold), "on", "off"
+    native: bool = False  # the provider of the current request defers tools itself (set per request)
     found: set[str] = field(default_factory=set)
     _index_key: tuple[str, ...] = ()
     _index: Bm25Index | None = None
+    _deferrable: dict[str, ToolSpec] = field(default_factory=dict)  # what the index covers, found or not
     _deferred: dict[str, ToolSpec] = field(default_factory=dict)
 
     def active(self, candidates: list[ToolSpec]) -> bool:
@@ -46,23 +62,36 @@ class ToolSearch:
         return deferrable and (self.mode == "on" or len(candidates) > self.threshold)
 
     def visible(self, candidates: list[ToolSpec]) -> list[ToolSpec]:
-        """Built-ins, the tools found so far, then tool_search itself; the rest are deferred."""
-        self._deferred = {s.name: s for s in candidates if not s.builtin and s.name not in self.found}
+        """Built-ins, the tools found so far, then tool_search itself (ours; with a native provider its
+        own search stands in, see NATIVE_TOOL_SEARCH); the rest are deferred."""
+        self._deferrable = {s.name: s for s in candidates if not s.builtin}
+        self._deferred = {name: s for name, s in self._deferrable.items() if name not in self.found}
         shown = [s for s in candidates if s.builtin or s.name in self.found]
-        return shown + [self.spec()]
+        return shown if self.native else shown + [self.spec()]
+
+    def found_natively(self, names: list[str]) -> list[str]:
+        """The provider's search loaded `names`: those that are deferred here become callable (a name
+        we never deferred widens nothing). Returns the ones newly found."""
+        new = [name for name in names if name in self._deferred and name not in self.found]
+        self.found.update(new)
+        return new
 
     def deferred(self) -> dict[str, ToolSpec]:
         return dict(self._deferred)
 
     def search(self, query: str) -> list[ToolSpec]:
-        """The best deferred tools for `query`; they become visible from the next model call on."""
-        key = tuple(sorted(self._deferred))
+        """The best deferred tools for `query`; they become visible from the next model call on.
+
+        The index covers every deferrable tool, found ones too, so finding tools never rebuilds it
+        (only a change in the tools offered does); found ones are skipped in the ranking."""
+        key = tuple(sorted(self._deferrable))
         if self._index is None or key != self._index_key:
             self._index = Bm25Index()
-            for spec in self._deferred.values():
+            for spec in self._deferrable.values():
                 self._index.add(spec.name, searchable_text(spec))
             self._index_key = key
-        hits = [self._deferred[name] for name, _score in self._index.search(query, self.max_results)]
+        ranked = self._index.search(query, self.max_results + len(self._deferrable) - len(self._deferred))
+        hits = [self._deferred[name] for name, _score in ranked if name in self._deferred][:self.max_results]
         self.found.update(s.name for s in hits)
         return hits
 

@@ -4,7 +4,9 @@
 pipeline's `prepare`, so a tool the model was not shown can never run (even if the model guesses
 its name). A scope narrows by audience (main agent, task or plan sub-agent), by an explicit allow
 set (a sub-agent never gets more than its parent), and by tool search (deferred tools stay hidden
-until `tool_search` finds them).
+until `tool_search` finds them). With a provider that defers natively, `schemas` also sends the
+deferred tools, marked `defer_loading`, from the same `offer`: they stay undispatchable until the
+provider's own search loads them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tools.registry import ToolRegistry, ToolSpec
-from tools.tool_search import ToolSearch
+from tools.tool_search import NATIVE_TOOL_SEARCH, ToolSearch, deferred_schema
 
 MAIN, TASK, PLAN = "main", "task", "plan"
 AUDIENCES = (MAIN, TASK, PLAN)
@@ -58,8 +60,11 @@ def _candidates(registry: ToolRegistry, scope: ToolScope) -> list[ToolSpec]:
             and (scope.allowed is None or s.name in scope.allowed)]
 
 
-def visible_tools(registry: ToolRegistry, scope: ToolScope | None = None, mode: str | None = None) -> list[ToolSpec]:
-    """The tools this scope may see and call, in registration order (tool_search last when active).
+def offer(registry: ToolRegistry, scope: ToolScope | None = None,
+          mode: str | None = None) -> tuple[list[ToolSpec], list[ToolSpec]]:
+    """(visible, deferred natively): the tools this scope may see and call, in registration order
+    (tool_search last when active), and those a natively deferring provider gets marked
+    `defer_loading` (not callable until its search loads them; empty otherwise).
 
     The tool mode then decides how they are offered: all but run_code (native), only run_code
     (code), both (both). `mode` overrides the scope's: code mode's API is what "native" sees.
@@ -68,12 +73,19 @@ def visible_tools(registry: ToolRegistry, scope: ToolScope | None = None, mode: 
     candidates = _candidates(registry, scope)
     transport = [s for s in candidates if s.name == RUN_CODE]
     tools = [s for s in candidates if s.name != RUN_CODE]
+    deferred: list[ToolSpec] = []
     if scope.search is not None and scope.search.active(tools):
         tools = scope.search.visible(tools)
+        deferred = list(scope.search.deferred().values()) if scope.search.native else []
     mode = mode or scope.mode()
     if mode == "code":
-        return transport
-    return tools + transport if mode == "both" else tools
+        return transport, []
+    return (tools + transport if mode == "both" else tools), deferred
+
+
+def visible_tools(registry: ToolRegistry, scope: ToolScope | None = None, mode: str | None = None) -> list[ToolSpec]:
+    """The tools this scope may see and call (see `offer`)."""
+    return offer(registry, scope, mode)[0]
 
 
 def lookup(registry: ToolRegistry, scope: ToolScope | None, name: str) -> ToolSpec | None:
@@ -82,5 +94,8 @@ def lookup(registry: ToolRegistry, scope: ToolScope | None, name: str) -> ToolSp
 
 
 def schemas(registry: ToolRegistry, scope: ToolScope | None = None) -> list[dict[str, Any]]:
-    """The tool list to send to the model: exactly the visible tools."""
-    return [s.schema for s in visible_tools(registry, scope)]
+    """The tool list to send to the model: exactly the visible tools, then, for a provider that defers
+    natively, the deferred ones marked `defer_loading` and its own search tool."""
+    visible, deferred = offer(registry, scope)
+    native = [deferred_schema(s) for s in deferred] + [NATIVE_TOOL_SEARCH] if deferred else []
+    return [s.schema for s in visible] + native

@@ -1,5 +1,6 @@
-"""A sub-agent (task/plan) watched in its own pane below its parent's transcript: everything it did
-so far (its prompt, tool calls, their output and results, its streamed text), then live as it goes.
+"""A sub-agent (task/plan) watched in a split pane of its own (a leaf of the layout, beside its
+parent's): everything it did so far (its prompt, tool calls, approvals, their output and results, its
+streamed text), then live as it goes. Closing the pane only stops the watching; the sub-agent runs on.
 
 The parent's view keeps each sub-agent's events (`SubagentRuns`), so a pane opened late replays them.
 """
@@ -13,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import RichLog, Static
 
+from app.engine.layout import subagent_leaf
 from app.vocabulary.inert import inert
 from widgets.subagent_log import ICONS
 
@@ -43,18 +45,22 @@ class SubagentRuns:
 
 
 class SubagentPane(Vertical):
-    """One sub-agent's whole log, live. `/subagent close` (or opening another) removes it."""
+    """One sub-agent's whole log, live, placed by the pane area like a workstream's view (its leaf:
+    `layout.subagent_leaf`). F8 while it has the keyboard, or `/subagent close`, closes it."""
 
     DEFAULT_CSS = """
-    SubagentPane { height: 45%; border-top: heavy $accent; }
-    SubagentPane .subagent-pane-title { height: 1; padding: 0 1; background: $boost; }
+    SubagentPane { position: absolute; width: 100%; height: 100%; border-left: heavy $accent; }
+    SubagentPane .subagent-pane-title { height: 1; padding: 0 1; background: $accent 30%; }
     SubagentPane RichLog { height: 1fr; padding: 0 1; background: $surface; }
     SubagentPane .subagent-pane-partial { height: auto; max-height: 6; padding: 0 1; color: $text-muted; }
     """
 
-    def __init__(self, agent: str) -> None:
+    def __init__(self, parent_id: str, agent: str, parent_name: str = "") -> None:
         super().__init__(classes="subagent-pane")
+        self.parent_id = parent_id
+        self.parent_name = parent_name
         self.agent = agent
+        self.leaf = subagent_leaf(parent_id, agent)
         self.state = "running"
         self.partial = ""  # the streamed line not finished yet
         self.names: dict[str, str] = {}  # call id -> tool name
@@ -66,9 +72,10 @@ class SubagentPane(Vertical):
 
     def _title(self) -> Text:
         text = Text()
-        text.append(f" sub-agent {self.agent}", style="bold")
+        text.append(f" {self.agent}", style="bold")
         text.append(f"  ● {self.state}", style="italic")
-        text.append("   (/subagent close hides this pane)", style="dim")
+        text.append("  sub-agent" + (f" of {inert(self.parent_name, multiline=False)}" if self.parent_name else ""))
+        text.append("   F8 here or /subagent close: hide it (it runs on)", style="dim")
         return text
 
     @property
@@ -95,6 +102,10 @@ class SubagentPane(Vertical):
                 self.names[event.call_id] = event.name
                 self._write(Text(f"{ICONS['pending']} {inert(event.name, multiline=False)}  "
                                  f"{inert(' '.join(event.preview.split()), multiline=False)[:160]}"))
+            case ev.ApprovalRequested(items=items):
+                for item in items:
+                    self._write(Text(f"  ⚑ waiting for your approval: {inert(item.name, multiline=False)}",
+                                     style="bold magenta"))
             case ev.ToolCallUpdated(call_id=call_id):
                 name = self.names.get(call_id, "tool")
                 self._write(Text(f"  {ICONS.get(event.status, '?')} {inert(name, multiline=False)} {event.status}"

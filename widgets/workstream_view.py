@@ -120,22 +120,6 @@ class WorkstreamView(Vertical):
         event.stop()
         self.post_message(self.TakeOver(self))
 
-    async def open_subagent(self, name: str = "") -> str | None:
-        """Show the sub-agent `name` (default: the newest) in its own pane, replayed then live."""
-        agent = self.subagent_runs.pick(name)
-        if agent is not None:
-            await self.close_subagent()
-            pane = SubagentPane(agent)
-            await self.mount(pane, after=self.transcript)
-            pane.replay(self.subagent_runs.events[agent])
-        return agent
-
-    async def close_subagent(self) -> bool:
-        panes = list(self.query(SubagentPane))
-        for pane in panes:
-            await pane.remove()
-        return bool(panes)
-
     @property
     def transcript(self) -> Transcript:
         return self.query_one(Transcript)
@@ -201,8 +185,8 @@ class WorkstreamView(Vertical):
         await self.catch_up()
         if isinstance(event, ev.SubagentEvent):
             self.subagent_runs.add(event.agent, event.event)
-            for pane in self.query(SubagentPane):
-                if pane.agent == event.agent:
+            for pane in self.screen.query(SubagentPane):  # its own pane, if one is open (app/subagent_panes.py)
+                if pane.parent_id == self.workstream.id and pane.agent == event.agent:
                     pane.apply(event.event)
         match event:
             case ev.UserMessageAdded(text=text):

@@ -11,6 +11,17 @@ from typing import Literal, Union
 
 Direction = Literal["horizontal", "vertical"]  # horizontal: side by side; vertical: stacked
 MAX_PANES = 6
+SUBAGENT_LEAF = "subagent:"  # a leaf watching a workstream's sub-agent: "subagent:<workstream>/<agent>"
+
+
+def subagent_leaf(workstream: str, agent: str) -> str:
+    """The leaf name of a pane that watches sub-agent `agent` of `workstream` (never restored: no
+    workstream has that id, so `from_dict` drops it)."""
+    return f"{SUBAGENT_LEAF}{workstream}/{agent}"
+
+
+def is_workstream_leaf(leaf: str) -> bool:
+    return not leaf.startswith(SUBAGENT_LEAF)
 
 
 @dataclass
@@ -124,9 +135,13 @@ class LayoutTree:
         return Split(node.direction, self._replace(node.first, target, change),
                      self._replace(node.second, target, change))
 
+    def workstream_leaves(self) -> list[str]:
+        """The panes that show a workstream (not a sub-agent), in pane order."""
+        return [leaf for leaf in self.leaves() if is_workstream_leaf(leaf)]
+
     def next_to(self, workstream: str, step: int = 1) -> str:
-        """The workstream in the next (or previous) pane, cycling."""
-        leaves = self.leaves()
+        """The workstream in the next (or previous) workstream pane, cycling (sub-agent panes are skipped)."""
+        leaves = self.workstream_leaves() or self.leaves()
         index = leaves.index(workstream) if workstream in leaves else 0
         return leaves[(index + step) % len(leaves)]
 

@@ -33,6 +33,7 @@ from app.providers.base import (
     ProviderError,
     ReasoningChunk,
     ToolCallChunk,
+    ToolsFoundChunk,
     UsageChunk,
 )
 from app.providers.capabilities import context_window as window_of
@@ -45,8 +46,9 @@ from tools.pipeline import PreparedCall, execute, prepare
 from tools.registry import ToolRegistry
 from app.engine.subagents import Subagents
 from tools.session_bound import SESSION_BOUND
-from tools.web_search import unavailable_tools, with_native_search
-from tools.visibility import ToolScope, schemas as visible_schemas
+from app.engine.tool_setup import request_tools
+from tools.web_search import unavailable_tools
+from tools.visibility import ToolScope
 from tools.truncate import HeadTailBuffer
 
 Emit = Callable[[ev.EngineEvent], None]
@@ -281,9 +283,6 @@ class Session:
         assembler = ToolCallAssembler()
         finish_reason: str | None = None
         messages = self.model_messages()
-        tools = visible_schemas(self.registry, self.tool_scope)
-        if self.native_web_search:
-            tools = with_native_search(tools, getattr(self.provider, "name", ""))
         draft = ReplyDraft(self.store, self.workstream_id, content, reasoning) \
             if ReplyDraft.supported(self.store) else None
 
@@ -301,7 +300,7 @@ class Session:
         if draft is not None:
             draft.start()
         try:
-            async with aclosing(self._chunks_with_fallback(messages, tools)) as chunks:
+            async with aclosing(self._chunks_with_fallback(messages, lambda p: request_tools(self, p))) as chunks:
                 async for provider, chunk in chunks:
                     await self._share_the_loop()
                     if isinstance(chunk, ContentChunk):
@@ -316,6 +315,9 @@ class Session:
                         await self._record_usage(provider.settings, chunk)
                     elif isinstance(chunk, ProviderDataChunk):
                         raw[chunk.provider] = chunk.data
+                    elif isinstance(chunk, ToolsFoundChunk) and self.tool_scope.search is not None:
+                        if loaded := self.tool_scope.search.found_natively(chunk.names):  # before its calls run
+                            self.emit(ev.Notice(f"The model's tool search loaded {', '.join(loaded)}."))
                     elif isinstance(chunk, FinishChunk):
                         finish_reason = chunk.reason
         except asyncio.CancelledError:
@@ -337,21 +339,27 @@ class Session:
         return message.tool_calls
 
     # -- models: fallback, breakers, usage, switching -------------------------------------
-    def _candidates(self) -> list[tuple[str | None, Provider]]:
-        """The current model, then the fallback chain (when a model registry is known)."""
-        if self.models is None or self.model_alias is None or self.model_alias not in self.models:
+    def _candidates(self, first: str | None = None) -> list[tuple[str | None, Provider]]:
+        """The current model (or `first`), then the fallback chain (when a model registry is known)."""
+        alias = first or self.model_alias
+        if self.models is None or alias is None or alias not in self.models:
             return [(None, self.provider)]
-        chain = self.models.chain(self.model_alias)
-        return [(self.model_alias, self.provider)] + [(a, self.models.provider(a)) for a in chain[1:]]
+        chain = self.models.chain(alias)
+        provider = self.provider if alias == self.model_alias else self.models.provider(alias)
+        return [(alias, provider)] + [(a, self.models.provider(a)) for a in chain[1:]]
 
     def _breaker_event(self, alias: str, before: str) -> None:
         breaker = self.models.breaker(alias)
         if breaker.state != before:
             self.emit(ev.BreakerChanged(breaker.name, breaker.state, breaker.retry_in()))
 
-    async def _chunks_with_fallback(self, messages: list[Message], tools: list[dict[str, Any]]):
-        """Yield (provider, chunk) from the first model in the chain that answers."""
-        candidates = self._candidates()
+    async def _chunks_with_fallback(self, messages: list[Message],
+                                    tools: list[dict[str, Any]] | Callable[[Provider], list[dict[str, Any]]],
+                                    first: str | None = None):
+        """Yield (provider, chunk) from the first model in the chain (from `first`, else the current
+        model) that answers; `tools` is the tool list, or a function giving each candidate's
+        (app/engine/tool_setup.request_tools)."""
+        candidates = self._candidates(first)
         skipped: list[str] = []
 
         def notify(line: str) -> None:
@@ -372,7 +380,8 @@ class Session:
                 continue
             started = False
             await import_sdk_off_loop(provider.settings)
-            stream = stream_with_retry(lambda p=provider: p.stream(messages, tools), notify=notify,
+            offered = tools(provider) if callable(tools) else tools
+            stream = stream_with_retry(lambda p=provider: p.stream(messages, offered), notify=notify,
                                        max_retries=self.max_retries, base_delay=self.retry_base_delay)
             try:
                 async for chunk in stream:
@@ -398,10 +407,13 @@ class Session:
             return
 
     async def ask_model(self, prompt: str) -> str:
-        """One prompt to this workstream's model without tools (web_fetch's question); usage is recorded."""
+        """One prompt without tools (web_fetch's question) to [model] agent_model when one is set, else
+        to this workstream's model; usage is recorded."""
         parts: list[str] = []
+        agent = self.models.agent_model if self.models is not None else None
         try:
-            async for provider, chunk in self._chunks_with_fallback([Message(role="user", content=prompt)], []):
+            async for provider, chunk in self._chunks_with_fallback([Message(role="user", content=prompt)], [],
+                                                                    first=agent):
                 if isinstance(chunk, ContentChunk):
                     parts.append(chunk.text)
                 elif isinstance(chunk, UsageChunk):

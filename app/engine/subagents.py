@@ -144,6 +144,7 @@ class Subagents:
                 for item in event.items:
                     item.name = f"{name} · {item.name}"
                 parent.emit(event)
+                parent.emit(ev.SubagentEvent(ctx.call_id, name, event))  # its pane says it waits (the parent's view ignores it)
                 return
             if isinstance(event, ev.StateChanged) and event.state in FORWARDED_STATES:
                 parent.emit(ev.StateChanged(event.state))

@@ -1,4 +1,5 @@
-"""Config → a session's tool settings: what web tools may reach, and when tool search defers tools."""
+"""Config → a session's tool settings: what web tools may reach, and when tool search defers tools;
+and the tool list of each request, as the provider answering it should get it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any, Mapping
 from tools.address_policy import AddressPolicy
 from tools.pinned_fetch import FetchLimits, WebAccess
 from tools.tool_search import ToolSearch
-from tools.web_search import TAVILY_URL, SearchBackend, unavailable_tools
+from tools.visibility import schemas
+from tools.web_search import TAVILY_URL, SearchBackend, unavailable_tools, with_native_search
 
 
 def web_access(config: Any) -> WebAccess:
@@ -51,3 +53,17 @@ def configure_tools(session: Any, config: Any, settings: Mapping[str, Any] | Non
     if config is not None:
         session.tool_scope.search = ToolSearch(threshold=config.tool_search_threshold, mode=config.tool_search)
         session.subagents.agent_model = config.agent_model
+
+
+def request_tools(session: Any, provider: Any) -> list[dict[str, Any]]:
+    """The tool list for a request to `provider` (each model of a fallback chain gets its own): what
+    it may see, which is what may be dispatched until the next request (tools/visibility.py). A
+    provider that defers tools itself gets them marked `defer_loading` beside its own tool search;
+    with [tools] web_search_native, its own web search in place of ours."""
+    search = session.tool_scope.search
+    if search is not None:
+        search.native = bool(getattr(provider, "native_tool_search", False))
+    tools = schemas(session.registry, session.tool_scope)
+    if session.native_web_search:
+        tools = with_native_search(tools, getattr(provider, "name", ""))
+    return tools

@@ -4,7 +4,10 @@ The engine's messages are translated at this boundary: system (and developer) me
 the `system` parameter, consecutive tool results are grouped into one user turn, assistant
 tool calls become `tool_use` blocks. Signed thinking blocks arrive as a `ProviderDataChunk`
 stored under `Message.raw["anthropic"]` and are replayed only to Anthropic, only when the
-capabilities say so. The `anthropic` package (~1 s of imports) is imported inside functions.
+capabilities say so. Where the model has Anthropic's tool search (`native_tool_search`), deferred
+tools go out with `defer_loading` beside the tool_search_tool_bm25 server tool, and the tools its
+results reference come back as a `ToolsFoundChunk`. The `anthropic` package (~1 s of imports) is
+imported inside functions.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from app.providers.base import (
     ProviderError,
     ReasoningChunk,
     ToolCallChunk,
+    ToolsFoundChunk,
     UsageChunk,
 )
 from app.providers import errors
@@ -38,6 +42,7 @@ EFFORT_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "
                   "max": 32768}
 CACHE = {"type": "ephemeral"}
 MAX_CACHED_MESSAGES = 2  # plus system and tools: Anthropic allows four breakpoints
+TOOL_SEARCH_TOOL = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
 
 
 def _tool_input(arguments: str) -> dict[str, Any]:
@@ -103,9 +108,13 @@ def to_anthropic_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any
         if tool.get("type") == "native_web_search":  # Anthropic's server tool: it searches, we never run it
             out.append({"type": "web_search_20250305", "name": "web_search", "max_uses": 5})
             continue
+        if tool.get("type") == "native_tool_search":  # its server-side search over the deferred tools
+            out.append(dict(TOOL_SEARCH_TOOL))
+            continue
         fn = tool.get("function", tool)
         out.append({"name": fn["name"], "description": fn.get("description", ""),
-                    "input_schema": fn.get("parameters") or {"type": "object", "properties": {}}})
+                    "input_schema": fn.get("parameters") or {"type": "object", "properties": {}},
+                    **({"defer_loading": True} if tool.get("defer_loading") else {})})
     return out
 
 
@@ -114,8 +123,9 @@ def add_cache_breakpoints(system: list[dict[str, Any]], tools: list[dict[str, An
     """Mark the stable prefix for prompt caching: system, tools, and the last user turns."""
     if system:
         system[-1]["cache_control"] = CACHE
-    if tools:
-        tools[-1]["cache_control"] = CACHE
+    loaded = [tool for tool in tools if not tool.get("defer_loading")]  # a deferred tool is not in the prefix
+    if loaded:
+        loaded[-1]["cache_control"] = CACHE
     marked = 0
     for message in reversed(messages):
         if marked == MAX_CACHED_MESSAGES:
@@ -214,6 +224,12 @@ class StreamTranslator:
                 yield ReasoningChunk(block["thinking"])
         elif kind == "redacted_thinking":
             self.thinking_blocks.append({"type": "redacted_thinking", "data": block.get("data", "")})
+        elif kind == "tool_search_tool_result":  # its tool search ran: the deferred tools it loaded
+            content = block.get("content") or {}
+            names = [ref.get("tool_name") for ref in (content.get("tool_references") or [])
+                     if isinstance(ref, dict)] if isinstance(content, dict) else []
+            if names:
+                yield ToolsFoundChunk([name for name in names if isinstance(name, str)])
 
     def _block_delta(self, index: int, delta: dict[str, Any]) -> Iterator[Chunk]:
         kind = delta.get("type")
@@ -250,6 +266,11 @@ class AnthropicProvider(SdkClientProvider):
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self.capabilities: Capabilities = capabilities_for(settings)
+
+    @property
+    def native_tool_search(self) -> bool:
+        """Whether this model defers tools itself (its tool search tool and `defer_loading`)."""
+        return self.capabilities.native_tool_search
 
     def _new_client(self) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic

@@ -57,11 +57,20 @@ class UsageChunk:
 
 
 @dataclass
+class ToolsFoundChunk:
+    """The provider's own tool search (native deferred loading) loaded these deferred tools: they
+    may be called from now on, and are sent loaded in later requests."""
+
+    names: list[str]
+
+
+@dataclass
 class FinishChunk:
     reason: str | None  # "stop", "tool_calls", "length", "content_filter", ...
 
 
-Chunk = ContentChunk | ReasoningChunk | ToolCallChunk | UsageChunk | FinishChunk | ProviderDataChunk
+Chunk = (ContentChunk | ReasoningChunk | ToolCallChunk | UsageChunk | FinishChunk | ProviderDataChunk
+         | ToolsFoundChunk)
 
 
 class ProviderError(Exception):
@@ -102,6 +111,8 @@ class ModelSettings:
 
 class Provider(Protocol):
     settings: ModelSettings
+    # Providers that defer tools themselves (Anthropic, Responses) say so per model; the others
+    # have no such attribute and get our BM25 tool_search instead (tools/tool_search.py).
 
     def stream(self, messages: list[Message], tools: list[dict[str, Any]]) -> AsyncIterator[Chunk]:
         """Stream one completion. Raises ProviderError; never retries by itself."""

@@ -27,6 +27,8 @@ class Capabilities:
     - `token_param`: "max_tokens" or "max_completion_tokens" (OpenAI reasoning models).
     - `reasoning_replay`: stored reasoning is sent back to this provider on later turns.
     - `prompt_caching`: the provider takes explicit cache breakpoints (Anthropic).
+    - `native_tool_search`: the provider defers tools itself (`defer_loading` and its own tool search:
+      Anthropic's tool_search_tool_bm25, Responses' tool_search); only those two providers read it.
     """
 
     context_window: int = 32_768
@@ -37,6 +39,7 @@ class Capabilities:
     token_param: str = "max_tokens"
     reasoning_replay: bool = False
     prompt_caching: bool = False
+    native_tool_search: bool = False
 
 
 PROVIDER_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -49,9 +52,11 @@ PROVIDER_DEFAULTS: dict[str, dict[str, Any]] = {
 
 # (provider, model-name prefix) -> overrides. Numbers are the vendors' published limits.
 MODEL_RULES: dict[tuple[str, str], dict[str, Any]] = {
-    ("anthropic", "claude-opus-4-6"): {"max_output": 128_000, "thinking": "adaptive"},
-    ("anthropic", "claude-sonnet-4-6"): {"max_output": 64_000, "thinking": "adaptive"},
-    ("anthropic", "claude-opus-4-5"): {"max_output": 64_000, "thinking": "budget"},
+    # tool search with defer_loading: Claude Opus / Sonnet 4.5 and later; Responses: gpt-5.4 and later
+    ("anthropic", "claude-opus-4-6"): {"max_output": 128_000, "thinking": "adaptive", "native_tool_search": True},
+    ("anthropic", "claude-sonnet-4-6"): {"max_output": 64_000, "thinking": "adaptive", "native_tool_search": True},
+    ("anthropic", "claude-opus-4-5"): {"max_output": 64_000, "thinking": "budget", "native_tool_search": True},
+    ("anthropic", "claude-sonnet-4-5"): {"max_output": 64_000, "thinking": "budget", "native_tool_search": True},
     ("anthropic", "claude-opus-4"): {"max_output": 32_000, "thinking": "budget"},
     ("anthropic", "claude-sonnet-4"): {"max_output": 64_000, "thinking": "budget"},
     ("anthropic", "claude-haiku-4"): {"max_output": 64_000, "thinking": "budget"},
@@ -62,6 +67,12 @@ MODEL_RULES: dict[tuple[str, str], dict[str, Any]] = {
     ("openai", "gpt-5"): {"context_window": 400_000, "max_output": 128_000, "vision": True,
                           "thinking": "effort", "temperature": False,
                           "token_param": "max_completion_tokens"},
+    ("openai", "gpt-5.4"): {"context_window": 400_000, "max_output": 128_000, "vision": True,
+                            "thinking": "effort", "temperature": False,
+                            "token_param": "max_completion_tokens", "native_tool_search": True},
+    ("openai", "gpt-5.5"): {"context_window": 400_000, "max_output": 128_000, "vision": True,
+                            "thinking": "effort", "temperature": False,
+                            "token_param": "max_completion_tokens", "native_tool_search": True},
     ("openai", "o3"): {"context_window": 200_000, "max_output": 100_000, "vision": True,
                        "thinking": "effort", "temperature": False,
                        "token_param": "max_completion_tokens"},

@@ -5,7 +5,10 @@ assistant tool calls as `function_call` items, tool results as `function_call_ou
 Reasoning models stream a reasoning summary; their encrypted reasoning items are kept under
 `Message.raw["openai-responses"]` and sent back only when the capabilities say so. Requests go
 through the real `openai` SDK (`responses.with_streaming_response`), the event stream is decoded
-as plain dicts (app/providers/sse.py). `openai` is imported inside functions.
+as plain dicts (app/providers/sse.py). Where the model has Responses' tool search
+(`native_tool_search`), deferred tools go out with `defer_loading` beside a `tool_search` tool, and
+the functions its `tool_search_output` loads come back as a `ToolsFoundChunk`. `openai` is imported
+inside functions.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from app.providers.base import (
     ProviderError,
     ReasoningChunk,
     ToolCallChunk,
+    ToolsFoundChunk,
     UsageChunk,
 )
 from app.providers.capabilities import Capabilities, capabilities_for
@@ -68,10 +72,13 @@ def to_responses_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any
         if tool.get("type") == "native_web_search":  # OpenAI's built-in search: it runs server-side
             out.append({"type": "web_search"})
             continue
+        if tool.get("type") == "native_tool_search":  # its hosted search over the deferred functions
+            out.append({"type": "tool_search"})
+            continue
         fn = tool.get("function", tool)
         out.append({"type": "function", "name": fn["name"], "description": fn.get("description", ""),
                     "parameters": fn.get("parameters") or {"type": "object", "properties": {}},
-                    "strict": False})
+                    "strict": False, **({"defer_loading": True} if tool.get("defer_loading") else {})})
     return out
 
 
@@ -114,6 +121,11 @@ class ResponsesTranslator:
             yield from self._item_added(event.get("output_index", 0), event.get("item") or {})
         elif kind == "response.output_item.done":
             item = event.get("item") or {}
+            if item.get("type") == "tool_search_output":  # its tool search ran: the functions it loaded
+                names = [t.get("name") for t in item.get("tools") or [] if isinstance(t, dict)
+                         and t.get("type") == "function" and isinstance(t.get("name"), str)]
+                if names:
+                    yield ToolsFoundChunk(names)
             if item.get("type") == "reasoning" and item.get("encrypted_content"):
                 self.reasoning_items.append({key: item[key] for key in
                                              ("type", "id", "summary", "encrypted_content") if key in item})
@@ -158,6 +170,11 @@ class OpenAIResponsesProvider(SdkClientProvider):
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self.capabilities: Capabilities = capabilities_for(settings)
+
+    @property
+    def native_tool_search(self) -> bool:
+        """Whether this model defers tools itself (a `tool_search` tool and `defer_loading`)."""
+        return self.capabilities.native_tool_search
 
     def _new_client(self) -> AsyncOpenAI:
         return openai_client(self.settings)

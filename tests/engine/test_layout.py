@@ -69,3 +69,15 @@ def test_next_to_cycles():
     tree = LayoutTree.single("a")
     tree.split("a", "b", "horizontal")
     assert tree.next_to("a") == "b" and tree.next_to("b") == "a" and tree.next_to("a", -1) == "b"
+
+
+def test_sub_agent_panes_are_skipped_by_focus_and_never_restored():
+    from app.engine.layout import subagent_leaf
+
+    tree = LayoutTree.single("a")
+    tree.split("a", "b", "horizontal")
+    tree.split("a", subagent_leaf("a", "task-1"), "vertical")
+    assert tree.workstream_leaves() == ["a", "b"]
+    assert tree.next_to("a") == "b" and tree.next_to("b") == "a"  # F2 never lands on a sub-agent's pane
+    restored = LayoutTree.from_dict(tree.to_dict(), known={"a", "b"})
+    assert restored.leaves() == ["a", "b"]  # after a restart the sub-agent has gone, and so has its pane

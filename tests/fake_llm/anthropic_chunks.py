@@ -18,6 +18,8 @@ from tests.fake_llm.script import (
     EchoReply,
     SearchedReply,
     TextReply,
+    ToolSearchedReply,
+    deferred_names,
     TokensReply,
     ToolCallReply,
     approx_tokens,
@@ -64,7 +66,8 @@ def _text_pieces(reply: StreamReply) -> list[str]:
     return [p for p in split_text(reply.text, reply.chunk_size) if p] if reply.text else []
 
 
-def blocks(reply: StreamReply) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+def blocks(reply: StreamReply, body: dict[str, Any] | None = None
+           ) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """(content_block_start block, its deltas) for each content block, in order."""
     if isinstance(reply, TextReply) and reply.reasoning:
         deltas = [{"type": "thinking_delta", "thinking": p}
@@ -78,6 +81,14 @@ def blocks(reply: StreamReply) -> Iterator[tuple[dict[str, Any], list[dict[str, 
         yield ({"type": "web_search_tool_result", "tool_use_id": use_id, "content": [
             {"type": "web_search_result", "title": title, "url": url, "encrypted_content": "enc", "page_age": None}
             for title, url in reply.results]}, [])
+    if isinstance(reply, ToolSearchedReply):
+        use_id = f"srvtoolu_{uuid.uuid4().hex[:12]}"
+        loaded = [name for name in reply.found if name in deferred_names(body or {})]
+        yield ({"type": "server_tool_use", "id": use_id, "name": "tool_search_tool_bm25", "input": {}},
+               [{"type": "input_json_delta", "partial_json": json.dumps({"query": reply.query})}])
+        yield ({"type": "tool_search_tool_result", "tool_use_id": use_id, "content": {
+            "type": "tool_search_tool_search_result",
+            "tool_references": [{"type": "tool_reference", "tool_name": name} for name in loaded]}}, [])
     pieces = _text_pieces(reply)
     if pieces:
         yield {"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces]
@@ -108,7 +119,7 @@ async def sse_stream(reply: StreamReply, body: dict[str, Any],
     yield message_start(body.get("model", "fake-claude"), max(0, prompt - sum(cache)), cache)
     yield event("ping", {})
     failure = event("error", {"error": {"type": reply.fail_type or "api_error", "message": reply.fail_with}})
-    for index, (start, deltas) in enumerate(blocks(reply)):
+    for index, (start, deltas) in enumerate(blocks(reply, body)):
         yield event("content_block_start", {"index": index, "content_block": start})
         for delta in deltas:
             yield event("content_block_delta", {"index": index, "delta": delta})
@@ -131,7 +142,7 @@ def message_body(reply: StreamReply, body: dict[str, Any], cache: tuple[int, int
     """The non-streaming Message object for `reply`."""
     prompt, completion = token_counts(reply, body)
     content: list[dict[str, Any]] = []
-    for start, deltas in blocks(reply):
+    for start, deltas in blocks(reply, body):
         block = dict(start)
         if block["type"] == "thinking":
             block["thinking"] = "".join(d.get("thinking", "") for d in deltas)

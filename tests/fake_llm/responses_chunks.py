@@ -18,6 +18,8 @@ from tests.fake_llm.openai_chunks import StreamReply, call_ids
 from tests.fake_llm.script import (
     EchoReply,
     SearchedReply,
+    ToolSearchedReply,
+    deferred_names,
     TextReply,
     TokensReply,
     ToolCallReply,
@@ -65,7 +67,8 @@ def _text(reply: StreamReply) -> list[str]:
     return [p for p in split_text(reply.text, reply.chunk_size) if p] if reply.text else []
 
 
-def items(reply: StreamReply) -> Iterator[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]], dict[str, Any]]]:
+def items(reply: StreamReply, body: dict[str, Any] | None = None
+          ) -> Iterator[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]], dict[str, Any]]]:
     """(item as added, its (event type, fields) deltas, item as done) for each output item."""
     if isinstance(reply, TextReply) and reply.reasoning:
         rid = f"rs_{uuid.uuid4().hex[:12]}"
@@ -84,6 +87,16 @@ def items(reply: StreamReply) -> Iterator[tuple[dict[str, Any], list[tuple[str, 
                 ("response.web_search_call.completed", {"item_id": wid})],
                {"type": "web_search_call", "id": wid, "status": "completed",
                 "action": {"type": "search", "query": reply.query}})
+    if isinstance(reply, ToolSearchedReply):
+        sid, call_id = f"tsc_{uuid.uuid4().hex[:12]}", f"call_{uuid.uuid4().hex[:8]}"
+        loaded = [t for t in (body or {}).get("tools") or [] if t.get("name") in reply.found
+                  and t.get("name") in deferred_names(body or {})]
+        call = {"type": "tool_search_call", "id": sid, "call_id": call_id, "execution": "server",
+                "arguments": {"query": reply.query}}
+        yield {**call, "status": "in_progress"}, [], {**call, "status": "completed"}
+        output = {"type": "tool_search_output", "id": f"tso_{uuid.uuid4().hex[:12]}", "call_id": call_id,
+                  "execution": "server", "tools": [{**t, "defer_loading": False} for t in loaded]}
+        yield {**output, "status": "in_progress", "tools": []}, [], {**output, "status": "completed"}
     pieces = _text(reply)
     if pieces:
         mid = f"msg_{uuid.uuid4().hex[:12]}"
@@ -138,7 +151,7 @@ async def sse_stream(reply: StreamReply, body: dict[str, Any],
     yield sse("response.created", next(seq), {"response": response_object(body, "in_progress", [], id=rid)})
     yield sse("response.in_progress", next(seq), {"response": response_object(body, "in_progress", [], id=rid)})
     done: list[dict[str, Any]] = []
-    for index, (added, deltas, finished) in enumerate(items(reply)):
+    for index, (added, deltas, finished) in enumerate(items(reply, body)):
         where = {"output_index": index, "item_id": added["id"]}
         yield sse("response.output_item.added", next(seq), {"output_index": index, "item": added})
         for kind, fields in deltas:
@@ -166,5 +179,5 @@ async def sse_stream(reply: StreamReply, body: dict[str, Any],
 
 def response_body(reply: StreamReply, body: dict[str, Any], cache: tuple[int, int] = (0, 0)) -> dict[str, Any]:
     """The non-streamed Response object for `reply`."""
-    output = [finished for _added, _deltas, finished in items(reply)]
+    output = [finished for _added, _deltas, finished in items(reply, body)]
     return response_object(body, "completed", output, usage=None if reply.omit_usage else usage(reply, body, cache))

@@ -74,6 +74,22 @@ class ToolCallReply(_Streamed):
 
 
 @dataclass
+class ToolSearchedReply(ToolCallReply):
+    """Tool calls after the provider's own tool search ran server-side over the deferred tools:
+    Anthropic's server_tool_use (tool_search_tool_bm25) and tool_search_tool_result blocks, or
+    Responses' tool_search_call and tool_search_output items, come before the calls. Like the real
+    search, it loads only those of `found` that the request sent with `defer_loading`."""
+
+    query: str = ""
+    found: tuple[str, ...] = ()
+
+
+def deferred_names(body: dict[str, Any]) -> set[str]:
+    """The tools a request sent with `defer_loading` (Anthropic or Responses shape)."""
+    return {t.get("name", "") for t in body.get("tools") or [] if isinstance(t, dict) and t.get("defer_loading")}
+
+
+@dataclass
 class ErrorReply:
     """An HTTP error: `body` as given, or the OpenAI error shape built from `message`."""
 

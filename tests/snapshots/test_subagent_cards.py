@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
+from typing import Iterator
+
+import pytest
 
 from textual.app import App
 
@@ -48,6 +53,18 @@ class TaskCardHost(App):
         feed(self.query(ToolCard).first())
 
 
+@pytest.fixture
+def fixed_length_tmp() -> Iterator[Path]:
+    """A temporary directory whose path has the same length in every run: the workspace path is in
+    the system prompt, so its length moves the token count in the status bar (pytest's own numbered
+    base directory grows a digit now and then)."""
+    path = Path(tempfile.mkdtemp(prefix="whimbrel-snapshot-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def test_a_running_task_card_shows_its_sub_agents_nested(snap_compare) -> None:
     assert snap_compare(TaskCardHost(collapsed=False), terminal_size=(100, 22))
 
@@ -84,34 +101,30 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
     assert snap_compare(app, terminal_size=(110, 34), run_before=run_before)
 
 
-def test_a_sub_agent_watched_in_its_own_pane(snap_compare, tmp_path, fake_openai) -> None:
-    """/subagent: the task's whole log (its prompt, its bash call with output and result, its answer)
-    in a pane below the parent's transcript."""
+def test_a_sub_agent_watched_in_its_own_pane(snap_compare, fixed_length_tmp, fake_openai) -> None:
+    """/subagent: the task's whole log (its prompt, its approval, its bash call with output and result,
+    its answer) in a split pane of its own beside the parent's."""
     import json
 
-    from app.screens.approval import ApprovalScreen
     from tests.fake_llm.script import TextReply, ToolCallReply
     from tests.ui.helpers import make_app, screen_text, wait_for
     from tests.ui.test_turns import submit
     from widgets.prompt import PromptInput
+    from tests.ui.test_subagents_ui import approve_the_task_and_its_bash
     from widgets.subagent_pane import SubagentPane
 
     fake_openai.queue(ToolCallReply([("task", json.dumps({"prompt": "count the Python files"}), "t1")]),
                       ToolCallReply([("bash", json.dumps({"command": "printf 'a.py\\nb.py\\n' | wc -l"}), "b1")]),
                       TextReply("There are 2 Python files:\na.py and b.py."), TextReply("Two files."))
-    app = make_app(tmp_path, fake_openai.base_url)
+    app = make_app(fixed_length_tmp, fake_openai.base_url)
 
     async def run_before(pilot) -> None:
         await submit(pilot, "how many Python files?")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="the task's approval")
-        await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "task-1 · bash" in screen_text(app),
-                       message="the sub-agent's approval")
-        await pilot.press("y")
+        await approve_the_task_and_its_bash(pilot, app)
         await wait_for(pilot, lambda: "Two files." in screen_text(app), message="the parent's answer")
         await submit(pilot, "/subagent task-1")
-        view = app.main_screen.view_for(app.focused_id)
-        await wait_for(pilot, lambda: any(p.state == "finished" for p in view.query(SubagentPane)), message="pane")
+        area = app.main_screen.pane_area
+        await wait_for(pilot, lambda: any(p.state == "finished" for p in area.query(SubagentPane)), message="pane")
         for prompt in app.query(PromptInput):
             prompt.cursor_blink = False
         await pilot.pause(0.3)

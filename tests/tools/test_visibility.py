@@ -96,6 +96,22 @@ async def test_tool_search_ranks_by_name_description_and_parameters(ctx: ToolCon
     assert search.search("zzz nothing like it") == []
 
 
+def test_a_search_after_finds_offers_the_next_best_never_a_found_one() -> None:
+    """Found tools leave the deferred set (the next request shows them); the next search ranks the rest."""
+    registry = with_mcp(25)
+    for i in range(3):
+        registry.register(mcp_spec(f"mcp__db__query_{i}", f"Run SQL against database number {i}"))
+    search = ToolSearch(threshold=20, max_results=2)
+    scope = ToolScope(search=search)
+    visible_tools(registry, scope)
+    first = {s.name for s in search.search("sql database")}
+    assert len(first) == 2 and first <= {"mcp__db__query_0", "mcp__db__query_1", "mcp__db__query_2"}
+    assert first <= set(names(registry, scope))  # the request between: now shown, no longer deferred
+    second = [s.name for s in search.search("sql database")]
+    assert second[:1] == sorted({"mcp__db__query_0", "mcp__db__query_1", "mcp__db__query_2"} - first)
+    assert not set(second) & first
+
+
 def test_tool_search_off_and_on_modes() -> None:
     registry = with_mcp(30)
     assert TOOL_SEARCH not in names(registry, ToolScope(search=ToolSearch(mode="off")))

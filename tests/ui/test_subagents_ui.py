@@ -4,6 +4,7 @@ name, the plan review modal."""
 from __future__ import annotations
 
 import json
+from contextlib import asynccontextmanager
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
@@ -74,48 +75,106 @@ async def test_the_plan_review_accepts_and_the_parent_goes_on(fake_openai, tmp_p
         assert len(plans) == 1 and "Add the flag" in plans[0].read_text()
 
 
-def pane_text(app) -> str:
-    """What the open sub-agent pane shows: its title, its log lines and the line being streamed."""
+def open_pane(app):
+    """The sub-agent pane in the pane area, or None."""
     from widgets.subagent_pane import SubagentPane
 
-    panes = list(app.main_screen.view_for(app.focused_id).query(SubagentPane))
-    if not panes:
+    return next(iter(app.main_screen.pane_area.query_children(SubagentPane)), None)
+
+
+def pane_text(app) -> str:
+    """What the open sub-agent pane shows: its title, its log lines and the line being streamed."""
+    pane = open_pane(app)
+    if pane is None:
         return ""
-    pane = panes[0]
     lines = ["".join(segment.text for segment in strip) for strip in pane.log.lines]
     return "\n".join([str(pane._title()), *lines, pane.partial])
 
 
-async def test_a_running_sub_agent_is_watched_live_in_its_own_pane(fake_openai, tmp_path):
-    """Issue 14, acceptance 2: a task opened in its own pane while it runs; later events arrive there."""
-    workspace = tmp_path / "ws"
-    fake_openai.queue(ToolCallReply([task("t1", "watch the build")]),
-                      ToolCallReply([("bash", json.dumps({"command": "echo building; while [ ! -f go ]; do sleep 0.05; "
-                                                                     "done; echo built"}), "b1")]),
-                      TextReply("The build finished fine."), TextReply("Done."))
+BUILD_SCRIPT = ("echo building; while [ ! -f go ]; do sleep 0.05; done; echo built")
+
+
+async def approve_the_task_and_its_bash(pilot, app) -> None:
+    """The task's approval, then its sub-agent's bash call's (marked with the sub-agent's name)."""
+    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="task approval")
+    await pilot.press("y")
+    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "task-1 · bash" in screen_text(app),
+                   message="the sub-agent's approval")
+    await pilot.press("y")
+
+
+@asynccontextmanager
+async def a_build_watched(fake_openai, tmp_path, name: str = ""):
+    """A task whose bash command runs until the test creates the file `go`, watched in its pane
+    (`/subagent NAME`) once the command runs; yields (pilot, app, the parent's id)."""
+    queue_the_build(fake_openai)
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 50)) as pilot:
         await submit(pilot, "build it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="task approval")
-        await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "task-1 · bash" in screen_text(app),
-                       message="the sub-agent's approval")
-        await pilot.press("y")
+        await approve_the_task_and_its_bash(pilot, app)
         view = app.main_screen.view_for(app.focused_id)
         await wait_for(pilot, lambda: any(getattr(e, "text", "") == "building\n"
                                           for e in view.subagent_runs.events.get("task-1", [])),
                        message="the sub-agent's command running")
-        await submit(pilot, "/subagent")
+        await submit(pilot, f"/subagent {name}".strip())
         await wait_for(pilot, lambda: "building" in pane_text(app), message="the pane, replayed")
+        yield pilot, app, app.focused_id
+
+
+def queue_the_build(fake_openai) -> None:
+    fake_openai.queue(ToolCallReply([task("t1", "watch the build")]),
+                      ToolCallReply([("bash", json.dumps({"command": BUILD_SCRIPT}), "b1")]),
+                      TextReply("The build finished fine."), TextReply("Done."))
+
+
+async def test_a_running_sub_agent_is_watched_live_in_its_own_pane(fake_openai, tmp_path):
+    """Issue 14, acceptance 2: a task opened in a split pane of its own while it runs (a leaf of the
+    layout beside its parent's); its approval, its command's output and later text arrive there."""
+    async with a_build_watched(fake_openai, tmp_path) as (pilot, app, parent):
+        assert app.layout_tree.leaves() == [parent, f"subagent:{parent}/task-1"]
+        pane, view = open_pane(app), app.main_screen.view_for(parent)
+        assert pane.region.x >= view.region.right - 1 and pane.region.width >= 55  # side by side, not inside
+        assert app.focused_id == parent and app.screen.focused is view.prompt  # the prompt keeps the keyboard
         text = pane_text(app)
-        assert "sub-agent task-1" in text and "▸ watch the build" in text and "bash" in text
+        assert "task-1  ● running  sub-agent" in text and "▸ watch the build" in text and "bash" in text
+        assert "⚑ waiting for your approval: task-1 · bash" in text and "bash approved" in text
         assert "The build finished fine." not in text
-        (workspace / "go").write_text("")
+        (tmp_path / "ws" / "go").write_text("")
         await wait_for(pilot, lambda: "The build finished fine." in pane_text(app), message="live text in the pane")
         await wait_for(pilot, lambda: "finished" in pane_text(app) and "built" in pane_text(app), message="finished")
         await wait_for(pilot, lambda: "Done." in screen_text(app), message="the parent's answer")
         await submit(pilot, "/subagent close")
         await wait_for(pilot, lambda: pane_text(app) == "", message="pane closed")
+        assert app.layout_tree.leaves() == [parent]
         await submit(pilot, "/subagent task-9")
         await wait_for(pilot, lambda: "No sub-agent 'task-9' here (sub-agents: task-1)." in screen_text(app),
                        message="an unknown name said")
+
+
+async def test_closing_the_pane_leaves_the_sub_agent_running(fake_openai, tmp_path):
+    """F8 inside the sub-agent's pane closes the pane only: the task goes on, finishes, and its answer
+    reaches the parent; opened again, the pane shows everything it did meanwhile."""
+    async with a_build_watched(fake_openai, tmp_path, "task-1") as (pilot, app, parent):
+        await pilot.press("f8")  # the prompt has the keyboard: the parent's is the only workstream pane
+        await wait_for(pilot, lambda: any("only pane" in n.message for n in app._notifications),
+                       message="F8 on the parent refused")
+        assert open_pane(app) is not None
+        open_pane(app).log.focus()
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: open_pane(app) is None, message="the pane closed by F8 inside it")
+        assert app.layout_tree.leaves() == [parent]
+        (tmp_path / "ws" / "go").write_text("")
+        await wait_for(pilot, lambda: "Done." in screen_text(app), message="the parent's answer")
+        card = app.main_screen.view_for(parent).transcript.cards["t1"]
+        assert card.subagents.agents["task-1"].state == "finished"
+        await submit(pilot, "/subagent")
+        await wait_for(pilot, lambda: "The build finished fine." in pane_text(app), message="reopened")
+        assert "built" in pane_text(app) and "● finished" in pane_text(app)
+
+
+async def test_closing_the_parent_tab_closes_its_sub_agent_panes(fake_openai, tmp_path):
+    async with a_build_watched(fake_openai, tmp_path) as (pilot, app, parent):
+        await app.close_workstream(app.manager.get(parent))
+        await wait_for(pilot, lambda: open_pane(app) is None, message="its pane went with it")
+        assert all(not leaf.startswith("subagent:") for leaf in app.layout_tree.leaves())
+        (tmp_path / "ws" / "go").write_text("")
