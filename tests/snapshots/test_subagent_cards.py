@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -53,18 +50,6 @@ class TaskCardHost(App):
         feed(self.query(ToolCard).first())
 
 
-@pytest.fixture
-def fixed_length_tmp() -> Iterator[Path]:
-    """A temporary directory whose path has the same length in every run: the workspace path is in
-    the system prompt, so its length moves the token count in the status bar (pytest's own numbered
-    base directory grows a digit now and then)."""
-    path = Path(tempfile.mkdtemp(prefix="whimbrel-snapshot-"))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
 def test_a_running_task_card_shows_its_sub_agents_nested(snap_compare) -> None:
     assert snap_compare(TaskCardHost(collapsed=False), terminal_size=(100, 22))
 
@@ -101,7 +86,7 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
     assert snap_compare(app, terminal_size=(110, 34), run_before=run_before)
 
 
-def test_a_sub_agent_watched_in_its_own_pane(snap_compare, fixed_length_tmp, fake_openai) -> None:
+def test_a_sub_agent_watched_in_its_own_pane(snap_compare, tmp_path, fake_openai) -> None:
     """/subagent: the task's whole log (its prompt, its approval, its bash call with output and result,
     its answer) in a split pane of its own beside the parent's."""
     import json
@@ -116,7 +101,7 @@ def test_a_sub_agent_watched_in_its_own_pane(snap_compare, fixed_length_tmp, fak
     fake_openai.queue(ToolCallReply([("task", json.dumps({"prompt": "count the Python files"}), "t1")]),
                       ToolCallReply([("bash", json.dumps({"command": "printf 'a.py\\nb.py\\n' | wc -l"}), "b1")]),
                       TextReply("There are 2 Python files:\na.py and b.py."), TextReply("Two files."))
-    app = make_app(fixed_length_tmp, fake_openai.base_url)
+    app = make_app(tmp_path, fake_openai.base_url)
 
     async def run_before(pilot) -> None:
         await submit(pilot, "how many Python files?")
