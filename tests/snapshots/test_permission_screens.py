@@ -172,10 +172,13 @@ def test_approval_modal_with_the_judges_verdict(snap_compare, fake_openai, tmp_p
     from tests.ui.test_turns import submit
     from widgets.judge_line import JudgeLine
 
-    fake_openai.queue(ToolCallReply([("bash", '{"command": "rm -rf build"}', "j1")]),
-                      TextReply("DANGEROUS: deletes the build directory recursively; check nothing else lives there"))
+    # fixed usage: the computed one counts the system prompt, which names the (tmp) workspace path
+    fake_openai.queue(ToolCallReply([("bash", '{"command": "rm -rf build"}', "j1")], usage=(146, 12)),
+                      TextReply("DANGEROUS: deletes the build directory recursively; check nothing else lives there",
+                                usage=(90, 14)))
 
     async def run_before(pilot) -> None:
+        await booted(pilot)  # a steady prompt cursor behind the modal
         await submit(pilot, "clean up")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), message="approval modal")
         line = pilot.app.screen.query_one(JudgeLine)
