@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from app.engine import events as ev
 from app.permissions.gate import Verdict
+from app.vocabulary.messages import Message
 
 if TYPE_CHECKING:
     from app.engine.session import Session
@@ -151,6 +152,25 @@ async def screen_prompt(session: Session, text: str) -> str | None:
 def with_hook_context(text: str, context: str) -> str:
     """The prompt as the model gets it: the hooks' context after the user's words."""
     return f"{text}\n\n<hook-context>\n{context}\n</hook-context>" if context else text
+
+
+def user_raw(images: list[dict] | None, hook_context: str) -> dict | None:
+    """What a user message keeps beside its text: its images, and the hooks' context for the model
+    (kept apart, so the transcript, history, export and search show only what the user wrote)."""
+    raw: dict = {}
+    if images:
+        raw["images"] = images
+    if hook_context:
+        raw["hook_context"] = hook_context
+    return raw or None
+
+
+def as_model_sees(message: Message) -> Message:
+    """A stored message as it is sent: a user message with its hooks' context after the user's words."""
+    context = (message.raw or {}).get("hook_context") if message.role == "user" else None
+    if not isinstance(context, str) or not context:
+        return message
+    return dataclasses.replace(message, content=with_hook_context(message.content, context))
 
 
 def notify_attention(session: Session, items: list[ev.ApprovalItem]) -> None:

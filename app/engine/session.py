@@ -151,7 +151,7 @@ class Session:
         start = self._context_from()
         head = [self.compaction_summary] if self.compaction_summary is not None and \
             self.compacted_upto >= self.context_start else []
-        return [system, *head, *messages_for_model(self.messages, start)]
+        return [system, *head, *map(gating.as_model_sees, messages_for_model(self.messages, start))]
 
     def _context_from(self) -> int:
         """Index of the first stored message the model sees: after a /clear and after a compaction."""
@@ -208,8 +208,7 @@ class Session:
             self.emit(ev.TurnFinished("done"))
             return
         try:
-            await self._persist(Message(role="user", content=gating.with_hook_context(text, hook_context),
-                                        raw={"images": images} if images else None))
+            await self._persist(Message(role="user", content=text, raw=gating.user_raw(images, hook_context)))
         except WriteRefused as error:
             return self._refused(error)
         self.emit(ev.UserMessageAdded(text))

@@ -154,3 +154,29 @@ async def test_a_path_a_hook_rewrote_is_judged_where_it_now_points(fake_openai, 
     [asked] = recorder.approvals
     assert "outside the workspace" in asked.items[0].reason and not outside.exists()
     await app.stop()
+
+
+# A UserPromptSubmit hook in Claude Code's JSON shape, adding context for the model.
+PROMPT_CONTEXT = '''import json, sys
+event = json.load(sys.stdin)
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                         "additionalContext": "Ticket ABC-123 is in progress."}}))
+'''
+
+
+async def test_prompt_context_reaches_the_model_but_not_the_users_message(fake_openai, place, tmp_path):
+    ws, _config, data = place
+    config = config_with(tmp_path, [("UserPromptSubmit", "", PROMPT_CONTEXT)])
+    app = App(fake_openai, ws, config, data)
+    fake_openai.queue(TextReply("noted"))
+    recorder = Recorder()
+    session = await app.start(recorder)
+    await session.run_turn("what is open?")
+    sent = [m for m in fake_openai.requests[0]["messages"] if m["role"] == "user"][-1]["content"]
+    assert sent.startswith("what is open?") and "Ticket ABC-123 is in progress." in sent
+    assert [e.text for e in recorder.of(ev.UserMessageAdded)] == ["what is open?"]
+    conversation = await app.store.load_conversation(session.workstream_id)
+    [stored] = [m for m in conversation.messages if m.role == "user"]
+    assert stored.content == "what is open?"  # what the transcript, history, export and search show
+    assert stored.raw == {"hook_context": "Ticket ABC-123 is in progress."}
+    await app.stop()
