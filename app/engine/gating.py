@@ -174,18 +174,32 @@ def as_model_sees(message: Message) -> Message:
 
 
 def notify_attention(session: Session, items: list[ev.ApprovalItem]) -> None:
-    """Notification hooks, as Claude Code fires them when a permission prompt opens; in the background,
-    so a slow hook never holds the modal back (its failures reach the transcript with the next notices)."""
-    guard = session.guard
-    if not items or not guard.has_hooks("Notification"):
+    """Notification hooks, as Claude Code fires them when a permission prompt opens (in a background tab
+    too: the workstream's own session fires them)."""
+    if not items:
         return
     from app.permissions.claude_names import claude_name
 
     names = ", ".join(dict.fromkeys(claude_name(item.name) for item in items))
-    payload = {"message": f"Whimbrel needs your permission to use {names}", "notification_type": "permission_prompt",
-               "title": "Whimbrel"}
+    notification_hooks(session, f"Whimbrel needs your permission to use {names}", "permission_prompt")
+
+
+def user_notified(session: Session, message: str) -> None:
+    """The `notify` tool told the user something: the app shows it, Notification hooks hear it."""
+    session.emit(ev.UserNotified(message))
+    notification_hooks(session, message, "notify")
+
+
+def notification_hooks(session: Session, message: str, kind: str) -> None:
+    """Notification hooks with Claude Code's payload (`message`, `title`, `notification_type`; the
+    session id, cwd and mode come with every event), run in the background, so a slow hook never holds
+    the modal or the tool back (its failures reach the transcript with the next notices)."""
+    guard = session.guard
+    if not guard.has_hooks("Notification"):
+        return
+    payload = {"message": message, "notification_type": kind, "title": "Whimbrel"}
     task = asyncio.get_running_loop().create_task(
-        guard.event("Notification", payload, session.workstream_id, matcher_on="permission_prompt"))
+        guard.event("Notification", payload, session.workstream_id, matcher_on=kind))
     _BACKGROUND.add(task)
     task.add_done_callback(_BACKGROUND.discard)
 

@@ -568,7 +568,7 @@ class Session:
                     self.tool_context, on_output=lambda text: on_output(call_id, text),
                     wrap_command=gating.wrapper(self, item),
                     ask_model=self.tool_context.ask_model or self.ask_model, call_id=call_id,
-                    notify=lambda message: self.emit(ev.UserNotified(message)),
+                    notify=lambda message: gating.user_notified(self, message),
                     on_progress=lambda value, total, message: self.emit(
                         ev.ToolProgress(call_id, value, total, message)),
                     workstream_id=self.workstream_id)

@@ -134,6 +134,7 @@ async def test_a_notification_hook_hears_of_a_permission_prompt(fake_openai, pla
     event = json.loads(heard.read_text())
     assert event["hook_event_name"] == "Notification" and event["notification_type"] == "permission_prompt"
     assert event["message"] == "Whimbrel needs your permission to use Bash"
+    assert event["session_id"] == session.workstream_id and event["cwd"] == str(ws)
     [request] = recorder.approvals
     request.future.set_result({"n1": ev.ApprovalDecision("approve")})
     await turn
@@ -179,4 +180,33 @@ async def test_prompt_context_reaches_the_model_but_not_the_users_message(fake_o
     [stored] = [m for m in conversation.messages if m.role == "user"]
     assert stored.content == "what is open?"  # what the transcript, history, export and search show
     assert stored.raw == {"hook_context": "Ticket ABC-123 is in progress."}
+    await app.stop()
+
+
+async def until_written(path: Path, timeout: float = 30.0) -> dict:
+    """The JSON a background hook wrote to `path`, once it is whole (a condition, with a deadline)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (path.exists() and path.read_text().rstrip().endswith("}")):
+        assert loop.time() < deadline, f"the hook did not write {path} within {timeout:g} s"
+        await asyncio.sleep(0.05)
+    return json.loads(path.read_text())
+
+
+async def test_the_notify_tool_fires_notification_hooks_in_claude_codes_shape(fake_openai, place, tmp_path):
+    ws, _config, data = place
+    heard = tmp_path / "heard.json"
+    body = f"import sys\nopen({str(heard)!r}, 'w').write(sys.stdin.read())\n"
+    config = config_with(tmp_path, [("Notification", "notify", body)])
+    app = App(fake_openai, ws, config, data)
+    fake_openai.queue(ToolCallReply([("notify", json.dumps({"message": "The build finished."}), "n1")]),
+                      TextReply("told them"))
+    recorder = Recorder()
+    session = await app.start(recorder)
+    await session.run_turn("tell me when the build is done")
+    event = await until_written(heard)
+    assert event == {"hook_event_name": "Notification", "cwd": str(ws), "session_id": session.workstream_id,
+                     "transcript_path": "", "permission_mode": "ask", "message": "The build finished.",
+                     "notification_type": "notify", "title": "Whimbrel"}
+    assert [e.message for e in recorder.of(ev.UserNotified)] == ["The build finished."]
     await app.stop()
