@@ -51,7 +51,8 @@ async def screen_calls(session: Session, prepared: list[PreparedCall]) -> tuple[
             item.permission.decision = "refused"
             session.emit(ev.ToolCallUpdated(item.call.id, "denied", "refused"))
             session.emit(ev.PermissionNoted(item.call.id, f"refused: {verdict.why}"))
-            await session._finish_call(item, REFUSED.format(why=verdict.why), is_error=True, status=None)
+            await session._finish_call(item, REFUSED.format(why=verdict.why.rstrip(".")), is_error=True,
+                                       status=None)
         elif verdict.outcome == "allow":
             if verdict.source != "tool":  # a harmless read needs no explanation
                 session.emit(ev.PermissionNoted(item.call.id, f"ran unasked: {verdict.why}"))

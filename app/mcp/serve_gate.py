@@ -36,7 +36,7 @@ async def guarded_call(guard: CallGuard, registry: ToolRegistry, context: ToolCo
     verdict = await guard.screen(prepared, WORKSTREAM)
     if verdict.outcome != "allow":
         await guard.record(prepared, verdict, "refused", "refused", None, WORKSTREAM)
-        return f"Refused by Whimbrel's permission policy: {verdict.why}.", True
+        return f"Refused by Whimbrel's permission policy: {verdict.why.rstrip('.')}.", True
     started = time.monotonic()
     ctx = dataclasses.replace(context, wrap_command=guard.wrapper(prepared.call.name.strip(), verdict.network),
                               call_id=call.id, workstream_id=WORKSTREAM)

@@ -30,7 +30,7 @@ async def test_always_saves_a_project_rule_and_the_next_call_runs_unasked(fake_o
         await submit(pilot, "run it")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
         text = screen_text(app)
-        assert "why: [ask mode] ask mode: no rule allows `echo first`" in text and "risk: low" in text
+        assert "why: ask mode: no rule allows `echo first`" in text and "risk: low" in text
         await pilot.press("a")
         await wait_for(pilot, lambda: isinstance(app.screen, RuleSaveScreen), message="the rule dialog")
         assert app.screen.query_one("#rule-0").value == "bash(echo first)"
