@@ -233,6 +233,7 @@ async def _offer_outside(session: Session, item: PreparedCall, ctx: Any, execute
         raise
     session.emit(ev.StateChanged("running"))
     if answer is None or answer.decision == "deny":
+        item.permission.decided_by += "; sandbox blocked it, and the user did not let it run outside"
         return (f"{output}\n[{blocked}. The command ran in Whimbrel's sandbox (the workspace and a private /tmp "
                 "are writable; the network is off unless allowed), and the user did not let it run outside.]"), True
     item.permission.outside = True
