@@ -213,17 +213,11 @@ def _rules(args: argparse.Namespace, known: list[str]) -> list[Any]:
 async def _serve(tools: ToolServer, args: argparse.Namespace, rules: list[Any], token: str,
                  address: tuple[str, int] | None) -> int:
     """Open the store (the audit log), put the permission engine in front of the tools, serve."""
-    from app.config import ConfigError, load_config
-    from app.paths import chosen_config_path, default_data_dir
+    from app.paths import default_data_dir
     from app.storage.async_store import AsyncStore
     from tools.unattended import unattended_guard
 
-    config_path, named_by = chosen_config_path(args.config)
-    try:
-        config = load_config(config_path, named_by)
-    except ConfigError as error:
-        print(f"whimbrel mcp serve: {error}", file=sys.stderr)
-        return 2
+    config, config_path = args.loaded_config
     data_dir = (args.data_dir or default_data_dir()).expanduser()
     try:
         store = await AsyncStore.open(data_dir / "whimbrel.db")
@@ -258,13 +252,18 @@ def main(argv: list[str]) -> int:
     if args.http and not token:
         token = secrets_module.token_urlsafe(24)
         print(f"whimbrel mcp serve: bearer token {token}", file=sys.stderr)
+    from app.config import ConfigError, load_config
+    from app.paths import chosen_config_path
+
     try:
+        config_path, named_by = chosen_config_path(args.config)
+        args.loaded_config = load_config(config_path, named_by), config_path
         registry = ToolRegistry.load_builtin()
         rules = _rules(args, registry.names())
         tools = ToolServer(registry, (args.workdir or Path.cwd()).resolve(), expose=_names(args.tools),
                            secrets=environment_secrets() + [token])
         address = parse_address(args.http) if args.http else None
-    except ValueError as error:
+    except (ValueError, ConfigError) as error:
         print(f"whimbrel mcp serve: {error}", file=sys.stderr)
         return 2
     try:

@@ -6,29 +6,17 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 from tests.acp.harness import RecordingClient, whimbrel_acp
 from tests.acp.test_agent import prompt, workspace  # noqa: F401 - the fixture
 from tests.fake_llm.script import TextReply, ToolCallReply
+from tests.permissions.hook_config import config_with_no_rm_hook
 
-NO_RM_HOOK = '''import json, sys
-event = json.load(sys.stdin)
-if event["tool_input"].get("command", "").split()[:1] == ["rm"]:
-    print("rm is not allowed here: move files to trash/", file=sys.stderr)
-    sys.exit(2)
-'''
 
 
 def config_file(tmp_path: Path) -> Path:
-    hook = tmp_path / "no_rm.py"
-    hook.write_text(NO_RM_HOOK)
-    config = tmp_path / "config.toml"
-    config.write_text('[policy]\ndeny = ["write_file(secret*)"]\nallow = ["bash(ls)"]\n\n'
-                      f'[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\n'
-                      f'type = "command"\ncommand = "{sys.executable} {hook}"\n')
-    return config
+    return config_with_no_rm_hook(tmp_path, 'deny = ["write_file(secret*)"]\nallow = ["bash(ls)"]')
 
 
 def audit_rows():

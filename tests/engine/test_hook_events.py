@@ -120,18 +120,14 @@ async def test_session_start_runs_once_and_its_stdout_reaches_the_model(fake_ope
 
 async def test_a_notification_hook_hears_of_a_permission_prompt(fake_openai, place, tmp_path):
     ws, _config, data = place
-    heard = tmp_path / "heard.json"
-    body = f"import sys\nopen({str(heard)!r}, 'w').write(sys.stdin.read())\n"
-    config = config_with(tmp_path, [("Notification", "", body)])
+    config, heard = notification_listener(tmp_path, "")
     app = App(fake_openai, ws, config, data)
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": "touch made.txt"}), "n1")]), TextReply("ok"))
     recorder = Recorder(decide=None)
     session = await app.start(recorder)
     turn = asyncio.create_task(session.run_turn("make a file"))
     await recorder.approval_seen.wait()
-    while not (heard.exists() and heard.read_text().endswith("}")):  # the hook runs beside the open modal
-        await asyncio.sleep(0.05)
-    event = json.loads(heard.read_text())
+    event = await until_written(heard)  # the hook runs beside the open modal
     assert event["hook_event_name"] == "Notification" and event["notification_type"] == "permission_prompt"
     assert event["message"] == "Whimbrel needs your permission to use Bash"
     assert event["session_id"] == session.workstream_id and event["cwd"] == str(ws)
@@ -183,6 +179,13 @@ async def test_prompt_context_reaches_the_model_but_not_the_users_message(fake_o
     await app.stop()
 
 
+def notification_listener(tmp_path: Path, matcher: str) -> tuple[Path, Path]:
+    """A config whose Notification hook (for `matcher`) writes the event it got to the returned file."""
+    heard = tmp_path / "heard.json"
+    body = f"import sys\nopen({str(heard)!r}, 'w').write(sys.stdin.read())\n"
+    return config_with(tmp_path, [("Notification", matcher, body)]), heard
+
+
 async def until_written(path: Path, timeout: float = 30.0) -> dict:
     """The JSON a background hook wrote to `path`, once it is whole (a condition, with a deadline)."""
     loop = asyncio.get_running_loop()
@@ -195,9 +198,7 @@ async def until_written(path: Path, timeout: float = 30.0) -> dict:
 
 async def test_the_notify_tool_fires_notification_hooks_in_claude_codes_shape(fake_openai, place, tmp_path):
     ws, _config, data = place
-    heard = tmp_path / "heard.json"
-    body = f"import sys\nopen({str(heard)!r}, 'w').write(sys.stdin.read())\n"
-    config = config_with(tmp_path, [("Notification", "notify", body)])
+    config, heard = notification_listener(tmp_path, "notify")
     app = App(fake_openai, ws, config, data)
     fake_openai.queue(ToolCallReply([("notify", json.dumps({"message": "The build finished."}), "n1")]),
                       TextReply("told them"))

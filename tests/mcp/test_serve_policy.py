@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,15 +17,10 @@ from app.permissions.unattended import cli_rules
 from app.sandbox.bwrap import available
 from app.storage.async_store import AsyncStore
 from tests.mcp.test_serve import stdio_params
+from tests.permissions.hook_config import config_with_no_rm_hook
 from tools.registry import ToolRegistry
 from tools.unattended import unattended_guard
 
-NO_RM_HOOK = '''import json, sys
-event = json.load(sys.stdin)
-if event["tool_input"].get("command", "").split()[:1] == ["rm"]:
-    print("rm is not allowed here: move files to trash/", file=sys.stderr)
-    sys.exit(2)
-'''
 SECRET = "sk-live-abcdef1234567890"
 
 
@@ -39,13 +33,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def config_file(tmp_path: Path) -> Path:
-    hook = tmp_path / "no_rm.py"
-    hook.write_text(NO_RM_HOOK)
-    config = tmp_path / "config.toml"
-    config.write_text('[policy]\ndeny = ["write_file(secrets/**)"]\n\n'
-                      f'[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\n'
-                      f'type = "command"\ncommand = "{sys.executable} {hook}"\n')
-    return config
+    return config_with_no_rm_hook(tmp_path, 'deny = ["write_file(secrets/**)"]')
 
 
 def audit_rows() -> dict[str, audit.AuditRow]:
