@@ -23,7 +23,8 @@ async def _opened(app: Any, workstream_id: str) -> Any | None:
 async def vet_poll(app: Any, row: dict[str, Any]) -> Any:
     """Each poll goes through its workstream's permission gate, judged as that bash command: refused
     when the gate denies it now; otherwise run in the workstream's workspace (or worktree), sandboxed.
-    Its creation was approved (or allowed by a rule), so a poll that would ask runs without asking."""
+    Its creation was approved (or allowed by a rule), so a poll that would ask runs without asking.
+    Every poll writes an audit row in its workstream (tool `watch`, action `poll`)."""
     from app.engine.watches import PollPermit
     from app.permissions.watch_calls import poll_view
 
@@ -33,9 +34,21 @@ async def vet_poll(app: Any, row: dict[str, Any]) -> Any:
     if guard is None:
         return PollPermit(refused="its workstream is gone") if workstream is None else PollPermit()
     verdict = guard.gate.decide(poll_view(row["command"]))
-    if verdict.outcome == "deny":
-        return PollPermit(refused=verdict.why)
-    return PollPermit(workspace=session.tool_context.workspace, wrap=guard.wrapper("bash", verdict.network))
+    refused = verdict.outcome == "deny"
+    decided_by = verdict.decided_by if verdict.outcome != "ask" else \
+        f"watch: runs as its approved creation allowed ({verdict.why})"
+
+    async def record(status: str, duration: float | None) -> None:
+        await guard.record_row(call_id=f"watch-{row['id']}-{row['polls'] + 1}", tool="watch",
+                               args={"action": "poll", "name": row["name"], "command": row["command"]},
+                               verdict=verdict, decision="refused" if refused else "allowed", status=status,
+                               duration=duration, workstream_id=row["workstream_id"], decided_by=decided_by,
+                               sandboxed=not refused, network=verdict.network)
+
+    if refused:
+        return PollPermit(refused=verdict.why, record=record)
+    return PollPermit(workspace=session.tool_context.workspace, wrap=guard.wrapper("bash", verdict.network),
+                      record=record)
 
 
 def start_watches(app: Any) -> None:

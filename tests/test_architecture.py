@@ -59,7 +59,8 @@ ROOMS: dict[str, set[str]] = {
     "app.checkpoints": {"app.vocabulary", "app.storage"} | SETTINGS,
     "app.memory": {"app.vocabulary", "app.storage"} | SETTINGS,
     "tools": {"app.vocabulary", "app.sandbox", "app.permissions", "app.checkpoints", "app.memory"},
-    "app.mcp": {"app.vocabulary", "tools", "app.permissions", "app.providers"} | SETTINGS,
+    # app.storage: `whimbrel mcp serve` keeps its audit rows in the store
+    "app.mcp": {"app.vocabulary", "tools", "app.permissions", "app.providers", "app.storage"} | SETTINGS,
     "app.engine": LOWER | SETTINGS,
     "app.headless": {"app.engine"} | LOWER | SETTINGS,
     "app.acp": {"app.engine", "app.headless"} | LOWER | SETTINGS,  # ACP shares the headless policy

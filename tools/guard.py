@@ -49,12 +49,21 @@ class CallGuard:
     context: list[str] = field(default_factory=list)  # what SessionStart / UserPromptSubmit hooks add for the model
     session_started: bool = False  # SessionStart hooks ran for this workstream's session
     agent: str | None = None  # set on a sub-agent's guard: its audit rows name it
+    own_rules: list[Rule] = field(default_factory=list)  # a sub-agent's "always" answers: its own, never its parent's
     unattended: str | None = None  # headless / mcp serve: what would ask is refused, and this says why ({tool})
 
     def for_sub_agent(self, name: str) -> CallGuard:
         """A sub-agent's guard: the very same gate (rules, mode), hooks, audit and sandbox as its
-        parent's, so a restriction of the parent binds the child too; its audit rows name it."""
-        return dataclasses.replace(self, agent=name, notices=[], context=[])
+        parent's, so a restriction of the parent (now or later) binds the child too; its audit rows name
+        it. What the user allows "always" inside it stays its own (`own_rules`): it never widens the parent."""
+        return dataclasses.replace(self, agent=name, notices=[], context=[], own_rules=list(self.own_rules),
+                                   workstream_rules=list(self.workstream_rules))
+
+    def _gate(self) -> Gate:
+        """The gate that decides here: the shared one, plus a sub-agent's own rules when it has some."""
+        if not self.own_rules:
+            return self.gate
+        return dataclasses.replace(self.gate, policy=self.gate.policy.with_rules(self.own_rules))
 
     def in_workspace(self, workspace: Path) -> CallGuard:
         """The same rules, mode, hooks and audit for a workstream that now works elsewhere (its git
@@ -114,7 +123,7 @@ class CallGuard:
             prepared.preview = prepared.preview if view.tool != "bash" else str(prepared.args.get("command", ""))
             view.args = prepared.args
             view.paths = self._repoint(prepared, spec)
-        verdict = self.gate.decide(view)
+        verdict = self._gate().decide(view)
         if outcome.decision == "deny":
             return Verdict("deny", "hook", f"blocked by the hook `{outcome.hook}`: {outcome.reason}", verdict.risk)
         if outcome.decision == "ask" and verdict.outcome == "allow":
@@ -176,6 +185,9 @@ class CallGuard:
                 return f"not saved: {spec}: {error}"
         if not good:
             return "not saved: no rule"
+        if scope == "workstream" and self.agent is not None:
+            self.own_rules += [Rule(s, "allow", "workstream", f"sub-agent {self.agent}") for s in good]
+            return f"this sub-agent ({self.agent}) only, not its parent"
         if scope == "workstream":
             new = [Rule(s, "allow", "workstream", "this workstream") for s in good]
             self.workstream_rules += new
@@ -196,16 +208,26 @@ class CallGuard:
                      duration: float | None, workstream_id: str, decided_by: str | None = None,
                      network: bool = False) -> None:
         """Write the audit row of one call (errors go to the log: the call itself is done)."""
+        tool = prepared.call.name.strip()
+        await self.record_row(call_id=prepared.call.id, tool=tool,
+                              args=prepared.args if prepared.args is not None else prepared.call.arguments,
+                              verdict=verdict, decision=decision, status=status, duration=duration,
+                              workstream_id=workstream_id, decided_by=decided_by, sandboxed=tool == "bash",
+                              network=network)
+
+    async def record_row(self, *, call_id: str, tool: str, args: Any, verdict: Verdict | None, decision: str,
+                         status: str, duration: float | None, workstream_id: str, decided_by: str | None = None,
+                         sandboxed: bool = False, network: bool = False) -> None:
+        """An audit row for anything that acts: a call, or a watch's poll (`sandboxed`: a command ran)."""
         if self.audit_sink is None:
             return
-        args = prepared.args if prepared.args is not None else prepared.call.arguments
         risk = verdict.risk if verdict else None
         row = audit.AuditRow(
-            workstream_id=workstream_id, call_id=prepared.call.id, tool=prepared.call.name.strip(),
+            workstream_id=workstream_id, call_id=call_id, tool=tool,
             arguments=json.dumps(audit.redact_arguments(args), ensure_ascii=False, default=str),
             decision=decision, decided_by=decided_by or (verdict.decided_by if verdict else "not run: invalid call"),
             mode=self.mode, risk=f"{risk.level}: {risk.reason}" if risk else "",
-            sandbox=self.sandbox_label(network) if prepared.call.name.strip() == "bash" else "n/a",
+            sandbox=self.sandbox_label(network) if sandboxed else "n/a",
             status=status, duration_ms=None if duration is None else duration * 1000, agent=self.agent,
             created_at=time.time())
         try:

@@ -1,22 +1,21 @@
 """Whimbrel as an ACP agent: each ACP session is a workstream, driven by the client over stdio.
 
 Turns run on the engine unchanged; their events become session updates, sent in order by one pump per
-session. A call the permission mode does not allow by itself goes to the client as
-`session/request_permission`; plan mode refuses what does not only read, without asking.
+session. Calls are decided by the permission engine, as in the TUI (rules of config.toml, the project
+file and the workstream, the session's mode, risk, hooks, the sandbox; audit rows): only a call the
+engine asks about goes to the client as `session/request_permission`, and the answer is the user's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.acp.updates import TOOL_KINDS, history_updates, tool_title, update_for
 from app.engine import events as ev
-from app.headless.approvals import facts_for, gated_registry
-from app.headless.policy import MODES, HeadlessPolicy
+from app.headless.policy import MODES
 
 MODE_NAMES = {"ask": "Ask", "accept-edits": "Accept edits", "plan": "Plan", "auto": "Auto"}
 MODE_DESCRIPTIONS = {
@@ -25,7 +24,7 @@ MODE_DESCRIPTIONS = {
     "plan": "only reading runs; nothing is changed",
     "auto": "every call in the workspace runs",
 }
-ALLOW, ALWAYS, REJECT = "allow", "always", "reject"
+ALLOW, ALWAYS, REJECT, OVERRIDE = "allow", "always", "reject", "override"
 
 
 @dataclass
@@ -50,10 +49,13 @@ class WhimbrelAgent:
 
     def __init__(self, *, store: Any, models: Any, registry: Any, bash_timeout: float = 120.0,
                  output_limit: int = 30_000, auto_compact_pct: float = 80.0, default_mode: str = "ask",
-                 config: Any = None, tool_mode: str | None = None) -> None:
+                 config: Any = None, tool_mode: str | None = None, permissions: Any = None) -> None:
         self.store, self.models = store, models
         self.config, self.tool_mode = config, tool_mode  # [tools] settings; --tools-mode (code mode)
-        self.registry, self.read_only = gated_registry(registry)
+        self.registry = registry
+        self.permissions = permissions  # workdir -> an unloaded app.engine.guards.PermissionSetup
+        self._setups: dict[Path, Any] = {}  # loaded, per workdir
+        self._notices: list[str] = []  # broken rules, an unreviewed project file: told with the next prompt
         self._local_registry = self.registry  # before initialize says what the client offers
         self.bash_timeout, self.output_limit, self.auto_compact_pct = bash_timeout, output_limit, auto_compact_pct
         self.conn: Any = None
@@ -83,6 +85,7 @@ class WhimbrelAgent:
         import acp
 
         workdir = self._workdir(cwd)
+        await self._load_permissions(workdir)
         workstream, _evicted = await self._manager(workdir).create()
         session = self._adopt(workstream, workdir)
         await self._connect_servers(session, mcp_servers)
@@ -94,6 +97,7 @@ class WhimbrelAgent:
         from app.engine.ownership import HeldElsewhere
 
         workdir = self._workdir(cwd)
+        await self._load_permissions(workdir)
         session = self.sessions.get(session_id)
         if session is None:
             try:
@@ -114,7 +118,7 @@ class WhimbrelAgent:
         session = self._session(session_id)
         if mode_id not in MODES:
             raise acp.RequestError.invalid_params({"modeId": mode_id, "known": list(MODES)})
-        session.mode = mode_id
+        session.mode = session.workstream.session.guard.gate.mode = mode_id
         return acp.SetSessionModeResponse()
 
     async def set_config_option(self, config_id: str, session_id: str, value: Any, **kwargs: Any) -> Any:
@@ -189,8 +193,19 @@ class WhimbrelAgent:
                 model=self.models.settings(self.models.default).model, workdir=str(workdir))
         return self._managers[workdir]
 
+    async def _load_permissions(self, workdir: Path) -> None:
+        """The permission engine's rules and hooks for sessions in `workdir`, loaded once."""
+        if self.permissions is not None and workdir not in self._setups:
+            setup = self.permissions(workdir)
+            loaded = await setup.load()
+            self._setups[workdir] = setup
+            self._notices.extend(loaded.notices)
+
     def _adopt(self, workstream, workdir: Path) -> AcpSession:
         session = AcpSession(workstream, workdir, mode=self.default_mode)
+        workstream.session.guard.gate.mode = session.mode
+        session.warnings.extend(self._notices)
+        self._notices.clear()
         workstream.listener = lambda event: self._on_event(session, event)
         session.pump = asyncio.create_task(self._pump(session))
         self.sessions[workstream.id] = session
@@ -228,9 +243,11 @@ class WhimbrelAgent:
 
         context = ToolContext(workspace=workdir, bash_timeout=self.bash_timeout, output_limit=self.output_limit)
         alias = saved.model_alias if saved.model_alias in self.models else None
+        setup = self._setups.get(workdir)
+        guard = setup.guard_for(workstream_id, saved.settings) if setup is not None else None
         session = Session(workstream_id=workstream_id, provider=None, registry=self.registry, tool_context=context,
                           emit=listener, store=self.store, messages=saved.messages, context_start=saved.context_start,
-                          models=self.models, model_alias=alias, auto_compact_pct=self.auto_compact_pct)
+                          models=self.models, model_alias=alias, auto_compact_pct=self.auto_compact_pct, guard=guard)
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
         configure_tools(session, self.config, settings_with_mode(saved.settings, self.tool_mode))
@@ -278,20 +295,14 @@ class WhimbrelAgent:
                 session.queue.task_done()
 
     async def _approve(self, session: AcpSession, event: ev.ApprovalRequested) -> None:
+        """The engine asks only where its rules, mode, risk and hooks say so: each such call goes to the client."""
         decisions: dict[str, ev.ApprovalDecision] = {}
-        policy = HeadlessPolicy(session.mode)
         for item in event.items:
             if event.future.done():
                 return  # the turn was cancelled meanwhile
-            arguments = item.arguments or self._arguments(session, item.call_id)  # a program's call: its own
-            judged = dataclasses.replace(item, name=item.tool) if item.tool else item
-            verdict = policy.decide(facts_for(judged, arguments, self.registry, self.read_only, session.workdir))
-            if verdict.allowed:
-                decisions[item.call_id] = ev.ApprovalDecision("approve")
-            elif session.mode == "plan":
-                decisions[item.call_id] = ev.ApprovalDecision("deny", feedback=verdict.reason)
-            else:
-                decisions[item.call_id] = await self._ask_client(session, item, arguments, event.future)
+            # the permission engine asked about this call (a program's call carries its own arguments)
+            arguments = item.arguments or self._arguments(session, item.call_id)
+            decisions[item.call_id] = await self._ask_client(session, item, arguments, event.future)
         if not event.future.done():
             event.future.set_result(decisions)
 
@@ -301,14 +312,20 @@ class WhimbrelAgent:
 
         from app.acp.updates import _raw_input
 
+        if item.needs_override:  # critical risk: only a deliberate choice runs it, and no rule is saved
+            options = [PermissionOption(option_id=OVERRIDE, name=f"Override the critical risk ({item.risk_reason}) "
+                                        "and run it", kind="allow_once"),
+                       PermissionOption(option_id=REJECT, name="Reject", kind="reject_once")]
+        else:
+            options = [PermissionOption(option_id=ALLOW, name="Allow", kind="allow_once"),
+                       PermissionOption(option_id=ALWAYS, name="Always allow", kind="allow_always"),
+                       PermissionOption(option_id=REJECT, name="Reject", kind="reject_once")]
         request = asyncio.ensure_future(self.conn.request_permission(
             session_id=session.workstream.id,
             tool_call=ToolCallUpdate(tool_call_id=item.call_id, title=tool_title(item.name, item.preview),
                                      kind=TOOL_KINDS.get(item.tool or item.name, "other"), status="pending",
                                      raw_input=_raw_input(arguments)),
-            options=[PermissionOption(option_id=ALLOW, name="Allow", kind="allow_once"),
-                     PermissionOption(option_id=ALWAYS, name="Always allow", kind="allow_always"),
-                     PermissionOption(option_id=REJECT, name="Reject", kind="reject_once")]))
+            options=options))
         await asyncio.wait([request, turn_future], return_when=asyncio.FIRST_COMPLETED)
         if not request.done():
             request.cancel()  # the turn was cancelled while the client was asking
@@ -318,6 +335,8 @@ class WhimbrelAgent:
         except Exception as error:  # noqa: BLE001 - the client failed to answer: nothing runs
             return ev.ApprovalDecision("deny", feedback=f"the permission request failed: {error}")
         chosen = getattr(outcome, "option_id", None) if outcome.outcome == "selected" else None
+        if chosen == OVERRIDE and item.needs_override:
+            return ev.ApprovalDecision("override")
         if chosen in (ALLOW, ALWAYS):
             return ev.ApprovalDecision("always" if chosen == ALWAYS else "approve")
         return ev.ApprovalDecision("deny")

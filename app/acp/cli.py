@@ -24,15 +24,23 @@ async def serve(setup, mode: str = "ask") -> None:
     import acp
 
     from app.acp.agent import WhimbrelAgent
+    from app.engine.guards import PermissionSetup
+    from app.permissions.gate import protected_places
     from app.storage.async_store import AsyncStore
     from tools.registry import ToolRegistry
 
     store = await AsyncStore.open(setup.data_dir / "whimbrel.db")
     config = setup.config
+
+    def permissions(workdir):  # the TUI's permission engine for the sessions in one workdir
+        return PermissionSetup(config, workdir, store, protected=protected_places(workdir, setup.data_dir,
+                                                                                  setup.config_path),
+                               config_file=setup.config_path)
+
     agent = WhimbrelAgent(store=store, models=setup.models, registry=ToolRegistry.load_builtin(),
                           bash_timeout=config.bash_timeout, output_limit=config.output_limit,
                           auto_compact_pct=config.auto_compact_pct, default_mode=mode, config=config,
-                          tool_mode=setup.tool_mode)
+                          tool_mode=setup.tool_mode, permissions=permissions)
     try:
         await acp.run_agent(agent)
     finally:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from app.engine import events as ev
 from app.permissions.gate import Verdict
+from app.vocabulary.messages import Message
 
 if TYPE_CHECKING:
     from app.engine.session import Session
@@ -50,7 +51,8 @@ async def screen_calls(session: Session, prepared: list[PreparedCall]) -> tuple[
             item.permission.decision = "refused"
             session.emit(ev.ToolCallUpdated(item.call.id, "denied", "refused"))
             session.emit(ev.PermissionNoted(item.call.id, f"refused: {verdict.why}"))
-            await session._finish_call(item, REFUSED.format(why=verdict.why), is_error=True, status=None)
+            await session._finish_call(item, REFUSED.format(why=verdict.why.rstrip(".")), is_error=True,
+                                       status=None)
         elif verdict.outcome == "allow":
             if verdict.source != "tool":  # a harmless read needs no explanation
                 session.emit(ev.PermissionNoted(item.call.id, f"ran unasked: {verdict.why}"))
@@ -153,19 +155,52 @@ def with_hook_context(text: str, context: str) -> str:
     return f"{text}\n\n<hook-context>\n{context}\n</hook-context>" if context else text
 
 
+def user_raw(images: list[dict] | None, hook_context: str) -> dict | None:
+    """What a user message keeps beside its text: its images, and the hooks' context for the model
+    (kept apart, so the transcript, history, export and search show only what the user wrote)."""
+    raw: dict = {}
+    if images:
+        raw["images"] = images
+    if hook_context:
+        raw["hook_context"] = hook_context
+    return raw or None
+
+
+def as_model_sees(message: Message) -> Message:
+    """A stored message as it is sent: a user message with its hooks' context after the user's words."""
+    context = (message.raw or {}).get("hook_context") if message.role == "user" else None
+    if not isinstance(context, str) or not context:
+        return message
+    return dataclasses.replace(message, content=with_hook_context(message.content, context))
+
+
 def notify_attention(session: Session, items: list[ev.ApprovalItem]) -> None:
-    """Notification hooks, as Claude Code fires them when a permission prompt opens; in the background,
-    so a slow hook never holds the modal back (its failures reach the transcript with the next notices)."""
-    guard = session.guard
-    if not items or not guard.has_hooks("Notification"):
+    """Notification hooks, as Claude Code fires them when a permission prompt opens (in a background tab
+    too: the workstream's own session fires them)."""
+    if not items:
         return
     from app.permissions.claude_names import claude_name
 
     names = ", ".join(dict.fromkeys(claude_name(item.name) for item in items))
-    payload = {"message": f"Whimbrel needs your permission to use {names}", "notification_type": "permission_prompt",
-               "title": "Whimbrel"}
+    notification_hooks(session, f"Whimbrel needs your permission to use {names}", "permission_prompt")
+
+
+def user_notified(session: Session, message: str) -> None:
+    """The `notify` tool told the user something: the app shows it, Notification hooks hear it."""
+    session.emit(ev.UserNotified(message))
+    notification_hooks(session, message, "notify")
+
+
+def notification_hooks(session: Session, message: str, kind: str) -> None:
+    """Notification hooks with Claude Code's payload (`message`, `title`, `notification_type`; the
+    session id, cwd and mode come with every event), run in the background, so a slow hook never holds
+    the modal or the tool back (its failures reach the transcript with the next notices)."""
+    guard = session.guard
+    if not guard.has_hooks("Notification"):
+        return
+    payload = {"message": message, "notification_type": kind, "title": "Whimbrel"}
     task = asyncio.get_running_loop().create_task(
-        guard.event("Notification", payload, session.workstream_id, matcher_on="permission_prompt"))
+        guard.event("Notification", payload, session.workstream_id, matcher_on=kind))
     _BACKGROUND.add(task)
     task.add_done_callback(_BACKGROUND.discard)
 
@@ -198,6 +233,7 @@ async def _offer_outside(session: Session, item: PreparedCall, ctx: Any, execute
         raise
     session.emit(ev.StateChanged("running"))
     if answer is None or answer.decision == "deny":
+        item.permission.decided_by += "; sandbox blocked it, and the user did not let it run outside"
         return (f"{output}\n[{blocked}. The command ran in Whimbrel's sandbox (the workspace and a private /tmp "
                 "are writable; the network is off unless allowed), and the user did not let it run outside.]"), True
     item.permission.outside = True

@@ -153,7 +153,7 @@ class Session:
         start = self._context_from()
         head = [self.compaction_summary] if self.compaction_summary is not None and \
             self.compacted_upto >= self.context_start else []
-        return [system, *head, *messages_for_model(self.messages, start)]
+        return [system, *head, *map(gating.as_model_sees, messages_for_model(self.messages, start))]
 
     def _context_from(self) -> int:
         """Index of the first stored message the model sees: after a /clear and after a compaction."""
@@ -210,8 +210,7 @@ class Session:
             self.emit(ev.TurnFinished("done"))
             return
         try:
-            await self._persist(Message(role="user", content=gating.with_hook_context(text, hook_context),
-                                        raw={"images": images} if images else None))
+            await self._persist(Message(role="user", content=text, raw=gating.user_raw(images, hook_context)))
         except WriteRefused as error:
             return self._refused(error)
         self.emit(ev.UserMessageAdded(text))
@@ -581,7 +580,7 @@ class Session:
                     self.tool_context, on_output=lambda text: on_output(call_id, text),
                     wrap_command=gating.wrapper(self, item),
                     ask_model=self.tool_context.ask_model or self.ask_model, call_id=call_id,
-                    notify=lambda message: self.emit(ev.UserNotified(message)),
+                    notify=lambda message: gating.user_notified(self, message),
                     on_progress=lambda value, total, message: self.emit(
                         ev.ToolProgress(call_id, value, total, message)),
                     workstream_id=self.workstream_id)

@@ -36,6 +36,7 @@ class PollPermit:
     refused: str | None = None
     workspace: Path | None = None  # the workstream's (its worktree, if it has one); None: the runner's
     wrap: Callable[[list[str]], list[str]] | None = None  # the sandbox around the command
+    record: Callable[[str, float | None], Awaitable[None]] | None = None  # the audit row: (status, seconds)
 
 
 Vet = Callable[[dict[str, Any]], Awaitable[PollPermit]]
@@ -176,11 +177,16 @@ class WatchRunner:
     async def _poll(self, row: dict[str, Any]) -> int:
         permit = await self.vet(row) if self.vet is not None else PollPermit()
         if permit.refused is not None:
+            if permit.record is not None:
+                await permit.record("refused", None)
             if await self.store.run(watch_store.finish, self.store.store, row["id"], "cancelled"):
                 await self.fire(row["workstream_id"], f"[watch {row['name']!r} stopped] `{row['command']}` was not "
                                 f"run: the permission gate now refuses it ({permit.refused}).")
             return 0
+        started = time.monotonic()
         code, output = await run_command(row["command"], permit.workspace or self.workspace, wrap=permit.wrap)
+        if permit.record is not None:
+            await permit.record("done" if code == 0 else f"error (exit {code})", time.monotonic() - started)
         previous = row["last_output"]
         changed = previous is not None and output != previous
         try:

@@ -3,12 +3,13 @@ streamable HTTP (`--http HOST:PORT`, 127.0.0.1 by default, a bearer token requir
 
     whimbrel mcp serve                         # stdio, read-only tools
     whimbrel mcp serve --http 127.0.0.1:8765   # HTTP; the token is $WHIMBREL_MCP_TOKEN or printed once
-    whimbrel mcp serve --tools write_file --allow write_file
+    whimbrel mcp serve --tools write_file,bash --allow write_file --allow 'bash(git status)'
 
 Only read-only tools are offered unless `--tools` names more. Every call goes through the same
-pipeline as in the TUI (prepare, policy gate, execute, truncate); nobody is there to approve, so a
-call that would ask is refused with the reason, unless `--allow` pre-approved that tool. Results
-never carry the server's secrets (its token, and environment values that look like credentials).
+permission engine as in the TUI (app/mcp/serve_gate.py: rules of config.toml and the accepted project
+file, hooks, --mode, risk, protected places, the sandbox) and writes an audit row; nobody is there to
+approve, so a call that would ask is refused with the reason, unless an `--allow` rule allows it.
+Results never carry the server's secrets (its token, and environment values that look like credentials).
 """
 
 from __future__ import annotations
@@ -16,18 +17,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hmac
-import json
 import logging
 import os
 import secrets as secrets_module
 import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
-from app.vocabulary.messages import ToolCall
+from app.mcp.serve_gate import NOBODY, guarded_call
 from tools.context import ToolContext
-from tools.pipeline import approval_reason, execute, prepare
+from tools.guard import CallGuard
 from tools.registry import ToolRegistry
 from tools.visibility import ToolScope, visible_tools
 from tools.web_search import unavailable_tools
@@ -38,18 +37,18 @@ log = logging.getLogger("whimbrel.mcp.serve")
 
 
 class ToolServer:
-    """The policy half, transport-free: which tools are offered, and one call through the pipeline."""
+    """The policy half, transport-free: which tools are offered, and one call through the permission engine."""
 
     def __init__(self, registry: ToolRegistry, workspace: Path, expose: set[str] = frozenset(),
-                 allow: set[str] = frozenset(), secrets: list[str] = ()) -> None:
+                 secrets: list[str] = (), guard: CallGuard | None = None) -> None:
         self.registry = registry
         offered = {n for n in registry.names() if (s := registry.get(n)) and (s.read_only or n in expose)}
-        unknown = (set(expose) | set(allow)) - set(registry.names())
+        unknown = set(expose) - set(registry.names())
         if unknown:
             raise ValueError(f"unknown tool(s): {', '.join(sorted(unknown))} (known: {', '.join(registry.names())})")
         self.context = ToolContext(workspace=workspace)
         self.scope = ToolScope(allowed=frozenset(offered), hidden=unavailable_tools(self.context))
-        self.allow = set(allow)
+        self.guard = guard or default_guard(workspace)
         self.secrets = sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True)
 
     def tools(self) -> list[dict[str, Any]]:
@@ -65,17 +64,22 @@ class ToolServer:
 
     async def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[str, bool]:
         """(result text, is_error) for one call; refused calls are errors that say why."""
-        call = ToolCall(id=f"mcp_{uuid.uuid4().hex[:12]}", name=name, arguments=json.dumps(arguments or {}))
-        prepared = prepare(call, self.registry, self.context, self.scope)
-        if prepared.error is not None:
-            outcome = (prepared.error, True)
-        elif (reason := approval_reason(prepared, self.allow)) is not None:
-            outcome = (f"Refused: {name} needs approval ({reason}), and nobody is here to approve it over MCP. "
-                       f"The server's operator can pre-approve it with `whimbrel mcp serve --allow {name}`.", True)
-        else:
-            outcome = await execute(prepared, self.context)
-        log.info("mcp serve call %s -> %s", name, "error" if outcome[1] else "ok")
-        return self.redact(outcome[0]), outcome[1]
+        text, is_error = await guarded_call(self.guard, self.registry, self.context, self.scope, name, arguments)
+        for notice in self.guard.notices:  # hook failures: the operator reads them in the log
+            log.warning("mcp serve: %s", notice)
+        self.guard.notices.clear()
+        log.info("mcp serve call %s -> %s", name, "error" if is_error else "ok")
+        return self.redact(text), is_error
+
+
+def default_guard(workspace: Path, mode: str = "ask", rules: list | None = None) -> CallGuard:
+    """The permission engine with no config file and no audit log (a ToolServer built in a test)."""
+    from app.paths import default_config_path, default_data_dir
+    from app.permissions import loader
+    from tools.unattended import guard_from
+
+    return guard_from(loader.load(None, workspace, None, rules or []), config=None, workspace=workspace,
+                      data_dir=default_data_dir(), config_path=default_config_path(), mode=mode, nobody=NOBODY)
 
 
 def environment_secrets(env: dict[str, str] | None = None) -> list[str]:
@@ -150,20 +154,92 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from app.permissions.modes import CYCLE
+
     p = argparse.ArgumentParser(prog="whimbrel mcp serve", description="Serve Whimbrel's tools over MCP.")
     p.add_argument("--http", metavar="HOST:PORT", help="streamable HTTP instead of stdio (host 127.0.0.1 "
                                                        "by default; requests need the bearer token)")
     p.add_argument("--token", help="the bearer token for --http (default: $WHIMBREL_MCP_TOKEN, else a new "
                                    "one printed to stderr)")
     p.add_argument("--tools", default="", help="comma-separated tools to offer besides the read-only ones")
-    p.add_argument("--allow", default="", help="comma-separated tools that run without approval (others that "
-                                               "would ask are refused)")
+    p.add_argument("--allow", action="append", default=[], metavar="RULES",
+                   help="rules that allow calls without approval, TOOL or TOOL(PATTERN) as in [policy], "
+                        "comma-separated or repeated, e.g. write_file or 'bash(git status)'; calls that would "
+                        "ask are refused")
+    p.add_argument("--deny", action="append", default=[], metavar="RULES", help="rules that refuse calls; they win")
+    p.add_argument("--mode", choices=CYCLE, default="ask", help="permission mode (default ask)")
     p.add_argument("--workdir", type=Path, default=None, help="the workspace tools act in (default: cwd)")
+    p.add_argument("--config", type=Path, default=None, help="config file: its [policy] rules and [hooks] apply")
+    p.add_argument("--data-dir", type=Path, default=None, help="where the audit log is kept (the store)")
     return p
 
 
 def _names(text: str) -> set[str]:
     return {n.strip() for n in text.split(",") if n.strip()}
+
+
+def split_rules(values: list[str]) -> list[str]:
+    """--allow/--deny values: each is one rule or several split at commas outside parentheses."""
+    out: list[str] = []
+    for value in values:
+        depth, current = 0, ""
+        for ch in value:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if ch == "," and depth <= 0:
+                out.append(current)
+                current = ""
+            else:
+                current += ch
+        out.append(current)
+    return [r.strip() for r in out if r.strip()]
+
+
+def _rules(args: argparse.Namespace, known: list[str]) -> list[Any]:
+    """The command line's rules; ValueError names an unknown tool or a malformed rule."""
+    from app.permissions.rules import RuleError
+    from app.permissions.unattended import cli_rules
+
+    allow, deny = split_rules(args.allow), split_rules(args.deny)
+    try:
+        rules = cli_rules(allow, deny)
+    except RuleError as error:
+        raise ValueError(f"malformed rule {error}") from None
+    unknown = {r.tool for r in rules if not any(c in r.tool for c in "*?") and r.tool not in known}
+    if unknown:
+        raise ValueError(f"unknown tool(s): {', '.join(sorted(unknown))} (known: {', '.join(known)})")
+    return rules
+
+
+async def _serve(tools: ToolServer, args: argparse.Namespace, rules: list[Any], token: str,
+                 address: tuple[str, int] | None) -> int:
+    """Open the store (the audit log), put the permission engine in front of the tools, serve."""
+    from app.paths import default_data_dir
+    from app.storage.async_store import AsyncStore
+    from tools.unattended import unattended_guard
+
+    config, config_path = args.loaded_config
+    data_dir = (args.data_dir or default_data_dir()).expanduser()
+    try:
+        store = await AsyncStore.open(data_dir / "whimbrel.db")
+    except Exception as error:  # noqa: BLE001 - any cause (permissions, disk, corruption) is reported
+        print(f"whimbrel mcp serve: could not open {data_dir / 'whimbrel.db'}: {str(error).splitlines()[0][:300]}",
+              file=sys.stderr)
+        return 1
+    try:
+        tools.guard = await unattended_guard(config=config, workspace=tools.context.workspace, data_dir=data_dir,
+                                             config_path=config_path, store=store, mode=args.mode, rules=rules,
+                                             nobody=NOBODY)
+        for notice in tools.guard.notices:
+            print(f"whimbrel mcp serve: {notice}", file=sys.stderr)
+        tools.guard.notices.clear()
+        if address is None:
+            await serve_stdio(tools)
+        else:
+            print(f"whimbrel mcp serve: http://{address[0]}:{address[1]}/mcp", file=sys.stderr)
+            await serve_http(tools, address[0], address[1], token)
+    finally:
+        await store.aclose()
+    return 0
 
 
 def main(argv: list[str]) -> int:
@@ -176,23 +252,24 @@ def main(argv: list[str]) -> int:
     if args.http and not token:
         token = secrets_module.token_urlsafe(24)
         print(f"whimbrel mcp serve: bearer token {token}", file=sys.stderr)
+    from app.config import ConfigError, load_config
+    from app.paths import chosen_config_path
+
     try:
-        tools = ToolServer(ToolRegistry.load_builtin(), (args.workdir or Path.cwd()).resolve(),
-                           expose=_names(args.tools), allow=_names(args.allow),
+        config_path, named_by = chosen_config_path(args.config)
+        args.loaded_config = load_config(config_path, named_by), config_path
+        registry = ToolRegistry.load_builtin()
+        rules = _rules(args, registry.names())
+        tools = ToolServer(registry, (args.workdir or Path.cwd()).resolve(), expose=_names(args.tools),
                            secrets=environment_secrets() + [token])
         address = parse_address(args.http) if args.http else None
-    except ValueError as error:
+    except (ValueError, ConfigError) as error:
         print(f"whimbrel mcp serve: {error}", file=sys.stderr)
         return 2
     try:
-        if address is None:
-            asyncio.run(serve_stdio(tools))
-        else:
-            print(f"whimbrel mcp serve: http://{address[0]}:{address[1]}/mcp", file=sys.stderr)
-            asyncio.run(serve_http(tools, address[0], address[1], token))
+        return asyncio.run(_serve(tools, args, rules, token, address))
     except KeyboardInterrupt:
-        pass
+        return 0
     except OSError as error:
         print(f"whimbrel mcp serve: {error.strerror or error}", file=sys.stderr)
         return 1
-    return 0

@@ -83,8 +83,9 @@ def append(engine: Any, row: AuditRow) -> int:
 
 def query(engine: Any, *, since: float | None = None, tool: str | None = None, decision: str | None = None,
           workstream: str | None = None, limit: int = 10_000) -> list[AuditRow]:
-    """Rows, oldest first, filtered by time, tool (glob), decision and workstream (id prefix)."""
-    from sqlalchemy import select
+    """Rows, oldest first, filtered by time, tool (glob), decision and workstream (an id prefix, or a
+    sub-agent's name such as task-1)."""
+    from sqlalchemy import or_, select
 
     from app.storage.engine import reader
     from app.storage.schema import audit_log as a
@@ -97,7 +98,7 @@ def query(engine: Any, *, since: float | None = None, tool: str | None = None, d
     if decision:
         stmt = stmt.where(a.c.decision == decision)
     if workstream:
-        stmt = stmt.where(a.c.workstream_id.startswith(workstream, autoescape=True))
+        stmt = stmt.where(or_(a.c.workstream_id.startswith(workstream, autoescape=True), a.c.agent == workstream))
     with reader(engine).connect() as conn:
         return [AuditRow(**dict(r._mapping)) for r in conn.execute(stmt)]
 

@@ -131,7 +131,7 @@ class Gate:
             return "path outside the workspace: " + ", ".join(outside)
         targets = list(call.paths) if call.tool in EDIT_TOOLS else []
         if call.tool == "bash":
-            targets += _redirect_targets(str(call.args.get("command", "")), self.workspace)
+            targets += _write_targets(str(call.args.get("command", "")), self.workspace)
         root = self.workspace
         for path in targets:
             if not path.is_relative_to(root):
@@ -170,23 +170,38 @@ def _main_value(call: CallView) -> str | None:
     return None
 
 
-def _redirect_targets(command: str, workspace: Path) -> list[Path]:
+ALL_ARGUMENTS_WRITTEN = {"touch", "mkdir", "rm", "rmdir", "tee", "truncate", "shred", "unlink"}
+LAST_ARGUMENT_WRITTEN = {"cp", "mv", "ln", "install", "rsync", "scp"}
+
+
+def _write_targets(command: str, workspace: Path) -> list[Path]:
+    """Where a bash line writes, as far as reading it tells: its redirections, and the paths given to
+    commands that write them (`touch a b`, `rm x`, `cp src DEST`, wrappers seen through)."""
     from app.permissions.shell import Unparseable
     from app.permissions.wrappers import read_line
 
     try:
-        commands = read_line(command)[0]
+        simple_commands, effective = read_line(command)
     except Unparseable:
         return []
+    words: list[str] = []
+    for simple in simple_commands:
+        words += [word.text for op, word in simple.redirects if op.startswith(">") or op.startswith("&>") or op == "<>"]
+    for run in effective:
+        argv = run.argv
+        name = os.path.basename(argv[0]) if argv else ""
+        operands = [a for a in argv[1:] if not a.startswith("-")]
+        if name in ALL_ARGUMENTS_WRITTEN:
+            words += operands
+        elif name in LAST_ARGUMENT_WRITTEN and len(operands) >= 2:
+            words.append(operands[-1])
     out = []
-    for simple in commands:
-        for op, word in simple.redirects:
-            if op.startswith(">") or op.startswith("&>") or op == "<>":
-                text = os.path.expanduser(word.text)
-                if text.startswith("/dev/"):
-                    continue
-                path = Path(text) if os.path.isabs(text) else workspace / text
-                out.append(Path(os.path.normpath(path)).resolve())
+    for word in words:
+        text = os.path.expanduser(word)
+        if text.startswith("/dev/") or (":" in text.split("/")[0] and not os.path.isabs(text)):
+            continue  # a device, or another machine's path (`host:dir` of scp and rsync)
+        path = Path(text) if os.path.isabs(text) else workspace / text
+        out.append(Path(os.path.normpath(path)).resolve())
     return out
 
 

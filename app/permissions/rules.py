@@ -156,7 +156,7 @@ def normalise_pattern(pattern: str, workspace: Path) -> str:
             pass
         head = _relative(resolved, root) if resolved != root else ""
         head = "" if head == "." else head
-        if head and (keep_slash or tail):
+        if head and keep_slash:  # `src/**` keeps its folder; `secret*` and `src/a*.py` stay one name
             head += "/"
     return head + tail
 

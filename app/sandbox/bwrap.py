@@ -9,6 +9,7 @@ can really start here (user namespaces may be off, e.g. in some containers).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ LEVELS = ("read-only", "workspace-write", "full")
 HIDDEN_IN_HOME = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gcloud", ".netrc")
 BLOCKED_SIGNS = ("Read-only file system", "Network is unreachable", "Could not resolve host",
                  "Temporary failure in name resolution", "Name or service not known")
+MISSING = "No such file or directory"
+ABSOLUTE_PATH = re.compile(r"(/[^\s'\"`:,;]+)")
 
 
 @lru_cache(maxsize=1)
@@ -99,6 +102,25 @@ def blocked_by_sandbox(output: str, spec: SandboxSpec) -> str | None:
         return f"the sandbox ({spec.label}) has no network: connection refused"
     if "Permission denied" in output and spec.level != "full":
         return f"the sandbox ({spec.label}) may have blocked it: permission denied"
+    if MISSING in output:
+        return _replaced_place(output, spec)
+    return None
+
+
+def _replaced_place(output: str, spec: SandboxSpec) -> str | None:
+    """A path the command missed that is there outside the sandbox but not inside: the private /tmp
+    or a hidden place stands in its stead (a file under the host's /tmp, ~/.ssh …)."""
+    workspace = spec.workspace.resolve()
+    places = [(Path(p), f"{p} is hidden inside the sandbox")
+              for p in [spec.home / name for name in HIDDEN_IN_HOME] + list(spec.hidden)]
+    places.append((Path("/tmp"), "the sandbox has its own private /tmp"))  # the widest place last
+    for found in ABSOLUTE_PATH.finditer(output):
+        path = Path(os.path.normpath(found.group(1)))
+        if path.is_relative_to(workspace):
+            continue
+        for place, why in places:
+            if path.is_relative_to(place) and path != place and (path.exists() or path.parent.exists()):
+                return f"the sandbox ({spec.label}) blocked it: {why} ({path})"
     return None
 
 

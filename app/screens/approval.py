@@ -42,7 +42,8 @@ class ApprovalEntry(Vertical):
         title.append(inert(self.item.name, multiline=False), style="bold")
         yield Static(title, classes="entry-title")
         if self.item.reason:
-            mode = f"[{self.item.mode} mode] " if self.item.mode else ""
+            shown = self.item.mode and not self.item.reason.startswith(f"{self.item.mode} mode")  # said once
+            mode = f"[{self.item.mode} mode] " if shown else ""
             yield Static(Text(f"why: {mode}{inert(self.item.reason)}"), classes="entry-why")
         if self.item.risk_level:
             risk = Text(f"risk: {self.item.risk_level} — {inert(self.item.risk_reason)}")

@@ -19,6 +19,8 @@ from styles import STYLES_DIR
 
 DECISION_STYLES = {"refused": "bold red", "denied": "red", "approved": "yellow", "allowed": "green"}
 SPANS = [("last hour", "1h"), ("last day", "1d"), ("last week", "1w"), ("last 30 days", "30d")]
+COLUMNS = ("time", "workstream", "tool", "decision", "decided by", "status", "ms", "sandbox")
+DECIDED_BY_WIDTH = 70
 
 
 class AuditScreen(ModalScreen[None]):
@@ -35,7 +37,7 @@ class AuditScreen(ModalScreen[None]):
             yield Static(Text("Audit log: every tool call and who decided", style="bold"), id="audit-heading")
             with Horizontal(id="audit-filters"):
                 yield Input(placeholder="tool (glob, e.g. mcp__*)", id="audit-tool")
-                yield Input(placeholder="workstream id", id="audit-workstream")
+                yield Input(placeholder="workstream id or sub-agent (task-1)", id="audit-workstream")
                 yield Select([("any decision", ""), *((d, d) for d in DECISION_STYLES)], value="",
                              allow_blank=False, id="audit-decision")
                 yield Select(SPANS, value="1d", allow_blank=False, id="audit-since")
@@ -46,8 +48,7 @@ class AuditScreen(ModalScreen[None]):
                          id="audit-keys")
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("time", "workstream", "tool", "decision", "decided by", "status",
-                                              "ms", "sandbox")
+        self._shown: tuple | None = None  # the filters whose rows are on screen
         self.query_one(DataTable).focus()  # the rows first; Tab reaches the filters
         self.reload()
 
@@ -59,23 +60,42 @@ class AuditScreen(ModalScreen[None]):
 
     @work(group="audit-load", exclusive=True, exit_on_error=False)
     async def reload(self) -> None:
+        """Query with the filters as they are now; the selects' first Changed events repeat the mount's."""
         from app.permissions.audit import parse_since, query
 
         since = parse_since(str(self.query_one("#audit-since", Select).value), self.now)
         tool = self.query_one("#audit-tool", Input).value.strip() or None
         workstream = self.query_one("#audit-workstream", Input).value.strip() or None
         decision = str(self.query_one("#audit-decision", Select).value) or None
+        filters = (since, tool, workstream, decision)
+        if filters == self._shown:
+            return
         rows = await self.store.run(query, self.store.store.engine, since=since, tool=tool, decision=decision,
                                     workstream=workstream, limit=2000)
+        self._show(rows)
+        self._shown = filters
+
+    def _show(self, rows: list) -> None:
+        """The rows, newest first, in columns as wide as their widest cell (measured here, so the
+        table never depends on when the DataTable measures rows added in a burst)."""
+        cells = [(time.strftime("%m-%d %H:%M:%SZ", time.gmtime(row.created_at)),
+                  row.workstream_id[:8] + (f" {inert(row.agent, multiline=False)[:12]}" if row.agent else ""),
+                  Text(inert(row.tool, multiline=False)),
+                  Text(row.decision, style=DECISION_STYLES.get(row.decision, "")),
+                  Text(inert(row.decided_by, multiline=False)[:DECIDED_BY_WIDTH]), row.status,
+                  "" if row.duration_ms is None else f"{row.duration_ms:.0f}", row.sandbox)
+                 for row in reversed(rows)]
         table = self.query_one(DataTable)
-        table.clear()
-        for row in reversed(rows):  # newest first
-            table.add_row(time.strftime("%m-%d %H:%M:%SZ", time.gmtime(row.created_at)), row.workstream_id[:8],
-                          Text(inert(row.tool, multiline=False)),
-                          Text(row.decision, style=DECISION_STYLES.get(row.decision, "")),
-                          Text(inert(row.decided_by, multiline=False)[:70]), row.status,
-                          "" if row.duration_ms is None else f"{row.duration_ms:.0f}", row.sandbox)
+        table.clear(columns=True)
+        for index, label in enumerate(COLUMNS):
+            table.add_column(label, width=max([len(label), *(_cell_width(c[index]) for c in cells)]))
+        for row in cells:
+            table.add_row(*row)
         self.query_one("#audit-count", Static).update(f"{len(rows)} call(s)")
 
     def action_dismiss_screen(self) -> None:
         self.dismiss(None)
+
+
+def _cell_width(cell: str | Text) -> int:
+    return (cell if isinstance(cell, Text) else Text(cell)).cell_len

@@ -120,20 +120,17 @@ async def test_session_start_runs_once_and_its_stdout_reaches_the_model(fake_ope
 
 async def test_a_notification_hook_hears_of_a_permission_prompt(fake_openai, place, tmp_path):
     ws, _config, data = place
-    heard = tmp_path / "heard.json"
-    body = f"import sys\nopen({str(heard)!r}, 'w').write(sys.stdin.read())\n"
-    config = config_with(tmp_path, [("Notification", "", body)])
+    config, heard = notification_listener(tmp_path, "")
     app = App(fake_openai, ws, config, data)
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": "touch made.txt"}), "n1")]), TextReply("ok"))
     recorder = Recorder(decide=None)
     session = await app.start(recorder)
     turn = asyncio.create_task(session.run_turn("make a file"))
     await recorder.approval_seen.wait()
-    while not (heard.exists() and heard.read_text().endswith("}")):  # the hook runs beside the open modal
-        await asyncio.sleep(0.05)
-    event = json.loads(heard.read_text())
+    event = await until_written(heard)  # the hook runs beside the open modal
     assert event["hook_event_name"] == "Notification" and event["notification_type"] == "permission_prompt"
     assert event["message"] == "Whimbrel needs your permission to use Bash"
+    assert event["session_id"] == session.workstream_id and event["cwd"] == str(ws)
     [request] = recorder.approvals
     request.future.set_result({"n1": ev.ApprovalDecision("approve")})
     await turn
@@ -153,4 +150,64 @@ async def test_a_path_a_hook_rewrote_is_judged_where_it_now_points(fake_openai, 
     await session.run_turn("write the report")
     [asked] = recorder.approvals
     assert "outside the workspace" in asked.items[0].reason and not outside.exists()
+    await app.stop()
+
+
+# A UserPromptSubmit hook in Claude Code's JSON shape, adding context for the model.
+PROMPT_CONTEXT = '''import json, sys
+event = json.load(sys.stdin)
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                         "additionalContext": "Ticket ABC-123 is in progress."}}))
+'''
+
+
+async def test_prompt_context_reaches_the_model_but_not_the_users_message(fake_openai, place, tmp_path):
+    ws, _config, data = place
+    config = config_with(tmp_path, [("UserPromptSubmit", "", PROMPT_CONTEXT)])
+    app = App(fake_openai, ws, config, data)
+    fake_openai.queue(TextReply("noted"))
+    recorder = Recorder()
+    session = await app.start(recorder)
+    await session.run_turn("what is open?")
+    sent = [m for m in fake_openai.requests[0]["messages"] if m["role"] == "user"][-1]["content"]
+    assert sent.startswith("what is open?") and "Ticket ABC-123 is in progress." in sent
+    assert [e.text for e in recorder.of(ev.UserMessageAdded)] == ["what is open?"]
+    conversation = await app.store.load_conversation(session.workstream_id)
+    [stored] = [m for m in conversation.messages if m.role == "user"]
+    assert stored.content == "what is open?"  # what the transcript, history, export and search show
+    assert stored.raw == {"hook_context": "Ticket ABC-123 is in progress."}
+    await app.stop()
+
+
+def notification_listener(tmp_path: Path, matcher: str) -> tuple[Path, Path]:
+    """A config whose Notification hook (for `matcher`) writes the event it got to the returned file."""
+    heard = tmp_path / "heard.json"
+    body = f"import sys\nopen({str(heard)!r}, 'w').write(sys.stdin.read())\n"
+    return config_with(tmp_path, [("Notification", matcher, body)]), heard
+
+
+async def until_written(path: Path, timeout: float = 30.0) -> dict:
+    """The JSON a background hook wrote to `path`, once it is whole (a condition, with a deadline)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (path.exists() and path.read_text().rstrip().endswith("}")):
+        assert loop.time() < deadline, f"the hook did not write {path} within {timeout:g} s"
+        await asyncio.sleep(0.05)
+    return json.loads(path.read_text())
+
+
+async def test_the_notify_tool_fires_notification_hooks_in_claude_codes_shape(fake_openai, place, tmp_path):
+    ws, _config, data = place
+    config, heard = notification_listener(tmp_path, "notify")
+    app = App(fake_openai, ws, config, data)
+    fake_openai.queue(ToolCallReply([("notify", json.dumps({"message": "The build finished."}), "n1")]),
+                      TextReply("told them"))
+    recorder = Recorder()
+    session = await app.start(recorder)
+    await session.run_turn("tell me when the build is done")
+    event = await until_written(heard)
+    assert event == {"hook_event_name": "Notification", "cwd": str(ws), "session_id": session.workstream_id,
+                     "transcript_path": "", "permission_mode": "ask", "message": "The build finished.",
+                     "notification_type": "notify", "title": "Whimbrel"}
+    assert [e.message for e in recorder.of(ev.UserNotified)] == ["The build finished."]
     await app.stop()

@@ -164,6 +164,7 @@ async def test_the_sandbox_refuses_a_write_outside_and_the_card_says_so(fake_ope
         await app.stop()
         [row] = audit_rows(data)
         assert row.sandbox == "workspace-write, network off" and row.status == "error"
+        assert row.decided_by == "user; sandbox blocked it, and the user did not let it run outside"
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -37,7 +37,8 @@ def stdio_params(workspace: Path, *extra: str):
     from mcp import StdioServerParameters
 
     return StdioServerParameters(command=WHIMBREL, args=["mcp", "serve", "--workdir", str(workspace), *extra],
-                                 env={"PATH": server_path(), "HOME": os.environ["HOME"]})
+                                 env={"PATH": server_path(), "HOME": os.environ["HOME"],
+                                      "WHIMBREL_DATA_DIR": os.environ["WHIMBREL_DATA_DIR"]})
 
 
 async def test_sdk_client_over_stdio_sees_read_only_tools_and_write_is_refused(workspace: Path) -> None:
@@ -52,7 +53,7 @@ async def test_sdk_client_over_stdio_sees_read_only_tools_and_write_is_refused(w
         result = await client.call_tool("write_file", {"path": "x.txt", "content": "no"})
         assert result.is_error and "Unknown tool 'write_file'" in result.content[0].text
         result = await client.call_tool("math", {"code": "1 + 1"})  # read-only, but it asks in the TUI
-        assert result.is_error and "Refused: math needs approval (runs Python code in a sandbox)" in \
+        assert result.is_error and "Refused by Whimbrel's permission policy: ask mode: no rule allows math" in \
             result.content[0].text and "--allow math" in result.content[0].text
         result = await client.call_tool("read_file", {"path": "/etc/hostname"})
         assert result.is_error and "path outside the workspace" in result.content[0].text
@@ -64,7 +65,8 @@ async def test_other_tools_only_with_flags_and_still_gated(workspace: Path) -> N
 
     async with Client(stdio_params(workspace, "--tools", "write_file"), read_timeout_seconds=60) as client:
         result = await client.call_tool("write_file", {"path": "x.txt", "content": "no"})
-        assert result.is_error and "Refused: write_file needs approval (writes a file)" in result.content[0].text
+        assert result.is_error and "no rule allows write_file; nobody is here to approve it over MCP" in \
+            result.content[0].text
     assert not (workspace / "x.txt").exists()
     async with Client(stdio_params(workspace, "--tools", "write_file", "--allow", "write_file,math"),
                       read_timeout_seconds=60) as client:
@@ -89,7 +91,9 @@ def test_whimbrels_own_cli_lists_and_refuses(workspace: Path) -> None:
 
 async def test_a_workstream_whose_mcp_server_is_another_whimbrel(workspace: Path) -> None:
     manager = McpManager([ServerConfig("peer", command=WHIMBREL, args=["mcp", "serve", "--workdir", str(workspace)],
-                                       env={"PATH": server_path()})], refresh_interval=0, workspace=workspace)
+                                       env={"PATH": server_path(), "HOME": os.environ["HOME"],
+                                            "WHIMBREL_DATA_DIR": os.environ["WHIMBREL_DATA_DIR"]})],
+                          refresh_interval=0, workspace=workspace)
     manager.start()
     try:
         await manager.wait_ready("peer", 60)
@@ -128,7 +132,8 @@ async def test_http_needs_the_bearer_token_and_redacts_secrets(workspace: Path) 
 
     port, token, secret = free_port(), "t0ken-for-the-test", "sk-live-1234567890abcdef"
     (workspace / ".env").write_text(f"OPENAI_API_KEY={secret}\n")
-    env = {"PATH": server_path(), "HOME": os.environ["HOME"], "WHIMBREL_MCP_TOKEN": token, "OPENAI_API_KEY": secret}
+    env = {"PATH": server_path(), "HOME": os.environ["HOME"], "WHIMBREL_MCP_TOKEN": token, "OPENAI_API_KEY": secret,
+           "WHIMBREL_DATA_DIR": os.environ["WHIMBREL_DATA_DIR"]}
     proc = subprocess.Popen([WHIMBREL, "mcp", "serve", "--http", f"127.0.0.1:{port}", "--workdir", str(workspace)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     with stopped_at_exit(proc):

@@ -70,6 +70,25 @@ def test_whimbrels_own_dirs_are_protected_for_redirections_too(tmp_path):
     assert verdict.outcome == "ask" and "Whimbrel's own files" in verdict.why
 
 
+@pytest.mark.parametrize("command", ["touch ~/outside.txt", "sudo mkdir -p /var/tmp/x", "cp notes.md ../up.md",
+                                     "timeout 5 tee -a /etc/hosts", "mv a.txt ~/b.txt"])
+def test_commands_that_write_outside_the_workspace_ask_even_in_auto(tmp_path, command):
+    """Acceptance 3 without a sandbox to catch it: the written paths are read from the command."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    verdict = gate(ws, "auto", [Rule("bash", "allow")]).decide(sh(command))
+    assert (verdict.outcome, verdict.source) == ("ask", "protected") and "writes outside the workspace" in verdict.why
+
+
+@pytest.mark.parametrize("command", ["touch a.txt", "mkdir -p build/x", "cp /etc/hosts hosts.txt", "ls /etc",
+                                     "rsync -a src/ host:backup/", "rm -f build/out.o"])
+def test_commands_that_only_write_inside_run_in_auto(tmp_path, command):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    verdict = gate(ws, "auto", [Rule("bash", "allow")]).decide(sh(command))
+    assert verdict.outcome == "allow", (command, verdict.why)
+
+
 def test_unsandboxed_commands_ask_unless_a_rule_allows(tmp_path):
     g = gate(tmp_path, "auto", [Rule("bash(make *)", "allow")], sandboxed=False)
     assert g.decide(sh("ls")).outcome == "ask" and "unsandboxed" in g.decide(sh("ls")).why

@@ -49,6 +49,17 @@ def test_bug3_path_deny_rules_catch_every_spelling(tmp_path):
     assert p.decide(CallFacts("edit_file", paths=[tmp_path / "src" / "a.py"])).decision == "allow"
 
 
+def test_a_wildcard_inside_a_file_name_matches_that_name(tmp_path):
+    """`secret*` once became `secret/*` (a folder), so a deny rule on file names never matched."""
+    (tmp_path / "src").mkdir()
+    p = policy(tmp_path, deny=["write_file(secret*)", "write_file(src/gen_*.py)"], allow=["write_file(src/**)"])
+    for written in ("secret.txt", "secrets", "src/gen_a.py"):
+        assert p.decide(CallFacts("write_file", paths=[tmp_path / written])).decision == "deny", written
+    for written in ("src/app.py", "src/gen/a.py"):
+        assert p.decide(CallFacts("write_file", paths=[tmp_path / written])).decision == "allow", written
+    assert p.decide(CallFacts("write_file", paths=[tmp_path / "notes.md"])).decision is None
+
+
 def test_bug4_allowing_one_command_does_not_allow_every_command(tmp_path):
     p = Policy([], [], tmp_path).with_rules([Rule("bash(git status)", "allow", "workstream")])
     assert bash(p, "git status") == "allow"

@@ -61,6 +61,23 @@ async def test_a_private_tmp(tmp_path, home):
     assert not failed and "hi" in output and not Path("/tmp/scratch").exists()
 
 
+async def test_a_path_under_the_hosts_tmp_is_missing_inside_and_that_is_named(tmp_path, home):
+    """The sandbox's /tmp is its own, so the host's /tmp/... is "No such file or directory" inside;
+    the failure is put down to the sandbox (and a plain typo in the workspace is not)."""
+    ws = tmp_path / "ws"  # tmp_path lies under the host's /tmp
+    ws.mkdir()
+    target = tmp_path / "elsewhere" / "x.txt"
+    target.parent.mkdir()
+    output, failed = await run(f"touch {target}", ws, spec_for(ws, home))
+    assert failed and not target.exists()
+    blocked = blocked_by_sandbox(output, spec_for(ws, home))
+    assert blocked and "its own private /tmp" in blocked and str(target) in blocked
+    output, failed = await run("cat missing.txt", ws, spec_for(ws, home))
+    assert failed and blocked_by_sandbox(output, spec_for(ws, home)) is None
+    output, failed = await run(f"cat {home}/.ssh/config", ws, spec_for(ws, home))
+    assert failed and "is hidden inside the sandbox" in (blocked_by_sandbox(output, spec_for(ws, home)) or "")
+
+
 async def test_read_only_level_writes_nothing(tmp_path, home):
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -103,32 +103,36 @@ def test_policy_screen_with_broken_rules(snap_compare, tmp_path):
 
 
 def test_audit_screen(snap_compare, tmp_path):
+    """Fixed rows at fixed times against a fixed "now"; the columns are measured by the screen itself,
+    so the drawing never depends on when the table measures its rows (it once did, and was flaky)."""
     rows = [
         ("bash", {"command": "git status"}, "allowed", "rule allow bash(git status) (project, .whimbrel/policy.toml:2)",
-         "done", 41.0, "workspace-write, network off"),
+         "done", 41.0, "workspace-write, network off", None),
         ("bash", {"command": "git status && rm -rf build"}, "denied", "user", "denied", None,
-         "workspace-write, network off"),
+         "workspace-write, network off", None),
         ("write_file", {"path": "notes.md"}, "refused", "mode: plan mode is read-only: write_file changes things",
-         "refused", None, "n/a"),
+         "refused", None, "n/a", None),
         ("bash", {"command": "rm -rf build"}, "refused", "hook: blocked by the hook `no-rm.sh`: rm is not allowed",
-         "refused", None, "workspace-write, network off"),
-        ("bash", {"command": "touch ~/outside.txt"}, "approved", "user", "error", 12.0, "workspace-write, network off"),
+         "refused", None, "workspace-write, network off", None),
+        ("bash", {"command": "touch ~/outside.txt"}, "approved", "user", "error", 12.0, "workspace-write, network off",
+         None),
+        ("read_file", {"path": "README.md"}, "allowed", "tool: read_file only reads", "done", 3.0, "n/a", "task-1"),
     ]
 
     async def run_before(pilot) -> None:
         await booted(pilot)
         store = pilot.app.store
-        for index, (tool, args, decision, by, status, ms, sandbox) in enumerate(rows):
+        for index, (tool, args, decision, by, status, ms, sandbox, agent) in enumerate(rows):
             row = audit.AuditRow("4f2a9c1e" + "0" * 24, f"c{index}", tool, audit.json.dumps(args), decision, by,
                                  "plan" if tool == "write_file" else "ask", "low: no risky pattern found", sandbox,
-                                 status, ms, created_at=NOW - 600 + index * 60)
+                                 status, ms, agent=agent, created_at=NOW - 600 + index * 60)
             await store.run(audit.append, store.store.engine, row)
         pilot.app.push_screen(AuditScreen(store, now=NOW))
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen) and
-                       any("5 call(s)" in str(c.render()) for c in pilot.app.screen.query("#audit-count")),
+                       any("6 call(s)" in str(c.render()) for c in pilot.app.screen.query("#audit-count")),
                        message="the rows loaded")
-        await wait_for(pilot, lambda: "20:20:40Z" in pilot.app.export_screenshot(),
-                       message="the table drawn with its measured rows")  # a loaded machine draws them late
+        await wait_for(pilot, lambda: "20:21:40Z" in pilot.app.export_screenshot(),
+                       message="the table drawn")
 
     assert snap_compare(make_app(tmp_path), terminal_size=(150, 30), run_before=run_before)
 
@@ -171,8 +175,10 @@ def test_approval_modal_with_the_judges_verdict(snap_compare, fake_openai, tmp_p
     from tests.ui.test_judge import judged_app, opinion_of
     from tests.ui.test_turns import submit
 
-    fake_openai.queue(ToolCallReply([("bash", '{"command": "rm -rf build"}', "j1")]),
-                      TextReply("DANGEROUS: deletes the build directory recursively; check nothing else lives there"))
+    # fixed usage: the computed one counts the system prompt, which names the (tmp) workspace path
+    fake_openai.queue(ToolCallReply([("bash", '{"command": "rm -rf build"}', "j1")], usage=(146, 12)),
+                      TextReply("DANGEROUS: deletes the build directory recursively; check nothing else lives there",
+                                usage=(90, 14)))
 
     async def run_before(pilot) -> None:
         await booted(pilot)  # a steady prompt cursor: the dimmed prompt under the modal is in the picture

@@ -34,6 +34,11 @@ async def test_a_watch_from_the_last_run_wakes_its_workstream(fake_openai, tmp_p
         await wait_for(pilot, lambda: "The log grew to 11 bytes." in screen_text(app), timeout=30,
                        message="the watch's turn")
         assert "[watch 'log-size' saw a change]" in screen_text(app)
+    [poll] = [r for r in audit_rows(tmp_path) if r.tool == "watch"]  # each poll is audited in its workstream
+    assert (poll.workstream_id, poll.decision, poll.status) == (workstream_id, "allowed", "done")
+    assert poll.decided_by.startswith("watch: runs as its approved creation allowed (ask mode: no rule allows")
+    assert '"action": "poll"' in poll.arguments and "stat -c %s build.log" in poll.arguments
+    assert poll.duration_ms is not None and poll.sandbox != "n/a"
 
 
 async def test_the_watches_screen_lists_and_cancels(fake_openai, tmp_path):
@@ -72,6 +77,9 @@ async def test_each_poll_goes_through_the_gate_and_a_denied_command_stops_the_wa
         assert "[watch 'log-size' stopped]" in screen_text(app) and "refuses it" in screen_text(app)
         assert await app.store.run(watch_store.active, app.store.store) == []
     assert not marker.exists()
+    [poll] = [r for r in audit_rows(tmp_path) if r.tool == "watch"]
+    assert (poll.workstream_id, poll.decision, poll.status) == (workstream_id, "refused", "refused")
+    assert poll.decided_by.startswith("rule deny bash(touch *) (user, ")
 
 
 async def test_a_poll_runs_in_the_workstreams_worktree(fake_openai, tmp_path):
@@ -96,6 +104,16 @@ async def test_a_poll_runs_in_the_workstreams_worktree(fake_openai, tmp_path):
         await wait_for(pilot, lambda: "Seen." in screen_text(app), timeout=30, message="the watch's turn")
     woke = [m.content for m in await_messages(tmp_path, workstream_id) if m.role == "user"][-1]
     assert tree.path in woke
+
+
+def audit_rows(tmp_path):
+    from app.permissions import audit
+
+    store = Store(tmp_path / "data" / "whimbrel.db")
+    try:
+        return audit.query(store.engine)
+    finally:
+        store.close()
 
 
 def await_messages(tmp_path, workstream_id):
