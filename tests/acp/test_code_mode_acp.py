@@ -40,7 +40,7 @@ async def test_plan_mode_refuses_a_programs_write_inside_the_program(fake_openai
         await prompt(conn, session.session_id, "copy the last word")
     assert not (workspace / "x.txt").exists() and client.permission_requests == []
     told = [m for m in fake_openai.requests[-1]["messages"] if m["role"] == "tool"]
-    assert told[0]["content"].startswith("refused: The user denied this tool call.")
+    assert told[0]["content"].startswith("refused: Whimbrel's permission policy refused this call: plan mode")
     assert "plan" in told[0]["content"]
     failed = [u for u in client.of_kind("tool_call_update") if u.tool_call_id == "rc1:code:2"]
     assert failed[-1].status == "failed"
