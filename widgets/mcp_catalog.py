@@ -110,6 +110,7 @@ class CatalogPane(Horizontal):
                 yield Button("Save media", id=f"{self.KIND}-save", compact=True, classes="catalog-save")
                 yield Static("", id=f"{self.KIND}-status", classes="catalog-status")
             yield Static("", id=f"{self.KIND}-result", classes="catalog-result")
+            yield Vertical(id=f"{self.KIND}-images", classes="catalog-images")
 
     @property
     def option_list(self) -> OptionList:
@@ -301,7 +302,8 @@ class CatalogPane(Horizontal):
         except Exception as exc:  # noqa: BLE001 - every failure becomes words on screen
             elapsed, ok = (self.clock() - started) * 1000, False
             answer = {"error": in_words("The MCP request", exc)}
-        shown = mcp_result.render_answer(self.KIND, answer, elapsed)
+        shown = mcp_result.render_answer(self.KIND, answer, elapsed,
+                                         previews=getattr(self.app, "image_protocol", None) is None)
         await self._remember(key, item, arguments, raw, ok and not self._answer_failed, elapsed, answer, shown)
         self.results[key] = shown
         self.media[key] = self._answer_media
@@ -363,11 +365,28 @@ class CatalogPane(Horizontal):
         self._answer_failed = bool(_get(result, "is_error", "isError", default=False))
 
     def _show_save(self) -> None:
+        """The save button, and the answer's images drawn by the terminal where it can (widgets/inline_image.py)."""
         media = self.media.get(self._form_key) if self._form_key else None
+        self._show_images(media or [])
         button = self.query_one(f"#{self.KIND}-save", Button)
         button.display = bool(media)
         if media:
             button.label = f"Save media ({len(media)})"
+
+    def _show_images(self, media: list[Media]) -> None:
+        from widgets.inline_image import image_widget
+
+        holder = self.query_one(f"#{self.KIND}-images", Vertical)
+        holder.remove_children()
+        protocol = getattr(self.app, "image_protocol", None)
+        for index, item in enumerate([m for m in media if m.kind == "image"] if protocol else (), 1):
+            try:
+                data = item.decoded()
+            except ValueError:
+                continue
+            widget = image_widget(protocol, data, item.mime, f"▣ image {index} · {item.mime}")
+            if widget is not None:
+                holder.mount(widget)
 
     def action_save_media(self, then_open: bool = False) -> None:
         media = self.media.get(self._form_key) if self._form_key else None

@@ -203,3 +203,9 @@ def write_to_terminal(app: App, text: str) -> bool:
     driver.write(text)
     driver.flush()
     return True
+
+
+def terminal_output(screen: Screen) -> str:
+    """What a full repaint of `screen` writes to the terminal, escape sequences and all (tests read it
+    to see which widget sends an image protocol's sequences: widgets/inline_image.py)."""
+    return screen._compositor.render_update(full=True).render_segments(screen.app.console)

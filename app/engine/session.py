@@ -212,7 +212,7 @@ class Session:
                                         raw={"images": images} if images else None))
         except WriteRefused as error:
             return self._refused(error)
-        self.emit(ev.UserMessageAdded(text))
+        self.emit(ev.UserMessageAdded(text, images))
         outcome: str = "done"
         self.usage.turn += 1
         turn_start = len(self.messages) - 1
