@@ -105,7 +105,7 @@ async def test_an_image_result_is_drawn_by_the_terminal_instead_of_half_blocks(t
         tools = screen.query_one("#mcp-tools", CatalogPane)
         await pick(pilot, tools, "get-tiny-image")
         shown = await run_and_wait(pilot, tools, "▣ image")
-        assert "▀" not in shown and "ctrl+o" in shown  # the described block and its keys, no half blocks
+        assert "▀" not in shown and "Ctrl+O" in shown  # the described block and its keys, no half blocks
         await wait_for(pilot, lambda: tools.query(InlineImage), message="the image drawn inline")
         (image,) = tools.query(InlineImage)
         tools.query_one("#tools-detail").scroll_to_widget(image, animate=False)
