@@ -18,12 +18,10 @@ from app.vocabulary.messages import Message
 from tests.mcp.conftest import needs_node, server_path
 from tests.ui.helpers import make_app, screen_text, wait_for
 from tests.ui.inert_helpers import obeyable, rendered_by_widget
-from tests.ui.inspector_helpers import attach_manager, open_inspector
+from tests.ui.inspector_helpers import tool_result
 from tests.ui.test_images import png
-from tests.ui.test_mcp_inspector import choose, pick, run_and_wait
 from tests.ui.test_mcp_inspector_features import EVERYTHING
 from widgets.inline_image import InlineImage
-from widgets.mcp_catalog import CatalogPane
 from widgets.textual_internals import terminal_output
 
 HOSTILE_NAME = "shot\x1b]0;PWNED\x07.png"
@@ -97,14 +95,7 @@ async def test_an_image_result_is_drawn_by_the_terminal_instead_of_half_blocks(t
     monkeypatch.setenv("WHIMBREL_IMAGES", "iterm")
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, EVERYTHING)
-        await manager.wait_ready("everything", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
-        await pick(pilot, tools, "get-tiny-image")
-        shown = await run_and_wait(pilot, tools, "▣ image")
+        manager, screen, tools, shown = await tool_result(pilot, EVERYTHING, "get-tiny-image", "▣ image")
         assert "▀" not in shown and "Ctrl+O" in shown  # the described block and its keys, no half blocks
         await wait_for(pilot, lambda: tools.query(InlineImage), message="the image drawn inline")
         (image,) = tools.query(InlineImage)

@@ -13,9 +13,8 @@ from app.mcp.config import ServerConfig
 from app.mcp.media import Media, describe
 from tests.mcp.media_server import chime_wav
 from tests.ui.helpers import make_app, wait_for
-from tests.ui.inspector_helpers import attach_manager, open_inspector
-from tests.ui.test_mcp_inspector import choose, pick, result_text, run_and_wait
-from widgets.mcp_catalog import CatalogPane
+from tests.ui.inspector_helpers import tool_result
+from tests.ui.test_mcp_inspector import result_text
 
 MEDIA = ServerConfig("media", command=sys.executable, args=[str(Path(__file__).parents[1] / "mcp" / "media_server.py")])
 
@@ -44,14 +43,7 @@ async def test_an_audio_result_is_saved_and_played(tmp_path, monkeypatch):
     monkeypatch.delenv("BROWSER", raising=False)
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, MEDIA)
-        await manager.wait_ready("media", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "media", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
-        await pick(pilot, tools, "chime")
-        shown = await run_and_wait(pilot, tools, "♪ audio")
+        manager, _, tools, shown = await tool_result(pilot, MEDIA, "chime", "♪ audio")
         assert "audio/wav, 7.9 KB, 0.50 s" in shown
         assert "Ctrl+S (or Save media) saves it to a file" in shown and "Ctrl+O saves it and plays it" in shown
         tools.option_list.focus()
