@@ -43,13 +43,16 @@ def pixel_size(data: bytes) -> tuple[int, int] | None:
     return Media("image", "", base64.b64encode(data[:64]).decode()).pixels()
 
 
+ITERM_MAX_BYTES = 512_000  # iTerm2's image is sent again with every repaint of its cells: kept small
+
+
 def drawable(protocol: str | None, mime: str, data: bytes) -> bool:
-    """Whether `protocol` can draw this image: kitty takes PNG, iTerm2 any image, sixel the PNGs that
-    app/mcp/png_pixels.py decodes (no image library here)."""
+    """Whether `protocol` can draw this image: kitty takes PNG (sent once), iTerm2 any image up to
+    ITERM_MAX_BYTES, sixel the PNGs that app/mcp/png_pixels.py decodes (no image library here)."""
     if protocol == "kitty":
         return data[:8] == b"\x89PNG\r\n\x1a\n"
     if protocol == "iterm":
-        return mime.startswith("image/") and bool(data)
+        return mime.startswith("image/") and 0 < len(data) <= ITERM_MAX_BYTES
     if protocol == "sixel":
         from app.mcp.png_pixels import png_pixels
 

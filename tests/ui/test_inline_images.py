@@ -12,6 +12,7 @@ import pytest
 from textual.geometry import Region
 
 from app import terminal_graphics as graphics
+from app.config import ConfigError, load_config
 from app.storage.store import Store
 from app.vocabulary.attachments import Attachment, with_attachments
 from app.vocabulary.messages import Message
@@ -21,14 +22,14 @@ from tests.ui.inert_helpers import obeyable, rendered_by_widget
 from tests.ui.inspector_helpers import tool_result
 from tests.ui.test_images import png
 from tests.ui.test_mcp_inspector_features import EVERYTHING
-from widgets.inline_image import InlineImage
+from widgets.inline_image import InlineImage, drawable
 from widgets.textual_internals import terminal_output
 
 HOSTILE_NAME = "shot\x1b]0;PWNED\x07.png"
 STARTS = {"sixel": "\x1bP0;1;0q", "iterm": "\x1b]1337;File=inline=1", "kitty": "\x1b_Ga=T,U=1,f=100"}
 
 
-def test_the_protocol_comes_from_the_environment_or_the_setting_never_from_a_query():
+def test_the_protocol_comes_from_the_environment_or_the_setting_never_from_a_query(tmp_path):
     assert graphics.detect({"TERM": "xterm-kitty"}) == "kitty"
     assert graphics.detect({"TERM_PROGRAM": "ghostty"}) == "kitty"
     assert graphics.detect({"TERM_PROGRAM": "iTerm.app"}) == "iterm"
@@ -41,6 +42,21 @@ def test_the_protocol_comes_from_the_environment_or_the_setting_never_from_a_que
     assert graphics.cell_box((20, 20)) == (8, 4)  # small images are drawn at least 8 columns wide
     assert graphics.cell_box((4000, 1000)) == (48, 6)  # large ones fit the box, keeping their shape
     assert graphics.cell_box(None) == (24, 8)
+    # what each protocol can draw without an image library; anything else keeps the described block
+    red = png(tmp_path / "red.png")
+    assert drawable("kitty", "image/png", red) and not drawable("kitty", "image/jpeg", b"\xff\xd8\xff")
+    assert drawable("iterm", "image/jpeg", b"\xff\xd8\xff") and not drawable("iterm", "image/png", b"x" * 600_000)
+    assert drawable("sixel", "image/png", red) and not drawable("sixel", "image/gif", b"GIF89a")
+    assert not drawable(None, "image/png", red)
+
+
+def test_the_images_setting_is_checked(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[ui]\nimages = "sixel"\n')
+    assert load_config(path).images == "sixel"
+    path.write_text('[ui]\nimages = "yes"\n')
+    with pytest.raises(ConfigError, match="images"):
+        load_config(path)
 
 
 def stored_image_workstream(tmp_path: Path, data: bytes) -> str:
