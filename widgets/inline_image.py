@@ -4,7 +4,7 @@ in the widget's own cells, with a caption line under it.
 This is the only widget that sends an image protocol's escape sequences, as control segments of its own
 strips: kitty's image travels once and its cells are placeholder characters (so Textual scrolls and
 crops them like text); a sixel or iTerm2 image is drawn over its blank cells when all of them are on
-screen, the cursor saved and put back around it. Captions and every other text stay inert. Where the
+screen and no dialog covers the screen, the cursor saved and put back around it. Captions and every other text stay inert. Where the
 terminal speaks no protocol (or the image is one it cannot draw) nothing is mounted, and the block
 with name and size stays what the user sees.
 """
@@ -114,7 +114,8 @@ class InlineImage(Widget):
             self._sent = True
             strips[0] = Strip([_control(graphics.kitty_transmit(self.data, self.image_id, self.box)),
                                *strips[0]], width)
-        elif self.protocol != "kitty" and whole and self.is_mounted:
+        elif self.protocol != "kitty" and whole and self.is_mounted and self.screen.is_active:
+            # (under a dialog the screen is drawn dimmed behind it: the image would cover the dialog)
             at = self.region
             draw = SAVE_CURSOR + Control.move_to(at.x, at.y).segment.text + self.payload() + RESTORE_CURSOR
             strips[-1] = Strip([*strips[-1], _control(draw)], width)

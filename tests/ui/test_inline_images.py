@@ -103,6 +103,13 @@ async def test_a_forced_protocol_draws_the_attached_image_only_from_its_widget(p
         else:
             assert output.count(STARTS[protocol]) == 1
         assert "\x1b]0;PWNED" not in output and "\x1b[2J" not in output
+        if protocol != "kitty":  # under a dialog the dimmed screen behind it draws no image over it
+            from app.screens.confirm import ConfirmScreen
+
+            app.push_screen(ConfirmScreen("Really?"))
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.pause()
+            assert "Really?" in screen_text(app) and STARTS[protocol] not in terminal_output(app.screen)
 
 
 @needs_node
