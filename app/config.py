@@ -58,6 +58,8 @@ def _cidrs(value: Any) -> bool:
 
 NETWORKS = Kind("a list of networks such as \"127.0.0.1/32\" or \"10.0.0.0/8\"", _cidrs)
 SEARCH_MODE = Kind("one of 'auto', 'on', 'off'", lambda v: v in ("auto", "on", "off"))
+IMAGES = Kind("one of 'auto', 'off', 'kitty', 'sixel', 'iterm'",
+              lambda v: v in ("auto", "off", "kitty", "sixel", "iterm"))
 TOOL_MODE = Kind("one of 'native', 'code', 'both'", lambda v: v in ("native", "code", "both"))
 PROVIDER = Kind("one of " + ", ".join(f"'{p}'" for p in PROVIDERS), lambda v: v in PROVIDERS)
 
@@ -100,6 +102,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "bell": Key(BOOLEAN, True),
         "notifications": Key(BOOLEAN, True),
         "theme": Key(STRING),  # a Textual theme or whimbrel-dark / whimbrel-light (checked by the app)
+        "images": Key(IMAGES, "auto"),  # the image protocol inline images use (app/terminal_graphics.py)
     },
     "workstreams": {
         "max_open": Key(INTEGER, 20, minimum=1),
@@ -255,6 +258,7 @@ class Config:
     bell: bool = True
     notifications: bool = True
     theme: str | None = None
+    images: str = "auto"
     max_open: int = 20
     retention_days: int = 90
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # [mcp.servers.<name>], as written

@@ -184,16 +184,25 @@ def help_rows(keymap: Mapping[str, str]) -> list[tuple[str, str]]:
     return rows
 
 
-def key_hint(screen, binding_id: str, *, every: bool = False) -> str:
+def key_hint(screen, binding_id: str, *, every: bool = False, owner: type | None = None) -> str:
     """A dialog's own hint line names the first key in force of one of its bindings ("Esc", or the
-    key [keymap] moved it to; `every`: all of them, "Enter/b"). Reads only the screen's own BINDINGS."""
+    key [keymap] moved it to; `every`: all of them, "Enter/b"). Reads the screen's (or widget's) own
+    BINDINGS, and those of `owner`, a widget class on it whose binding the hint names."""
     keymap = getattr(screen.app, "configured_keymap", None) or {}
-    for cls in type(screen).__mro__:
+    for cls in (*type(screen).__mro__, *(owner.__mro__ if owner else ())):
         for binding in cls.__dict__.get("BINDINGS", ()):
             if isinstance(binding, Binding) and binding.id == binding_id:
                 keys = _keys(keymap.get(binding_id) or binding.key)
                 return "/".join(key_display(k) for k in (keys if every else keys[:1]))
     return ""
+
+
+def main_key(app, binding_id: str) -> str:
+    """The first key in force of a main-screen binding ("Ctrl+G", or where [keymap] moved it), for
+    text that names it (the tab bar, the palette)."""
+    keymap = getattr(app, "configured_keymap", None) or {}
+    found = next((b for b in effective(main_bindings(), keymap) if b.id == binding_id), None)
+    return key_display(found.keys[0]) if found and found.keys else ""
 
 
 def keys_in_force(binding_id: str, keymap: Mapping[str, str]) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from textual import on
 from textual.app import App
 from textual.worker import Worker, WorkerState
 
-from app import checkpoint_wiring, quit_signals
+from app import checkpoint_wiring, quit_signals, terminal_graphics
 from app.attention import Attention
 from app.daily_actions import DailyActions
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
@@ -146,6 +147,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self.temporary_store = False  # the data dir's store could not be opened: nothing is kept
         self.mention_index = MentionIndex(options.workdir)  # @-mention completion (listed on first use)
         self.pending_images: dict[str, list[dict]] = {}  # per workstream, for its next message (app/image_attach.py)
+        self.image_protocol = terminal_graphics.detect(os.environ, getattr(options.config, "images", "auto"))
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = False) -> None:

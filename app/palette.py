@@ -6,28 +6,41 @@ from typing import Iterator
 
 from textual.app import SystemCommand
 
+from app.keymap import main_key
 from app.tool_mode_wiring import cycle_tool_mode
 
 
 def whimbrel_commands(app) -> Iterator[SystemCommand]:
+    """The palette's entries; each names the key in force for it ([keymap] applied)."""
+    def key(binding_id: str) -> str:
+        return main_key(app, binding_id)
+
     actions = [
-        ("New workstream", "Open a fresh workstream in a new tab (Ctrl+N)", app.action_new_workstream),
-        ("Next needing attention", "Jump to the next workstream waiting for approval (Ctrl+G)",
+        ("New workstream", f"Open a fresh workstream in a new tab ({key('new_workstream')})",
+         app.action_new_workstream),
+        ("Next needing attention", f"Jump to the next workstream waiting for approval ({key('next_attention')})",
          app.action_next_attention),
-        ("Split pane side by side", "Split the focused pane vertically (F3)", lambda: app.action_split("horizontal")),
-        ("Split pane stacked", "Split the focused pane horizontally (F4)", lambda: app.action_split("vertical")),
-        ("Close pane", "Close the focused pane; its workstream stays open (F8)", app.action_close_pane),
-        ("Focus next pane", "Move focus to the next pane (F2)", app.action_focus_next_pane),
-        ("Next tab", "Switch to the next workstream tab (Ctrl+PageDown)", lambda: app.action_cycle_tab(1)),
-        ("Previous tab", "Switch to the previous workstream tab (Ctrl+PageUp)", lambda: app.action_cycle_tab(-1)),
+        ("Split pane side by side", f"Split the focused pane vertically ({key('split_side_by_side')})",
+         lambda: app.action_split("horizontal")),
+        ("Split pane stacked", f"Split the focused pane horizontally ({key('split_stacked')})",
+         lambda: app.action_split("vertical")),
+        ("Close pane", f"Close the focused pane; its workstream stays open ({key('close_pane')})",
+         app.action_close_pane),
+        ("Focus next pane", f"Move focus to the next pane ({key('focus_next_pane')})", app.action_focus_next_pane),
+        ("Next tab", f"Switch to the next workstream tab ({key('next_tab')})", lambda: app.action_cycle_tab(1)),
+        ("Previous tab", f"Switch to the previous workstream tab ({key('previous_tab')})",
+         lambda: app.action_cycle_tab(-1)),
         ("Resume a saved workstream", "Browse and search history (/resume)", app.action_resume_browser),
-        ("Cancel turn", "Stop the focused workstream's running turn (Esc)",
+        ("Cancel turn", f"Stop the focused workstream's running turn ({key('cancel_turn')})",
          lambda: app.cancel_turn(app.workstream)),
-        ("Edit the prompt in $EDITOR", "Compose the prompt in $VISUAL or $EDITOR; saving brings it back (Ctrl+O)",
+        ("Edit the prompt in $EDITOR",
+         f"Compose the prompt in $VISUAL or $EDITOR; saving brings it back ({key('edit_prompt')})",
          lambda: app.main_screen.action_edit_prompt()),
-        ("Copy the last reply", "The focused workstream's last reply, to the clipboard via OSC 52 (F6)",
+        ("Copy the last reply",
+         f"The focused workstream's last reply, to the clipboard via OSC 52 ({key('copy_reply')})",
          app.action_copy_reply),
-        ("Copy a code block", "A code block of the last reply, to the clipboard; a picker when there are several (F7)",
+        ("Copy a code block", f"A code block of the last reply, to the clipboard; a picker when there are several "
+         f"({key('copy_code')})",
          app.action_copy_code),
         ("Settings…", "Theme, bell, limits, default model and keys, saved to config.toml (/settings)",
          lambda: app.run_worker(app.open_settings(), group="settings", exit_on_error=False)),
@@ -36,12 +49,13 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Show cost", "Tokens and cost per workstream (/cost)",
          lambda: app.run_worker(app.show_cost(), group="cost", exit_on_error=False)),
         ("Set up a model…", "Detected API keys and local servers (/setup)", app.open_setup),
-        ("MCP inspector", "Servers, tools, resources, prompts and the protocol log; add or remove servers (F9, /mcp)",
+        ("MCP inspector", f"Servers, tools, resources, prompts and the protocol log; add or remove servers "
+         f"({key('mcp_inspector')}, /mcp)",
          app.action_mcp_inspector),
         ("Permission rules", "List, add and delete rules; broken ones and the project file (/policy)",
          app.action_policy_screen),
         ("Audit log", "Every tool call and who decided, with filters (/audit)", app.action_audit_screen),
-        ("Cycle permission mode", "ask → accept-edits → plan → auto for this workstream (Shift+Tab)",
+        ("Cycle permission mode", f"ask → accept-edits → plan → auto for this workstream ({key('cycle_mode')})",
          app.action_cycle_mode),
         ("Cycle tool mode", "native → code (one run_code tool, the tools as Python) → both for this workstream "
          "(/tools mode)", lambda: cycle_tool_mode(app)),

@@ -37,5 +37,6 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     # the default config location, empty: a WHIMBREL_CONFIG naming a missing file would be an error
     monkeypatch.delenv("WHIMBREL_CONFIG", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("WHIMBREL_IMAGES", "off")  # the developer's terminal never decides (tests force one)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(name, raising=False)

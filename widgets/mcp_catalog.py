@@ -110,6 +110,7 @@ class CatalogPane(Horizontal):
                 yield Button("Save media", id=f"{self.KIND}-save", compact=True, classes="catalog-save")
                 yield Static("", id=f"{self.KIND}-status", classes="catalog-status")
             yield Static("", id=f"{self.KIND}-result", classes="catalog-result")
+            yield Vertical(id=f"{self.KIND}-images", classes="catalog-images")
 
     @property
     def option_list(self) -> OptionList:
@@ -301,7 +302,7 @@ class CatalogPane(Horizontal):
         except Exception as exc:  # noqa: BLE001 - every failure becomes words on screen
             elapsed, ok = (self.clock() - started) * 1000, False
             answer = {"error": in_words("The MCP request", exc)}
-        shown = mcp_result.render_answer(self.KIND, answer, elapsed)
+        shown = mcp_result.render_answer(self.KIND, answer, elapsed, self.media_view())
         await self._remember(key, item, arguments, raw, ok and not self._answer_failed, elapsed, answer, shown)
         self.results[key] = shown
         self.media[key] = self._answer_media
@@ -354,6 +355,13 @@ class CatalogPane(Horizontal):
         self.submit()
 
     # -- media ----------------------------------------------------------------------------------------
+    def media_view(self) -> mcp_result.MediaView:
+        """Half-block previews only where the terminal draws no images; the save/open keys in force."""
+        from app.keymap import key_hint
+
+        return mcp_result.MediaView(getattr(self.app, "image_protocol", None) is None,
+                                    key_hint(self, "mcp.save_media"), key_hint(self, "mcp.open_media"))
+
     def found(self, result: Any) -> None:
         """Subclasses hand each answer here, so its images, audio and blobs can be saved."""
         from app.mcp.convert import _get
@@ -363,11 +371,28 @@ class CatalogPane(Horizontal):
         self._answer_failed = bool(_get(result, "is_error", "isError", default=False))
 
     def _show_save(self) -> None:
+        """The save button, and the answer's images drawn by the terminal where it can (widgets/inline_image.py)."""
         media = self.media.get(self._form_key) if self._form_key else None
+        self._show_images(media or [])
         button = self.query_one(f"#{self.KIND}-save", Button)
         button.display = bool(media)
         if media:
             button.label = f"Save media ({len(media)})"
+
+    def _show_images(self, media: list[Media]) -> None:
+        from widgets.inline_image import image_widget
+
+        holder = self.query_one(f"#{self.KIND}-images", Vertical)
+        holder.remove_children()
+        protocol = getattr(self.app, "image_protocol", None)
+        for index, item in enumerate([m for m in media if m.kind == "image"] if protocol else (), 1):
+            try:
+                data = item.decoded()
+            except ValueError:
+                continue
+            widget = image_widget(protocol, data, item.mime, f"▣ image {index} · {item.mime}")
+            if widget is not None:
+                holder.mount(widget)
 
     def action_save_media(self, then_open: bool = False) -> None:
         media = self.media.get(self._form_key) if self._form_key else None
@@ -395,21 +420,22 @@ class CatalogPane(Horizontal):
             return
         self._status(Text(f"Saved {len(paths)} file(s): " + ", ".join(str(p) for p in paths), style="green"))
         if then_open:
-            await self._open(paths[0])
+            await self._open(paths[0], media[0].kind)
         else:
             self.notify(f"Saved to {paths[0].parent}", title="Media", timeout=4)
 
-    async def _open(self, path: Path) -> None:
-        """Run the viewer on `path` and wait for it in this worker (xdg-open returns at once)."""
+    async def _open(self, path: Path, kind: str = "image") -> None:
+        """Run the viewer (an audio clip: a player) on `path` and wait for it in this worker."""
         import asyncio
         import subprocess
 
-        from app.mcp.media import open_command
+        from app.mcp.media import open_command, play_command
 
-        command = open_command(path)
+        command = play_command(path) if kind == "audio" else open_command(path)
         if command is None:
-            self._status(Text(f"Saved to {path}; nothing to open it with: set $BROWSER or install xdg-open.",
-                              style="yellow"))
+            missing = ("nothing to play it with: install mpv, ffplay, paplay, aplay or afplay (or set $BROWSER)"
+                       if kind == "audio" else "nothing to open it with: set $BROWSER or install xdg-open")
+            self._status(Text(f"Saved to {path}; {missing}.", style="yellow"))
             return
         try:
             process = await asyncio.create_subprocess_exec(
@@ -418,7 +444,8 @@ class CatalogPane(Horizontal):
         except OSError as exc:
             self._status(Text(f"Saved to {path}; {command[0]} could not start: {exc}", style="red"))
             return
-        self._status(Text(f"Saved to {path}; opened with {Path(command[0]).name}.", style="green"))
+        verb = "playing with" if kind == "audio" else "opened with"
+        self._status(Text(f"Saved to {path}; {verb} {Path(command[0]).name}.", style="green"))
         status = await process.wait()
         if status != 0:
             self._status(Text(f"Saved to {path}; {Path(command[0]).name} exited with status {status}.",

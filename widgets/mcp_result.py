@@ -7,6 +7,7 @@ size, pixels) in a block with the key that saves them, rather than dumped; `isEr
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -78,26 +79,41 @@ def _preview(media: Media) -> Text | None:
     return half_blocks(grid) if grid else None
 
 
-def media_block(media: Media) -> RenderableType:
-    """An image or audio clip as a clear block: a small PNG's pixels as half blocks, what it is, its
-    size, and the keys that save it or open it in the user's viewer."""
+@dataclass(frozen=True)
+class MediaView:
+    """How media blocks are shown: `previews` (half blocks of small PNGs; off where the terminal draws
+    images itself) and the keys in force ([keymap]) that save and open media."""
+
+    previews: bool = True
+    save_key: str = "Ctrl+S"
+    open_key: str = "Ctrl+O"
+
+
+PLAIN = MediaView()
+
+
+def media_block(media: Media, view: MediaView = PLAIN) -> RenderableType:
+    """An image or audio clip as a clear block: a small PNG's pixels as half blocks, what it is (with
+    an audio clip's length when its header tells), its size, and the keys that save it or open it."""
     icon = "▣ image" if media.kind == "image" else "♪ audio"
+    opens = " saves it and plays it" if media.kind == "audio" else " saves it and opens it in your viewer"
     body = Text.assemble((f"{icon}  ", "bold"), (describe(media), ""), "\n",
-                         ("ctrl+s", "bold reverse"), (" (or Save media) saves it to a file", "dim"), "\n",
-                         ("ctrl+o", "bold reverse"), (" saves it and opens it in your viewer", "dim"))
-    preview = _preview(media)
+                         (view.save_key, "bold reverse"), (" (or Save media) saves it to a file", "dim"), "\n",
+                         (view.open_key, "bold reverse"), (opens, "dim"))
+    preview = _preview(media) if view.previews else None
     return Panel(Group(preview, body) if preview is not None else body, border_style="yellow", expand=False,
                  padding=(0, 1))
 
 
-def content_parts(block: Any) -> list[RenderableType]:
-    """One content block (text, image, audio, resource link, embedded resource) as renderables."""
+def content_parts(block: Any, view: MediaView = PLAIN) -> list[RenderableType]:
+    """One content block (text, image, audio, resource link, embedded resource) as renderables
+    (`view`: whether small PNGs get half-block pictures, and the keys in force that save and open media)."""
     kind = _get(block, "type", default="")
     if kind == "text":
         return [_heading("text"), Text(_get(block, "text", default=""))]
     if kind in ("image", "audio"):
         media = Media(kind, _get(block, "mime_type", "mimeType", default="") or "", _get(block, "data") or "")
-        return [_heading(kind, "bold yellow"), media_block(media)]
+        return [_heading(kind, "bold yellow"), media_block(media, view)]
     if kind == "resource_link":
         uri = str(_get(block, "uri", default=""))
         name = _get(block, "title", "name", default="") or uri
@@ -125,7 +141,7 @@ def _output_check(problems: list[str] | None) -> list[RenderableType]:
 
 
 def call_result(result: Any, elapsed_ms: float | None = None,
-                output_problems: list[str] | None = None) -> RenderableType:
+                output_problems: list[str] | None = None, view: MediaView = PLAIN) -> RenderableType:
     """A CallToolResult: the isError flag, every content block, then structured content and, when the
     tool declares an outputSchema, whether it conforms (`output_problems`, see app/mcp/output_check.py)."""
     is_error = bool(_get(result, "is_error", "isError", default=False))
@@ -136,7 +152,7 @@ def call_result(result: Any, elapsed_ms: float | None = None,
     parts: list[RenderableType] = [banner]
     blocks = _get(result, "content", default=[]) or []
     for block in blocks:
-        parts.extend(content_parts(block))
+        parts.extend(content_parts(block, view))
     structured = _get(result, "structured_content", "structuredContent")
     if structured is not None:
         parts.extend([_heading("structured content"), pretty_json(structured)])
@@ -158,7 +174,7 @@ def read_result(result: Any, uri: str, elapsed_ms: float | None = None) -> Rende
     return Group(*parts)
 
 
-def prompt_result(result: Any, elapsed_ms: float | None = None) -> RenderableType:
+def prompt_result(result: Any, elapsed_ms: float | None = None, view: MediaView = PLAIN) -> RenderableType:
     """A GetPromptResult: its description and each message with its role."""
     messages = _get(result, "messages", default=[]) or []
     parts: list[RenderableType] = [Text(f"✔ {len(messages)} message(s){_timing(elapsed_ms)}", style="bold green")]
@@ -170,7 +186,7 @@ def prompt_result(result: Any, elapsed_ms: float | None = None) -> RenderableTyp
         parts.append(Text(f"[{role}]", style="bold blue"))
         content = _get(message, "content")
         for block in content if isinstance(content, list) else [content]:
-            parts.extend(content_parts(block)[1:] if _get(block, "type") == "text" else content_parts(block))
+            parts.extend(content_parts(block)[1:] if _get(block, "type") == "text" else content_parts(block, view))
     if not messages:
         parts.append(Text("(the prompt has no messages)", style="dim"))
     return Group(*parts)
@@ -181,15 +197,16 @@ def failure(message: str) -> RenderableType:
     return Text(f"✖ {message}", style="bold red")
 
 
-def render_answer(kind: str, answer: dict[str, Any], elapsed_ms: float | None = None) -> RenderableType:
+def render_answer(kind: str, answer: dict[str, Any], elapsed_ms: float | None = None,
+                  view: MediaView = PLAIN) -> RenderableType:
     """An answer as the inspector keeps it (JSON, see `CatalogPane.run`), shown: live and from the
-    stored history alike. `kind` is the tab: tools, resources or prompts."""
+    stored history alike. `kind` is the tab: tools, resources or prompts; `view` as in content_parts."""
     if "result" not in answer:
         return failure(str(answer.get("error") or "no answer was kept"))
     result = answer["result"]
     if kind == "tools":
         problems = answer.get("problems")
-        return call_result(result, elapsed_ms, problems if isinstance(problems, list) else None)
+        return call_result(result, elapsed_ms, problems if isinstance(problems, list) else None, view)
     if kind == "resources":
         return read_result(result, str(answer.get("uri", "")), elapsed_ms)
-    return prompt_result(result, elapsed_ms)
+    return prompt_result(result, elapsed_ms, view)

@@ -86,8 +86,14 @@ class TabBar(Widget):
             text.append("  ")
         waiting = sum(t.pending for i, t in enumerate(self.tabs) if i != self.active)
         if waiting:
-            text.append(f"  ⚑ {waiting} waiting · ctrl+g", style="bold magenta")
+            text.append(f"  ⚑ {waiting} waiting · {self._attention_key()}", style="bold magenta")
         return text
+
+    def _attention_key(self) -> str:
+        """The key in force that jumps to the next workstream waiting (Ctrl+G unless [keymap] moved it)."""
+        from app.keymap import main_key
+
+        return main_key(self.app, "next_attention").lower()
 
     def on_click(self, event: events.Click) -> None:
         for index, (start, end) in enumerate(self._spans):

@@ -46,6 +46,7 @@ PRIVATE_NAMES: dict[str, str] = {
     "TextArea._on_key": "the prompt's own keys: Enter sends, history, completion (widgets/prompt.py)",
     "App._driver": "desktop notifications written to the terminal (app/attention.py)",
     "App._batch_count": "tests that paint when Textual would (tests/ui/test_frame_timer.py)",
+    "App._background_screens": "tests that read what a repaint sends to the terminal (tests/ui/test_inline_images.py)",
     # Rich's Text and Textual's Content pass every string through one translate table each
     "Text._CONTROL_STRIP_TRANSLATE": INERT,
     "Content._CONTROL_STRIP_TRANSLATE": INERT,
@@ -203,3 +204,10 @@ def write_to_terminal(app: App, text: str) -> bool:
     driver.write(text)
     driver.flush()
     return True
+
+
+def terminal_output(screen: Screen) -> str:
+    """What a full repaint of `screen` writes to the terminal, escape sequences and all (tests read it
+    to see which widget sends an image protocol's sequences: widgets/inline_image.py)."""
+    update = screen._compositor.render_update(full=True, screen_stack=screen.app._background_screens)
+    return update.render_segments(screen.app.console)

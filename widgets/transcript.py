@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from app.vocabulary.messages import Message, ToolCall
 from widgets.dormant import DormantParts, PartSource, wake
+from widgets.inline_image import MessageImages
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.no_relayout import virtual_size_without_relayout
 from widgets.textual_internals import anchor_released
@@ -59,6 +60,8 @@ def render_messages(messages: list[Message], start: int, all_messages: list[Mess
         made: list[Widget] = []
         if message.role == "user":
             made.append(UserMessage(message.content))
+            if message.raw and message.raw.get("images"):
+                made.append(MessageImages(message.raw["images"]))
         elif message.role == "assistant":
             if message.content or message.reasoning:
                 made.append(AssistantMessage(message.content, message.reasoning))
@@ -166,8 +169,12 @@ class Transcript(VerticalScroll):
         elif overflowing and self.sticky and not self._following:
             self.anchor()  # the layout that made it overflow: follow from here
 
-    async def add_user(self, text: str) -> None:
-        await self.add(UserMessage(text), len(self.source()) - 1)
+    async def add_user(self, text: str, images: list[dict] | None = None) -> None:
+        """The user's message, and the images sent with it drawn inline where the terminal can."""
+        index = len(self.source()) - 1
+        await self.add(UserMessage(text), index)
+        if images:
+            await self.add(MessageImages(images), index)
 
     async def add_notice(self, text: str, level: str = "info") -> None:
         await self.add(Notice(text, level))

@@ -189,8 +189,8 @@ class WorkstreamView(Vertical):
                 if pane.parent_id == self.workstream.id and pane.agent == event.agent:
                     pane.apply(event.event)
         match event:
-            case ev.UserMessageAdded(text=text):
-                await transcript.add_user(text)
+            case ev.UserMessageAdded(text=text, images=images):
+                await transcript.add_user(text, images)
             case ev.AssistantStarted():
                 self._assistant = await transcript.start_assistant()
             case ev.ContentDelta(text=text) if self._assistant is not None and self._holding():

@@ -30,6 +30,7 @@ class StateChanged(EngineEvent):
 @dataclass
 class UserMessageAdded(EngineEvent):
     text: str
+    images: list[dict] | None = None  # sent with it (app/images.py): the transcript draws them
 
 
 @dataclass

@@ -213,7 +213,7 @@ class Session:
             await self._persist(Message(role="user", content=text, raw=gating.user_raw(images, hook_context)))
         except WriteRefused as error:
             return self._refused(error)
-        self.emit(ev.UserMessageAdded(text))
+        self.emit(ev.UserMessageAdded(text, images))
         outcome: str = "done"
         self.usage.turn += 1
         turn_start = len(self.messages) - 1

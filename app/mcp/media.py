@@ -51,16 +51,43 @@ class Media:
             return struct.unpack("<HH", head[6:10])
         return None
 
+    def seconds(self) -> float | None:
+        """An audio clip's length from its header (WAV: data size over byte rate); None when not known."""
+        if self.kind != "audio" or not self.data:
+            return None
+        head = self.decoded() if len(self.data) <= 8192 else \
+            base64.b64decode(self.data[:8192], validate=False)  # the chunks before the samples
+        return wav_seconds(head, self.size)
+
     def extension(self) -> str:
         return EXTENSIONS.get(self.mime) or mimetypes.guess_extension(self.mime or "") or ".bin"
 
 
+def wav_seconds(head: bytes, total_size: int) -> float | None:
+    """A RIFF/WAVE file's length in seconds from its `fmt ` and `data` chunks (the data chunk's size is
+    capped by what the file holds); None for anything else."""
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        return None
+    at, byte_rate = 12, None
+    while at + 8 <= len(head):
+        kind, length = head[at:at + 4], struct.unpack("<I", head[at + 4:at + 8])[0]
+        if kind == b"fmt " and at + 16 <= len(head):
+            byte_rate = struct.unpack("<I", head[at + 16:at + 20])[0] if at + 20 <= len(head) else None
+        elif kind == b"data":
+            samples = min(length, max(0, total_size - at - 8))
+            return samples / byte_rate if byte_rate else None
+        at += 8 + length + (length & 1)
+    return None
+
+
 def describe(media: Media) -> str:
-    """'image/png, 1.2 KB, 64×64 px'."""
+    """'image/png, 1.2 KB, 64×64 px' or 'audio/wav, 86.2 KB, 0.50 s'."""
     size = media.size
     amount = f"{size} bytes" if size < 1024 else f"{size / 1024:.1f} KB"
     pixels = media.pixels()
-    return f"{media.mime or 'unknown type'}, {amount}" + (f", {pixels[0]}×{pixels[1]} px" if pixels else "")
+    seconds = media.seconds() if media.kind == "audio" else None
+    return (f"{media.mime or 'unknown type'}, {amount}" + (f", {pixels[0]}×{pixels[1]} px" if pixels else "")
+            + (f", {seconds:.2f} s" if seconds is not None else ""))
 
 
 def media_in(result: Any) -> list[Media]:
@@ -120,3 +147,19 @@ def open_command(path: Path, env: Mapping[str, str] | None = None) -> list[str] 
             return [*words, str(path)]
     opener = shutil.which("xdg-open", path=env.get("PATH"))
     return [opener, str(path)] if opener else None
+
+
+# Players that play a file and exit, tried in order (the first on PATH plays an audio clip).
+PLAYERS = (("mpv", "--no-video", "--really-quiet"), ("ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"),
+           ("paplay",), ("aplay", "-q"), ("afplay",))
+
+
+def play_command(path: Path, env: Mapping[str, str] | None = None) -> list[str] | None:
+    """The command that plays a saved audio clip: the first player of PLAYERS on PATH, else the user's
+    viewer (`open_command`); None when there is neither."""
+    env = os.environ if env is None else env
+    for name, *flags in PLAYERS:
+        found = shutil.which(name, path=env.get("PATH"))
+        if found:
+            return [found, *flags, str(path)]
+    return open_command(path, env)

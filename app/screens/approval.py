@@ -48,7 +48,8 @@ class ApprovalEntry(Vertical):
         if self.item.risk_level:
             risk = Text(f"risk: {self.item.risk_level} — {inert(self.item.risk_reason)}")
             if self.item.needs_override:
-                risk.append("   (press ! to override; y will not run it)")
+                risk.append(f"   (press {key_hint(self.screen, 'approval.override_critical')} to override; "
+                            f"{key_hint(self.screen, 'approval.approve')} will not run it)")
             yield Static(risk, classes=f"entry-risk entry-risk-{self.item.risk_level}")
         if self.judge:
             yield JudgeLine(self.judge)
@@ -155,7 +156,8 @@ class ApprovalScreen(ModalScreen[Decisions]):
 
     def action_decide(self, decision: str) -> None:
         if decision == "approve" and self._current().needs_override:
-            self.notify("This call has a critical risk: press ! to run it anyway, or n to deny it.",
+            self.notify(f"This call has a critical risk: press {key_hint(self, 'approval.override_critical')} to "
+                        f"run it anyway, or {key_hint(self, 'approval.deny')} to deny it.",
                         severity="warning")
             return
         self._record(ApprovalDecision(decision))  # type: ignore[arg-type]

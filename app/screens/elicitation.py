@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from app.keymap import key_hint
 from app.mcp.features import ElicitationRequest, ElicitationResponse
 from app.mcp.schema_form import ANSWERS, collect, fields_from_schema
 from styles import STYLES_DIR
@@ -76,8 +77,9 @@ class ElicitationScreen(ModalScreen[ElicitationResponse]):
                     yield Button("Open in browser…", id="open", disabled=not self.url_ok)
                 yield Button("Decline", id="decline", variant="error")
                 yield Button("Cancel", id="cancel")
-            keys = "[b]Ctrl+S[/] accept   [b]Tab[/] next   [b]Esc[/] cancel"
-            yield Static(keys if request.mode == "form" else "[b]Esc[/] cancel", id="request-keys")
+            cancel = f"[b]{key_hint(self, 'elicitation.cancel')}[/] cancel"
+            keys = f"[b]{key_hint(self, 'elicitation.accept')}[/] accept   [b]Tab[/] next   {cancel}"
+            yield Static(keys if request.mode == "form" else cancel, id="request-keys")
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._focus_first)

@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, OptionList, Static, TabbedContent, TabPane
 
+from app.keymap import key_hint
 from styles import STYLES_DIR
 from widgets.footer import KeysFooter
 from widgets.mcp_catalog import CatalogPane
@@ -32,7 +33,7 @@ from widgets.mcp_panes import PromptsPane, ResourcesPane, ToolsPane
 from widgets.mcp_roots import RootsEditor
 from widgets.mcp_servers import ServerList, ServerOverview
 
-EMPTY = ("No MCP servers are configured yet.\n\nPress [b]a[/b] to add one: it is saved to {path} and "
+EMPTY = ("No MCP servers are configured yet.\n\nPress [b]{add}[/b] to add one: it is saved to {path} and "
          "started at once.\nServers can also be defined as \\[mcp.servers.<name>] in config.toml or in a "
          "project's .mcp.json.")
 POLL_SECONDS = 0.5
@@ -69,7 +70,7 @@ class McpInspectorScreen(Screen):
             with Vertical(id="mcp-sidebar"):
                 yield ServerList(id="mcp-servers")
             with Vertical(id="mcp-main"):
-                yield Static(EMPTY.format(path=self.config_path), id="mcp-empty")
+                yield Static(EMPTY.format(path=self.config_path, add=key_hint(self, "mcp.add", owner=ServerList)), id="mcp-empty")
                 with TabbedContent(id="mcp-tabs"):
                     with TabPane("Overview", id="tab-overview"):
                         yield ServerOverview(id="mcp-overview")
@@ -138,7 +139,7 @@ class McpInspectorScreen(Screen):
         ready = sum(1 for s in states if s.status == "ready")
         self.query_one("#mcp-heading", Static).update(
             Text.assemble(("MCP inspector", "bold"), f"   {len(states)} server(s), {ready} ready",
-                          ("   Esc closes", "dim")))
+                          (f"   {key_hint(self, 'mcp.close')} closes", "dim")))
         self.show_selected()
 
     def show_selected(self, what: str | None = None) -> None:
@@ -227,7 +228,8 @@ class McpInspectorScreen(Screen):
         """The highlighted server, or None with a hint when there is none."""
         name = self.selected
         if name is None or self.state(name) is None:
-            self.notify("No server selected: press a to add one.", severity="warning", timeout=4)
+            self.notify(f"No server selected: press {key_hint(self, 'mcp.add', owner=ServerList)} to add one.",
+                        severity="warning", timeout=4)
             return None
         return name
 

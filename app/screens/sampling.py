@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from app.keymap import key_hint
 from app.mcp.features import SamplingRequest
 from app.screens.elicitation import heading
 from styles import STYLES_DIR
@@ -74,7 +75,8 @@ class SamplingScreen(ModalScreen["bool | HandReply"]):
             yield Static(heading("asks the model for a completion", request.server, self.workstream_title),
                          id="request-heading")
             yield Static(request_facts(request, self.model) if self.model else
-                         Text("No model is configured: write the reply by hand (w), or deny.", style="yellow"),
+                         Text(f"No model is configured: write the reply by hand "
+                              f"({key_hint(self, 'sampling.write_reply')}), or deny.", style="yellow"),
                          id="sampling-facts")
             with VerticalScroll(id="request-body"):
                 if request.system_prompt:
@@ -97,10 +99,19 @@ class SamplingScreen(ModalScreen["bool | HandReply"]):
             yield Static(self._keys(), id="request-keys")
 
     def _keys(self) -> str:
+        """The hint line, naming the keys in force ([keymap]); while writing, letters type text."""
+        deny = self._deny_keys()
         if self.is_mounted and self.writing:
-            return "[b]ctrl+s[/] send this reply to the server   [b]Esc[/] deny"
-        approve = "[b]y[/] approve: the model's reply goes to the server   " if self.model else ""
-        return f"{approve}[b]w[/] write the reply yourself   [b]n[/] / [b]Esc[/] deny"
+            return f"[b]{key_hint(self, 'sampling.send_reply')}[/] send this reply to the server   [b]{deny}[/] deny"
+        approve = (f"[b]{key_hint(self, 'sampling.approve')}[/] approve: the model's reply goes to the server   "
+                   if self.model else "")
+        return f"{approve}[b]{key_hint(self, 'sampling.write_reply')}[/] write the reply yourself   [b]{deny}[/] deny"
+
+    def _deny_keys(self) -> str:
+        keys = key_hint(self, "sampling.deny", every=True).split("/")
+        if self.is_mounted and self.writing:
+            keys = [key for key in keys if len(key) > 1] or keys  # a letter would be typed into the reply
+        return " / ".join(keys)
 
     def on_mount(self) -> None:
         self.query_one("#send").display = False
@@ -108,7 +119,8 @@ class SamplingScreen(ModalScreen["bool | HandReply"]):
 
     def action_decide(self, approve: bool) -> None:
         if approve and not self.model:
-            self.notify("No model is configured: press w to write the reply by hand.", severity="warning")
+            self.notify(f"No model is configured: press {key_hint(self, 'sampling.write_reply')} to write the "
+                        "reply by hand.", severity="warning")
             return
         self.dismiss(approve)
 
@@ -125,7 +137,7 @@ class SamplingScreen(ModalScreen["bool | HandReply"]):
             return
         text = self.query_one("#sampling-reply", TextArea).text
         if not text.strip():
-            self.notify("Write the reply first (or press Esc to deny).", severity="warning")
+            self.notify(f"Write the reply first (or press {self._deny_keys()} to deny).", severity="warning")
             return
         self.dismiss(HandReply(text))
 

@@ -177,18 +177,28 @@ def camera_server() -> Any:
 def test_image_result(snap_compare, tmp_path):
     from tests.snapshots.test_screens import booted
     from tests.ui.helpers import make_app
-    from tests.ui.inspector_helpers import attach_manager, fixed_clock, open_inspector
-    from tests.ui.test_mcp_inspector import choose, pick, run_and_wait
+    from tests.ui.inspector_helpers import fixed_clock, tool_result
 
     async def run_before(pilot) -> None:
         await booted(pilot)
-        manager = attach_manager(pilot.app, ServerConfig("camera", inprocess=camera_server()))
-        await manager.wait_ready("camera", 15)
-        screen = await open_inspector(pilot, clock=fixed_clock())
-        await choose(pilot, screen, "camera", "tools")
-        pane = screen.query_one("#mcp-tools")
-        await pick(pilot, pane, "photo")
-        await run_and_wait(pilot, pane, "▣ image")
+        await tool_result(pilot, ServerConfig("camera", inprocess=camera_server()), "photo", "▣ image",
+                          clock=fixed_clock())
+        await pilot.pause()
+
+    assert snap_compare(make_app(tmp_path), terminal_size=(120, 30), run_before=run_before)
+
+
+def test_audio_result(snap_compare, tmp_path):
+    """The audio block of a real stdio server's WAV clip (tests/mcp/media_server.py): type, size, length
+    and the keys that save and play it."""
+    from tests.snapshots.test_screens import booted
+    from tests.ui.helpers import make_app
+    from tests.ui.inspector_helpers import fixed_clock, tool_result
+    from tests.ui.test_mcp_inspector_audio import MEDIA
+
+    async def run_before(pilot) -> None:
+        await booted(pilot)
+        await tool_result(pilot, MEDIA, "chime", "♪ audio", clock=fixed_clock())
         await pilot.pause()
 
     assert snap_compare(make_app(tmp_path), terminal_size=(120, 30), run_before=run_before)

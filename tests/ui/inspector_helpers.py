@@ -129,3 +129,22 @@ def demo_server() -> Any:
 
 def demo_config(name: str = "demo") -> ServerConfig:
     return ServerConfig(name, inprocess=demo_server())
+
+
+async def tool_result(pilot, config: ServerConfig, tool: str, expected: str, **inspector: Any):
+    """Start `config` as the app's server, open the inspector (`inspector`: as in open_inspector) on its
+    tools, run `tool` with no arguments and wait for `expected` in its result.
+
+    Returns (manager, screen, the tools pane, the result's text); the caller stops the manager."""
+    from tests.ui.test_mcp_inspector import choose, pick, run_and_wait
+
+    app = pilot.app
+    await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
+    manager = attach_manager(app, config)
+    await manager.wait_ready(config.name, 60)
+    screen = await open_inspector(pilot, **inspector)
+    await choose(pilot, screen, config.name, "tools")
+    pane = screen.query_one("#mcp-tools")
+    await pick(pilot, pane, tool)
+    shown = await run_and_wait(pilot, pane, expected)
+    return manager, screen, pane, shown

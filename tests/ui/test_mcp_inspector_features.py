@@ -286,7 +286,7 @@ async def test_an_image_result_is_a_clear_block_and_saves_to_a_file(tmp_path):
         tools = screen.query_one("#mcp-tools", CatalogPane)
         await pick(pilot, tools, "get-tiny-image")
         shown = await run_and_wait(pilot, tools, "▣ image")
-        assert "image/png" in shown and " px" in shown and "ctrl+s" in shown
+        assert "image/png" in shown and " px" in shown and "Ctrl+S" in shown
         save = tools.query_one("#tools-save", Button)
         assert save.display and str(save.label) == "Save media (1)"
         tools.option_list.focus()

@@ -55,7 +55,7 @@ async def test_an_image_result_opens_in_the_users_viewer_or_says_there_is_none(t
         tools = screen.query_one("#mcp-tools", CatalogPane)
         await pick(pilot, tools, "get-tiny-image")
         shown = await run_and_wait(pilot, tools, "▣ image")
-        assert "ctrl+o" in shown and "opens it in your viewer" in shown
+        assert "Ctrl+O" in shown and "opens it in your viewer" in shown
         assert shown.count("▀") >= 100  # its 20×20 pixels inline, as half blocks
         tools.option_list.focus()
         await pilot.press("ctrl+o")
