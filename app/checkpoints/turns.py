@@ -78,8 +78,8 @@ class TurnCheckpoints:
             user_seq=opened.user_seq, workspace=str(self.repo.workspace), before_tree=opened.before,
             after_tree=snap.tree, changes=rows, skipped=skipped, outside=outside)
         await asyncio.to_thread(self._keep, checkpoint_id, opened.before, snap.tree)
-        rows_now = await self.store.run(records.list_checkpoints, self.store.store, self.workstream_id)
-        return next((r for r in rows_now if r.id == checkpoint_id), None), None
+        row = await self.store.run(records.listed_checkpoint, self.store.store, self.workstream_id, checkpoint_id)
+        return row, None
 
     def _own(self, changes: list, after: str, theirs: list[records.CheckpointRow]) -> list:
         """The changes that are this turn's own: a file another workstream's overlapping turn changed,
@@ -99,7 +99,5 @@ class TurnCheckpoints:
         return f"open/{self.workstream_id}"
 
     def _keep(self, checkpoint_id: int, before: str, after: str) -> None:
-        with self.repo.locked():
-            self.repo.keep(f"turn/{checkpoint_id}/before", before)
-            self.repo.keep(f"turn/{checkpoint_id}/after", after)
-        self.repo.forget([self._open_ref])
+        self.repo.set_refs({f"turn/{checkpoint_id}/before": before, f"turn/{checkpoint_id}/after": after},
+                           drop=[self._open_ref])
