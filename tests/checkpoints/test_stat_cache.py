@@ -1,0 +1,93 @@
+"""The shadow index is a stat cache: files whose (mtime, ctime, size, inode) are unchanged are not
+re-read. These are the edits such a cache can miss, each caught: an edit in the same instant that
+keeps size and mtime (git's racy-clean rule re-reads it), an edit that puts the old mtime back
+(its ctime moved), a file that became a directory and the reverse; a touch alone is no change."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from app.checkpoints.shadow import ShadowRepo
+
+
+def blob(repo: ShadowRepo, tree: str, path: str) -> bytes:
+    return repo.git("cat-file", "blob", f"{tree}:{path}")
+
+
+def test_a_same_size_edit_right_after_a_snapshot_with_the_mtime_put_back_is_caught(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    target = workspace / "f.txt"
+    repo = ShadowRepo(tmp_path / "data", workspace)
+    for round_number in range(5):  # a few times: some rounds land in the same clock tick as the index write
+        target.write_text(f"aaaa{round_number}\n")
+        first = repo.snapshot().tree
+        stamp = os.stat(target).st_mtime_ns
+        target.write_text(f"bbbb{round_number}\n")  # same size, straight away
+        os.utime(target, ns=(stamp, stamp))
+        second = repo.snapshot().tree
+        assert second != first
+        assert blob(repo, second, "f.txt") == f"bbbb{round_number}\n".encode()
+
+
+def test_an_edit_long_after_that_keeps_size_and_mtime_is_caught(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    target = workspace / "old.txt"
+    target.write_text("version one\n")
+    hours_ago = (os.stat(target).st_mtime_ns - 7200 * 10**9,) * 2
+    os.utime(target, ns=hours_ago)  # an old file: not racy, its cached stat is trusted
+    repo = ShadowRepo(tmp_path / "data", workspace)
+    first = repo.snapshot().tree
+    assert repo.snapshot().tree == first
+    target.write_text("version two\n")
+    os.utime(target, ns=hours_ago)  # as `cp -p`, `tar x` or `rsync -t` leave it
+    second = repo.snapshot().tree
+    assert blob(repo, second, "old.txt") == b"version two\n"
+    assert [(c.path, c.status) for c in repo.changes(first, second)] == [("old.txt", "M")]
+
+
+def test_a_touch_alone_is_no_change(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.txt").write_text("same\n")
+    repo = ShadowRepo(tmp_path / "data", workspace)
+    first = repo.snapshot().tree
+    os.utime(workspace / "a.txt", ns=(1, 1))
+    assert repo.snapshot().tree == first
+    assert repo.snapshot().tree == first
+
+
+def test_a_file_that_became_a_directory_and_back_is_captured_and_restored(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a").write_text("a file\n")
+    (workspace / "keep.txt").write_text("kept\n")
+    repo = ShadowRepo(tmp_path / "data", workspace)
+    as_file = repo.snapshot().tree
+    (workspace / "a").unlink()
+    (workspace / "a").mkdir()
+    (workspace / "a" / "inside.txt").write_text("in a directory now\n")
+    as_directory = repo.snapshot().tree
+    assert blob(repo, as_directory, "a/inside.txt") == b"in a directory now\n"
+    assert {(c.path, c.status) for c in repo.changes(as_file, as_directory)} == {("a", "D"), ("a/inside.txt", "A")}
+
+    repo.restore(as_file)
+    assert (workspace / "a").read_text() == "a file\n"
+    repo.restore(as_directory)
+    assert (workspace / "a" / "inside.txt").read_text() == "in a directory now\n"
+    assert sorted(p.name for p in Path(workspace).iterdir()) == ["a", "keep.txt"]
+
+
+def test_line_counts_come_with_each_change_even_for_odd_names(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "tab\there.txt").write_text("one\ntwo\n")
+    (workspace / ":colon").write_bytes(b"\0binary")
+    repo = ShadowRepo(tmp_path / "data", workspace)
+    first = repo.snapshot().tree
+    (workspace / "tab\there.txt").write_text("one\nthree\nfour\n")
+    (workspace / ":colon").write_bytes(b"\0other")
+    changes = {c.path: (c.status, c.added, c.removed, c.binary) for c in repo.changes(first, repo.snapshot().tree)}
+    assert changes == {"tab\there.txt": ("M", 2, 1, False), ":colon": ("M", 0, 0, True)}
