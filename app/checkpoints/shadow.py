@@ -12,15 +12,21 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import stat
 import subprocess
+import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Iterator, Mapping, Sequence
 
+from app.checkpoints.recheck import RecheckList, is_recent, stamp
+
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}")
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 # core.splitIndex: a snapshot rewrites a small file of the changed entries, not the whole index
 # (about 90 bytes a file), so a checkpoint in a big workspace costs what its changes cost.
@@ -85,6 +91,7 @@ class ShadowRepo:
         self.ignore = tuple(ignore)
         self.max_file_size = max_file_size
         self._data_dir = Path(data_dir).resolve()
+        self._recheck = RecheckList(self.git_dir)
 
     # -- plumbing ---------------------------------------------------------------------------
     def _env(self) -> dict[str, str]:
@@ -143,13 +150,16 @@ class ShadowRepo:
 
     def _snapshot(self) -> Snapshot:
         # The two listings run at once: untracked files (one walk, ignored directories pruned by git)
-        # and tracked files whose cached stat (mtime, ctime, size, inode) no longer matches. Git
-        # re-reads a file whose mtime is not older than the index ("racy git"), so an edit in the
-        # same second that keeps the size is still caught; unchanged files are neither read nor hashed.
+        # and tracked files whose cached stat (mtime, ctime, size, inode) no longer matches; unchanged
+        # files are neither read nor hashed. Git re-reads a file whose mtime is not older than the index
+        # ("racy git"); the recheck list covers a same-second change with the mtime put back.
+        started = time.time_ns()
+        recheck = self._recheck.load()
+        forced = self._recheck.moved(self.workspace, recheck)
         untracked, tracked = self._git_together(("ls-files", "-z", "--others", "--exclude-standard"),
                                                 ("diff-files", "-z", "--name-only", "--no-renames"))
-        in_index = set(_split(tracked))
-        update, drop, skipped = [], [], []
+        in_index = set(_split(tracked)) | forced
+        update, drop, skipped, recent = [], [], [], {}
         for path in sorted(in_index | {p.rstrip("/") for p in _split(untracked)}):
             try:
                 info = os.lstat(self.workspace / path)
@@ -167,10 +177,16 @@ class ShadowRepo:
                     drop.append(path)
                 continue
             update.append(path)
+            if is_recent(info, started):
+                recent[path] = stamp(info)  # taken before git reads the file
+        # A file to re-read goes out of the index first: update-index trusts a stat that matches to
+        # the second, so only a fresh entry makes it hash the file again.
+        drop += sorted(forced - set(drop))
         if drop:
             self.git("update-index", "--force-remove", "-z", "--stdin", stdin=_nul(drop))
         if update:  # --replace: a file where a captured directory was (or the reverse) takes its place
             self.git("update-index", "--add", "--remove", "--replace", "-z", "--stdin", stdin=_nul(update))
+        self._recheck.save({**self._recheck.still_recent(recheck, started, forced), **recent})
         tree = self.git("write-tree").decode().strip()
         return Snapshot(tree, tuple(skipped))
 
@@ -236,20 +252,52 @@ class ShadowRepo:
         return found
 
     def keep(self, name: str, tree: str) -> None:
-        """Keep `tree` reachable under refs/whimbrel/`name` (so it survives a gc); the caller holds the lock."""
-        self.git("update-ref", f"refs/whimbrel/{name}", tree)
+        """Keep `tree` reachable under refs/whimbrel/`name` (so it survives a gc); the caller holds the lock.
+
+        Written as git's own loose ref file (the object id and a newline, moved into place whole), which
+        saves a git process at every turn's start and end; a gc packs it like any other ref.
+        """
+        if not _OBJECT_ID.fullmatch(tree):
+            raise ShadowError(f"not a tree id, so not kept in the checkpoint store: {tree!r}")
+        target = self.git_dir / "refs" / "whimbrel" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        scratch = self.git_dir / f"ref-{os.getpid()}-{threading.get_ident()}.tmp"  # outside refs/: never a ref
+        scratch.write_text(tree + "\n")
+        os.replace(scratch, target)
 
     def set_refs(self, keep: Mapping[str, str] = MappingProxyType({}), drop: Sequence[str] = ()) -> None:
-        """Keep each tree of `keep` under its name and drop the refs `drop`, in one locked transaction."""
-        commands = "".join(f"update refs/whimbrel/{name} {tree}\n" for name, tree in keep.items())
-        commands += "".join(f"delete refs/whimbrel/{name}\n" for name in drop)
-        if commands:
+        """Keep each tree of `keep` under its name and drop the refs `drop`, under one lock."""
+        if keep or drop:
             with self.locked():
-                self.git("update-ref", "--stdin", stdin=commands.encode())
+                for name, tree in keep.items():
+                    self.keep(name, tree)
+                self._drop(drop)
 
     def forget(self, names: Sequence[str]) -> None:
         """Drop the refs `names`; their objects go at the next `prune()` unless still used."""
         self.set_refs(drop=names)
+
+    def _drop(self, names: Sequence[str]) -> None:
+        """Remove the refs `names` (the caller holds the lock): a loose one by unlinking it, one a gc has
+        packed through git, which rewrites packed-refs."""
+        packed_file = self.git_dir / "packed-refs"
+        packed = packed_file.read_text(errors="replace") if packed_file.exists() else ""
+        left = []
+        for name in names:
+            ref = f"refs/whimbrel/{name}"
+            loose = self.git_dir / ref
+            loose.unlink(missing_ok=True)
+            for parent in loose.parents:  # as git does: no empty directory left behind
+                if parent == self.git_dir / "refs" / "whimbrel":
+                    break
+                try:
+                    parent.rmdir()
+                except OSError:
+                    break
+            if f" {ref}\n" in packed:
+                left.append(ref)
+        if left:
+            self.git("update-ref", "--stdin", stdin="".join(f"delete {ref}\n" for ref in left).encode())
 
     def prune(self) -> None:
         """Delete objects no checkpoint refers to any more (retention)."""
@@ -309,6 +357,7 @@ class ShadowRepo:
                 for path in result.written:
                     self._clear_way(path)
                 self.git("checkout-index", "-f", "-u", "-z", "--stdin", stdin=_nul(result.written))
+                self._recheck.save({**self._recheck.load(), **{path: None for path in result.written}})
             return result
 
     def _remove(self, path: str) -> None:
