@@ -27,6 +27,7 @@ from app.checkpoints.recheck import RecheckList, is_recent, stamp
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}")
+STALE_LOCK_SECONDS = 30  # git holds the index lock for milliseconds; one this old was left by a kill
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 # core.splitIndex: a snapshot rewrites a small file of the changed entries, not the whole index
 # (about 90 bytes a file), so a checkpoint in a big workspace costs what its changes cost.
@@ -133,6 +134,7 @@ class ShadowRepo:
         for key, value in SETTINGS:  # a store made by an older version gets the settings added since
             if f"{key.split('.')[1]} = {value}" not in config:
                 self.git("config", key, value)
+        self._clear_stale_locks()
         patterns = ["/.git/", *self.ignore]
         if self._data_dir.is_relative_to(self.workspace) and self._data_dir != self.workspace:
             patterns.append("/" + self._data_dir.relative_to(self.workspace).as_posix() + "/")
@@ -141,6 +143,18 @@ class ShadowRepo:
         target = self.git_dir / "info" / "exclude"
         if not target.exists() or target.read_text() != exclude:
             target.write_text(exclude)
+
+    def _clear_stale_locks(self) -> None:
+        """Remove git's lock files that a git killed with SIGKILL left (SIGTERM and SIGHUP let git clean
+        up): with our lock held no other git works here, and one still holding a lock this old is dead, so
+        checkpoints do not stop for good after such a kill."""
+        for name in ("index.lock", "packed-refs.lock"):
+            lock = self.git_dir / name
+            try:
+                if time.time() - lock.stat().st_mtime > STALE_LOCK_SECONDS:
+                    lock.unlink()
+            except FileNotFoundError:
+                pass
 
     # -- snapshots --------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:

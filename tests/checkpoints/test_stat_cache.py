@@ -91,3 +91,20 @@ def test_line_counts_come_with_each_change_even_for_odd_names(tmp_path):
     (workspace / ":colon").write_bytes(b"\0other")
     changes = {c.path: (c.status, c.added, c.removed, c.binary) for c in repo.changes(first, repo.snapshot().tree)}
     assert changes == {"tab\there.txt": ("M", 2, 1, False), ":colon": ("M", 0, 0, True)}
+
+
+def test_a_lock_file_left_by_a_killed_git_does_not_stop_checkpoints(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.txt").write_text("one\n")
+    repo = ShadowRepo(tmp_path / "data", workspace)
+    repo.snapshot()
+    for name in ("index.lock", "packed-refs.lock"):  # as `kill -9` of a git in the middle leaves them
+        (repo.git_dir / name).write_text("")
+        os.utime(repo.git_dir / name, (1, 1))
+    (workspace / "a.txt").write_text("two\n")
+    tree = repo.snapshot().tree
+    assert blob(repo, tree, "a.txt") == b"two\n"
+    repo.set_refs({"turn/1/after": tree})
+    repo.prune()
+    repo.forget(["turn/1/after"])
