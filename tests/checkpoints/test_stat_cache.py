@@ -15,11 +15,18 @@ def blob(repo: ShadowRepo, tree: str, path: str) -> bytes:
     return repo.git("cat-file", "blob", f"{tree}:{path}")
 
 
-def test_a_same_size_edit_right_after_a_snapshot_with_the_mtime_put_back_is_caught(tmp_path):
+def start(tmp_path: Path, files: dict[str, str]) -> tuple[Path, ShadowRepo]:
+    """A workspace holding `files` (name → text) and its shadow repository."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
+    for name, text in files.items():
+        (workspace / name).write_text(text)
+    return workspace, ShadowRepo(tmp_path / "data", workspace)
+
+
+def test_a_same_size_edit_right_after_a_snapshot_with_the_mtime_put_back_is_caught(tmp_path):
+    workspace, repo = start(tmp_path, {})
     target = workspace / "f.txt"
-    repo = ShadowRepo(tmp_path / "data", workspace)
     for round_number in range(5):  # a few times: some rounds land in the same clock tick as the index write
         target.write_text(f"aaaa{round_number}\n")
         first = repo.snapshot().tree
@@ -32,13 +39,10 @@ def test_a_same_size_edit_right_after_a_snapshot_with_the_mtime_put_back_is_caug
 
 
 def test_an_edit_long_after_that_keeps_size_and_mtime_is_caught(tmp_path):
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
+    workspace, repo = start(tmp_path, {"old.txt": "version one\n"})
     target = workspace / "old.txt"
-    target.write_text("version one\n")
     hours_ago = (os.stat(target).st_mtime_ns - 7200 * 10**9,) * 2
     os.utime(target, ns=hours_ago)  # an old file: not racy, its cached stat is trusted
-    repo = ShadowRepo(tmp_path / "data", workspace)
     first = repo.snapshot().tree
     assert repo.snapshot().tree == first
     target.write_text("version two\n")
@@ -49,10 +53,7 @@ def test_an_edit_long_after_that_keeps_size_and_mtime_is_caught(tmp_path):
 
 
 def test_a_touch_alone_is_no_change(tmp_path):
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "a.txt").write_text("same\n")
-    repo = ShadowRepo(tmp_path / "data", workspace)
+    workspace, repo = start(tmp_path, {"a.txt": "same\n"})
     first = repo.snapshot().tree
     os.utime(workspace / "a.txt", ns=(1, 1))
     assert repo.snapshot().tree == first
@@ -60,11 +61,7 @@ def test_a_touch_alone_is_no_change(tmp_path):
 
 
 def test_a_file_that_became_a_directory_and_back_is_captured_and_restored(tmp_path):
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "a").write_text("a file\n")
-    (workspace / "keep.txt").write_text("kept\n")
-    repo = ShadowRepo(tmp_path / "data", workspace)
+    workspace, repo = start(tmp_path, {"a": "a file\n", "keep.txt": "kept\n"})
     as_file = repo.snapshot().tree
     (workspace / "a").unlink()
     (workspace / "a").mkdir()
@@ -81,23 +78,16 @@ def test_a_file_that_became_a_directory_and_back_is_captured_and_restored(tmp_pa
 
 
 def test_line_counts_come_with_each_change_even_for_odd_names(tmp_path):
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "tab\there.txt").write_text("one\ntwo\n")
-    (workspace / ":colon").write_bytes(b"\0binary")
-    repo = ShadowRepo(tmp_path / "data", workspace)
+    workspace, repo = start(tmp_path, {"tab\there.txt": "one\ntwo\n", ":colon": "\0binary"})
     first = repo.snapshot().tree
     (workspace / "tab\there.txt").write_text("one\nthree\nfour\n")
-    (workspace / ":colon").write_bytes(b"\0other")
+    (workspace / ":colon").write_text("\0other")
     changes = {c.path: (c.status, c.added, c.removed, c.binary) for c in repo.changes(first, repo.snapshot().tree)}
     assert changes == {"tab\there.txt": ("M", 2, 1, False), ":colon": ("M", 0, 0, True)}
 
 
 def test_a_lock_file_left_by_a_killed_git_does_not_stop_checkpoints(tmp_path):
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "a.txt").write_text("one\n")
-    repo = ShadowRepo(tmp_path / "data", workspace)
+    workspace, repo = start(tmp_path, {"a.txt": "one\n"})
     repo.snapshot()
     for name in ("index.lock", "packed-refs.lock"):  # as `kill -9` of a git in the middle leaves them
         (repo.git_dir / name).write_text("")
