@@ -86,8 +86,8 @@ def add_checkpoint(store: Any, workstream_id: str, *, user_message_id: int | Non
         )).inserted_primary_key[0]
 
 
-def list_checkpoints(store: Any, workstream_id: str) -> list[CheckpointRow]:
-    """The workstream's checkpoints whose user message is still there, oldest first.
+def _listed(workstream_id: str) -> Any:
+    """The workstream's checkpoints whose user message is still there.
 
     A turn dropped by `/rewind N` (which cuts only the conversation) leaves its checkpoint behind;
     its message row is gone, or its id and seq were reused by a later message (newer than the
@@ -96,11 +96,22 @@ def list_checkpoints(store: Any, workstream_id: str) -> list[CheckpointRow]:
     still_there = exists().where(messages.c.id == checkpoints.c.user_message_id,
                                  messages.c.seq == checkpoints.c.user_seq,
                                  messages.c.created_at <= checkpoints.c.created_at)
+    return select(checkpoints).where(checkpoints.c.workstream_id == workstream_id,
+                                     or_(checkpoints.c.user_message_id.is_(None), still_there))
+
+
+def list_checkpoints(store: Any, workstream_id: str) -> list[CheckpointRow]:
+    """The workstream's checkpoints that still count (see `_listed`), oldest first."""
     with reader(store.engine).connect() as conn:
-        rows = conn.execute(select(checkpoints).where(checkpoints.c.workstream_id == workstream_id,
-                                                      or_(checkpoints.c.user_message_id.is_(None), still_there))
-                            .order_by(checkpoints.c.user_seq, checkpoints.c.id))
+        rows = conn.execute(_listed(workstream_id).order_by(checkpoints.c.user_seq, checkpoints.c.id))
         return [_checkpoint(r._mapping) for r in rows]
+
+
+def listed_checkpoint(store: Any, workstream_id: str, checkpoint_id: int) -> CheckpointRow | None:
+    """One checkpoint of the workstream, if it still counts."""
+    with reader(store.engine).connect() as conn:
+        row = conn.execute(_listed(workstream_id).where(checkpoints.c.id == checkpoint_id)).first()
+    return _checkpoint(row._mapping) if row else None
 
 
 def user_turns(store: Any, workstream_id: str) -> list[UserTurn]:

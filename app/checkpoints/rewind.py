@@ -168,9 +168,7 @@ class Rewinder:
         return restored
 
     def _restore(self, op_id: int, before: str, target: str) -> RestoreResult:
-        with self.repo.locked():
-            self.repo.keep(f"op/{op_id}/from", before)
-            self.repo.keep(f"op/{op_id}/to", target)
+        self.repo.set_refs({f"op/{op_id}/from": before, f"op/{op_id}/to": target})
         return self.repo.restore(target)
 
     async def undo(self) -> RewindOutcome:

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.checkpoints import records
 from app.checkpoints.outside import outside_paths
-from app.checkpoints.shadow import ShadowError, ShadowRepo
+from app.checkpoints.shadow import FileChange, ShadowError, ShadowRepo, Snapshot
 from app.vocabulary.messages import Message
 
 
@@ -57,15 +57,13 @@ class TurnCheckpoints:
         if opened is None:
             return None, None
         try:
-            snap = await asyncio.to_thread(self.repo.snapshot)
-            if snap.tree == opened.before:
-                await asyncio.to_thread(self.repo.forget, [self._open_ref])
-                return None, None
-            changes = await asyncio.to_thread(self.repo.changes, opened.before, snap.tree)
-            theirs = await self.store.run(records.overlapping_checkpoints, self.store.store, str(self.repo.workspace),
-                                          self.workstream_id, opened.started)
-            changes = await asyncio.to_thread(self._own, changes, snap.tree, theirs)
-            if not changes:  # all of it was another workstream's doing: this turn changed nothing itself
+            snap, changes = await asyncio.to_thread(self._after, opened.before)
+            if changes:
+                theirs = await self.store.run(records.overlapping_checkpoints, self.store.store,
+                                              str(self.repo.workspace), self.workstream_id, opened.started)
+                if theirs:
+                    changes = await asyncio.to_thread(self._own, changes, snap.tree, theirs)
+            if not changes:  # nothing changed, or all of it was another workstream's doing
                 await asyncio.to_thread(self.repo.forget, [self._open_ref])
                 return None, None
         except (ShadowError, OSError) as error:
@@ -73,13 +71,20 @@ class TurnCheckpoints:
         skipped = sorted(set(opened.skipped) | set(snap.skipped))
         outside = outside_paths(turn, Path(self.repo.workspace))
         rows = [[c.path, c.status, c.added, c.removed, c.binary] for c in changes]
-        checkpoint_id = await self.store.run(
-            records.add_checkpoint, self.store.store, self.workstream_id, user_message_id=opened.user_message_id,
+        checkpoint_id, row = await self.store.run(
+            _stored, self.store.store, self.workstream_id, user_message_id=opened.user_message_id,
             user_seq=opened.user_seq, workspace=str(self.repo.workspace), before_tree=opened.before,
             after_tree=snap.tree, changes=rows, skipped=skipped, outside=outside)
-        await asyncio.to_thread(self._keep, checkpoint_id, opened.before, snap.tree)
-        rows_now = await self.store.run(records.list_checkpoints, self.store.store, self.workstream_id)
-        return next((r for r in rows_now if r.id == checkpoint_id), None), None
+        try:
+            await asyncio.to_thread(self._keep, checkpoint_id, opened.before, snap.tree)
+        except (ShadowError, OSError) as error:
+            return row, f"The checkpoint of this turn may not survive a clean-up: {error}"
+        return row, None
+
+    def _after(self, before: str) -> tuple[Snapshot, list[FileChange]]:
+        """The workspace now and what changed since `before` (one trip to a worker thread)."""
+        snap = self.repo.snapshot()
+        return snap, self.repo.changes(before, snap.tree)
 
     def _own(self, changes: list, after: str, theirs: list[records.CheckpointRow]) -> list:
         """The changes that are this turn's own: a file another workstream's overlapping turn changed,
@@ -99,7 +104,12 @@ class TurnCheckpoints:
         return f"open/{self.workstream_id}"
 
     def _keep(self, checkpoint_id: int, before: str, after: str) -> None:
-        with self.repo.locked():
-            self.repo.keep(f"turn/{checkpoint_id}/before", before)
-            self.repo.keep(f"turn/{checkpoint_id}/after", after)
-        self.repo.forget([self._open_ref])
+        self.repo.set_refs({f"turn/{checkpoint_id}/before": before, f"turn/{checkpoint_id}/after": after},
+                           drop=[self._open_ref])
+
+
+def _stored(store: Any, workstream_id: str, **fields: Any) -> tuple[int, records.CheckpointRow | None]:
+    """Insert a turn's checkpoint and read it back as the rewind list shows it: (id, row), in one trip to
+    the database thread."""
+    checkpoint_id = records.add_checkpoint(store, workstream_id, **fields)
+    return checkpoint_id, records.listed_checkpoint(store, workstream_id, checkpoint_id)

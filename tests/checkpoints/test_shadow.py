@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.checkpoints.shadow import ShadowRepo, repo_dir_for
+from app.checkpoints.shadow import ShadowError, ShadowRepo, repo_dir_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,3 +79,32 @@ def test_two_processes_on_one_workspace_keep_the_repository_whole(tmp_path):
     tree = repo.snapshot().tree
     listed = sorted(repo.git("ls-tree", "-r", "--name-only", tree).decode().split())
     assert listed == sorted(f"{name}-{n}.txt" for name in "ab" for n in range(4))
+
+
+def test_kept_trees_survive_a_prune_and_forgotten_ones_go_even_once_packed(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    repo = ShadowRepo(tmp_path / "data", workspace)
+    trees = []
+    for text in ("one\n", "two\n", "three\n"):
+        (workspace / "f.txt").write_text(text)
+        trees.append(repo.snapshot().tree)
+    repo.set_refs({"turn/1/before": trees[0], "turn/1/after": trees[1]})
+    repo.prune()  # gc packs the refs: forgetting one now goes through git
+    (workspace / "f.txt").write_text("four\n")
+    repo.snapshot()  # the index moves on: only the refs keep the old trees
+    repo.set_refs({"open/w": trees[2]}, drop=["turn/1/before"])
+    repo.prune()
+    assert _exists(repo, trees[1]) and _exists(repo, trees[2]) and not _exists(repo, trees[0])
+    repo.forget(["turn/1/after", "open/w"])
+    repo.prune()
+    assert not _exists(repo, trees[1]) and not _exists(repo, trees[2])
+    assert not (repo.git_dir / "refs" / "whimbrel" / "turn").exists()  # no empty directories left
+
+
+def _exists(repo: ShadowRepo, tree: str) -> bool:
+    try:
+        repo.git("cat-file", "-e", tree)
+    except ShadowError:
+        return False
+    return True

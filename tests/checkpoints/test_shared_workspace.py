@@ -14,6 +14,9 @@ from tests.engine.harness import shutdown
 from tests.fake_llm.script import TextReply, ToolCallReply
 
 
+FLAG = "b-turn-over.flag"  # ignored by both workstreams' checkpoints
+
+
 async def until(condition, what: str, limit: float = 60.0) -> None:
     """Wait for `condition` (polled), failing with `what` after `limit` seconds of a loaded machine."""
     loop = asyncio.get_running_loop()
@@ -24,17 +27,19 @@ async def until(condition, what: str, limit: float = 60.0) -> None:
 
 
 async def two_overlapping_turns(fake_openai, workspace, tmp_path):
-    """A writes a.txt and waits (in its bash call) until B has written b.txt, so B's whole turn lies
-    inside A's; then both reply. Returns both (session, store, rewinder)."""
-    first = await checkpointed_session(fake_openai, workspace, tmp_path)
-    second = await checkpointed_session(fake_openai, workspace, tmp_path)
+    """A writes a.txt and waits (in its bash call) until B's whole turn, which writes b.txt, is over
+    (the test then drops an uncaptured flag file), so B's turn lies inside A's; then A replies.
+    Returns both (session, store, rewinder)."""
+    first = await checkpointed_session(fake_openai, workspace, tmp_path, ignore=(FLAG,))
+    second = await checkpointed_session(fake_openai, workspace, tmp_path, ignore=(FLAG,))
     fake_openai.queue(ToolCallReply([("bash", args(command="echo A > a.txt; echo A >> shared.txt; "
-                                                            "while [ ! -f b.txt ]; do sleep 0.05; done"), "a1")]))
+                                                            f"while [ ! -f {FLAG} ]; do sleep 0.05; done"), "a1")]))
     turn_a = asyncio.create_task(first[0].run_turn("write a.txt"))
     await until(lambda: (workspace / "a.txt").exists(), "A's bash call")
     fake_openai.queue(ToolCallReply([("bash", args(command="echo B > b.txt"), "b1")]),
                       TextReply("Done."), TextReply("Done."))
     await second[0].run_turn("write b.txt")
+    (workspace / FLAG).touch()  # only now may A's turn end: B's checkpoint is stored by then
     await turn_a
     return first, second
 
@@ -61,7 +66,7 @@ async def test_overlapping_turns_each_rewind_only_their_own_files(fake_openai, t
     plan = await rewind_b.plan(turn.turn.seq)
     assert [c.path for c in plan.changes] == ["b.txt"]  # A's files (rewound already) are not brought back
     await rewind_b.apply(plan, "files")
-    assert sorted(tree_state(workspace)) == ["shared.txt"] and (workspace / "shared.txt").read_text() == "base\n"
+    assert sorted(set(tree_state(workspace)) - {FLAG}) == ["shared.txt"] and (workspace / "shared.txt").read_text() == "base\n"
 
     await rewind_a.undo()  # A's undo puts A's files back and leaves B's rewind alone
     assert (workspace / "a.txt").read_text() == "A\n" and not (workspace / "b.txt").exists()
