@@ -44,6 +44,7 @@ class AcpSession:
     warnings: list[str] = field(default_factory=list)  # told to the client with the next prompt
     gauge: tuple[int, int | None] = (0, None)  # the latest request's prompt tokens and the context window
     turn_usage: list[ev.UsageRecorded] = field(default_factory=list)  # this turn's requests, for the answer
+    cost_before: float = 0.0  # USD the workstream's stored turns cost before this process (a loaded session)
 
 
 class WhimbrelAgent:
@@ -102,6 +103,7 @@ class WhimbrelAgent:
             except HeldElsewhere as held:
                 raise acp.RequestError.invalid_request({"sessionId": session_id, "reason": str(held)}) from None
             session = self._adopt(workstream, workdir)
+            session.cost_before = sum(row.cost or 0.0 for row in await self.store.list_usage(session_id))
         await self._connect_servers(session, mcp_servers)
         for update in history_updates(session.workstream.session.messages):
             await self.conn.session_update(session_id=session_id, update=update)
@@ -257,7 +259,7 @@ class WhimbrelAgent:
             session.gauge = (event.prompt_tokens, event.context_window)
         elif isinstance(event, ev.UsageRecorded):
             session.turn_usage.append(event)
-            event = usage_update(event, *session.gauge)  # with the gauge as it was for this request
+            event = usage_update(event, *session.gauge, session.cost_before)  # the gauge as of this request
         session.queue.put_nowait(event)
 
     async def _pump(self, session: AcpSession) -> None:

@@ -21,12 +21,13 @@ class AgentUsage:
     def __init__(self, session: Any) -> None:
         self.session = session
         self.reported_cost: float | None = None  # the agent session's cumulative USD, as last reported
-        self.counted_cost: float | None = 0.0  # how much of it rows already hold (None: read the stored rows)
+        self.counted_cost: float | None = None  # the report the last row counted up to (None: none yet)
+        self.baseline: float | None = 0.0  # where its count starts (None: the stored rows' sum, read once)
         self.gauge_seen = False  # this turn had a usage_update (the context gauge came from it)
 
     def session_opened(self, *, loaded: bool) -> None:
         """A new agent session counts from zero; a loaded one from what the stored rows hold already."""
-        self.reported_cost, self.counted_cost = None, None if loaded else 0.0
+        self.reported_cost, self.counted_cost, self.baseline = None, None, None if loaded else 0.0
 
     def turn_started(self) -> None:
         self.gauge_seen = False
@@ -58,12 +59,16 @@ class AgentUsage:
                                       session.usage.session_cost, session.usage.session_tokens))
 
     async def _cost_added(self) -> float | None:
-        """USD the agent reported since the last row (None when it reports no cost)."""
+        """USD the agent reported since the last row (None when it reports no cost).
+
+        A loaded session's total includes its earlier turns, which the stored rows hold; an agent that
+        counts a loaded session from zero again reports less than those, and its report is all new."""
         if self.reported_cost is None:
             return None
-        if self.counted_cost is None:  # a loaded agent session: its earlier turns are in the store
+        if self.counted_cost is None and self.baseline is None:
             rows = await self.session.store.list_usage(self.session.workstream_id) if self.session.store else []
-            self.counted_cost = sum(row.cost or 0.0 for row in rows)
-        added = max(0.0, self.reported_cost - self.counted_cost)
-        self.counted_cost = max(self.counted_cost, self.reported_cost)
-        return added
+            self.baseline = sum(row.cost or 0.0 for row in rows)
+        previous = self.counted_cost if self.counted_cost is not None else self.baseline
+        added = self.reported_cost - previous
+        self.counted_cost = self.reported_cost
+        return added if added >= 0 else self.reported_cost

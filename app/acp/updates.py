@@ -77,11 +77,12 @@ def history_updates(messages: list[Message]) -> list[Any]:
     return updates
 
 
-def usage_update(recorded: ev.UsageRecorded, used: int, size: int | None) -> Any:
-    """A request's usage as ACP's `usage_update`: tokens in context, the window (0: unknown), the session's cost."""
+def usage_update(recorded: ev.UsageRecorded, used: int, size: int | None, cost_before: float = 0.0) -> Any:
+    """A request's usage as ACP's `usage_update`: tokens in context, the window (0: unknown), and the session's
+    cost so far (`cost_before`: what its turns cost before it was loaded into this process)."""
     from acp.schema import Cost, UsageUpdate
 
-    cost = Cost(amount=recorded.session_cost, currency="USD") if recorded.session_cost is not None else None
+    cost = None if recorded.session_cost is None else Cost(amount=cost_before + recorded.session_cost, currency="USD")
     return UsageUpdate(session_update="usage_update", used=used, size=size or 0, cost=cost)
 
 

@@ -44,3 +44,20 @@ async def test_a_model_without_a_price_reports_tokens_and_no_cost(fake_openai, t
     [update] = client.of_kind("usage_update")
     assert (update.used, update.cost) == (300, None)
     assert (response.usage.input_tokens, response.usage.output_tokens) == (300, 5)
+
+
+async def test_a_loaded_session_reports_its_whole_cost_earlier_turns_included(fake_openai, tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake_openai.queue(TextReply("First.", usage=(1000, 0)), TextReply("Second.", usage=(500, 0)))
+    extra = ("--config", str(priced_config(tmp_path, fake_openai.base_url)), "--model", "priced")
+    client = RecordingClient("allow")
+    async with whimbrel_acp(client, workspace, fake_openai.base_url, tmp_path / "agent.log", *extra) as (conn, _):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await prompt(conn, session.session_id, "one")
+    later = RecordingClient("allow")
+    async with whimbrel_acp(later, workspace, fake_openai.base_url, tmp_path / "agent.log", *extra) as (conn, _):
+        await conn.load_session(cwd=str(workspace), session_id=session.session_id, mcp_servers=[])
+        await prompt(conn, session.session_id, "two")
+    [update] = later.of_kind("usage_update")
+    assert update.cost.amount == pytest.approx((1000 + 500) * 2 / 1e6)

@@ -86,7 +86,7 @@ async def test_escape_cancels_the_agents_turn(fake_openai, tmp_path):
         await wait_for(pilot, lambda: app.workstream.state == "idle", AGENT_WAIT, "idle again")
 
 
-async def test_a_crashing_or_garbled_agent_fails_the_turn_with_the_reason(fake_openai, tmp_path):
+async def test_a_crashing_or_garbled_agent_fails_the_turn_with_the_reason(fake_openai, tmp_path, monkeypatch):
     crash = f'command = {json.dumps(sys.executable)}\nargs = ["-c", "import sys; print(\'boom\', file=sys.stderr); sys.exit(3)"]'
     garbled = (f'command = {json.dumps(sys.executable)}\n'
                'args = ["-c", "import sys, time; print(\'not json at all\', flush=True); time.sleep(60)"]')
@@ -105,7 +105,8 @@ async def test_a_crashing_or_garbled_agent_fails_the_turn_with_the_reason(fake_o
         await open_agent(pilot, app, "garbled")
         from app.acp import connection
 
-        connection.START_TIMEOUT = 3.0  # the garbled agent never answers initialize: do not wait 30 s
+        # the garbled agent never answers initialize: do not wait 30 s (restored after: a real agent needs them)
+        monkeypatch.setattr(connection, "START_TIMEOUT", 3.0)
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: "did not answer initialize" in screen_text(app), app_agent_wait,
                        "the garbled agent's failure")
@@ -180,6 +181,7 @@ async def test_the_agents_usage_shows_in_the_status_bar_is_stored_and_counted_in
     app = make_app(tmp_path, fake_openai.base_url, config=config)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_agent(pilot, app, "priced")
+        agent_id = app.workstream.id
         status = app.screen.query_one(StatusBar)
         await submit(pilot, "hi")
         await wait_for(pilot, lambda: "$0.0024" in str(status.describe()), AGENT_WAIT, "the first turn's cost")
@@ -193,3 +195,14 @@ async def test_the_agents_usage_shows_in_the_status_bar_is_stored_and_counted_in
         await submit(pilot, "/cost")
         await wait_for(pilot, lambda: isinstance(app.screen, CostScreen), message="the /cost screen")
         assert "$0.0065" in screen_text(app)
+
+    fake_openai.queue(TextReply("Resumed.", usage=(500, 5)))
+    again = make_app(tmp_path, fake_openai.base_url, config=config, resume=agent_id[:8])
+    async with again.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: "Again." in screen_text(again), AGENT_WAIT, "the history")
+        await submit(pilot, "once more")
+        await wait_for(pilot, lambda: "Resumed." in screen_text(again) and again.workstream.state == "idle",
+                       AGENT_WAIT, "the loaded session's turn")
+        rows = await again.store.list_usage(agent_id)
+    # the loaded agent session reports its whole cost; only this turn's part is new
+    assert [round(r.cost, 6) for r in rows] == [0.0024, 0.00408, 0.00104]
