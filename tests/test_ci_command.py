@@ -21,5 +21,6 @@ def test_the_test_command_installs_the_npm_peers_before_pytest():
     command = readme_test_command()
     installs, pytest_at = command.split(" && "), command.index("-m pytest")
     assert "npm ci --prefix tests/mcp/node --no-audit --no-fund --loglevel=error" in installs
+    assert "npm ci --prefix tests/acp/node --no-audit --no-fund --loglevel=error" in installs  # opencode
     assert any(step.startswith("npm install --prefix") and "readabilipy" in step for step in installs)
     assert all(command.index(step) < pytest_at for step in installs if step.startswith("npm"))

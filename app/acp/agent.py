@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.acp.updates import TOOL_KINDS, history_updates, tool_title, update_for
+from app.acp.updates import TOOL_KINDS, history_updates, tool_title, turn_usage, update_for, usage_update
 from app.engine import events as ev
 from app.headless.policy import MODES
 
@@ -42,6 +42,9 @@ class AcpSession:
     outcome: str = ""
     servers: Any = None  # app.acp.session_mcp.SessionServers: the MCP servers the client handed over
     warnings: list[str] = field(default_factory=list)  # told to the client with the next prompt
+    gauge: tuple[int, int | None] = (0, None)  # the latest request's prompt tokens and the context window
+    turn_usage: list[ev.UsageRecorded] = field(default_factory=list)  # this turn's requests, for the answer
+    cost_before: float = 0.0  # USD the workstream's stored turns cost before this process (a loaded session)
 
 
 class WhimbrelAgent:
@@ -107,6 +110,7 @@ class WhimbrelAgent:
             except HeldElsewhere as held:
                 raise acp.RequestError.invalid_request({"sessionId": session_id, "reason": str(held)}) from None
             session = self._adopt(workstream, workdir)
+            session.cost_before = sum(row.cost or 0.0 for row in await self.store.list_usage(session_id))
         await self._connect_servers(session, mcp_servers)
         for update in history_updates(session.workstream.session.messages):
             await self.conn.session_update(session_id=session_id, update=update)
@@ -139,6 +143,7 @@ class WhimbrelAgent:
             raise acp.RequestError.invalid_request({"reason": "a prompt is already running in this session"})
         text = "\n".join(block.text for block in prompt if getattr(block, "type", "") == "text")
         session.cancel_requested, session.last_error, session.outcome = False, "", ""
+        session.turn_usage = []
         warnings, session.warnings = session.warnings, []
         for warning in warnings:
             await self.conn.session_update(session_id=session_id, update=acp.update_agent_message_text(
@@ -153,7 +158,7 @@ class WhimbrelAgent:
             raise acp.RequestError.internal_error({"reason": f"{type(error).__name__}: {error}"})
         if session.outcome == "error":
             raise acp.RequestError.internal_error({"reason": session.last_error or "the turn failed"})
-        return acp.PromptResponse(stop_reason="end_turn")
+        return acp.PromptResponse(stop_reason="end_turn", usage=turn_usage(session.turn_usage))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
@@ -272,6 +277,11 @@ class WhimbrelAgent:
             session.last_error = event.text
         elif isinstance(event, ev.TurnFinished):
             session.outcome = event.outcome
+        elif isinstance(event, ev.UsageUpdated):
+            session.gauge = (event.prompt_tokens, event.context_window)
+        elif isinstance(event, ev.UsageRecorded):
+            session.turn_usage.append(event)
+            event = usage_update(event, *session.gauge, session.cost_before)  # the gauge as of this request
         session.queue.put_nowait(event)
 
     async def _pump(self, session: AcpSession) -> None:
@@ -282,7 +292,7 @@ class WhimbrelAgent:
                 if isinstance(event, ev.ApprovalRequested):
                     await self._approve(session, event)
                 else:
-                    update = update_for(event)
+                    update = update_for(event) if isinstance(event, ev.EngineEvent) else event  # usage: built
                     if update is not None:
                         await self.conn.session_update(session_id=session.workstream.id, update=update)
             except asyncio.CancelledError:

@@ -34,9 +34,11 @@ class ExternalAgentSession(Session):
         self._record: TurnRecord | None = None
         self._replaying = False
         self._closing: set[asyncio.Task] = set()
+        from app.acp.agent_usage import AgentUsage
         from app.acp.offered import Offered
 
         self.offered = Offered(self)  # the agent's reads, writes and terminals on Whimbrel's side
+        self.agent_usage = AgentUsage(self)  # what the agent reports of its tokens and cost
 
     # -- the turn --------------------------------------------------------------------------
     async def run_turn(self, text: str, images: list[dict] | None = None) -> None:
@@ -47,6 +49,7 @@ class ExternalAgentSession(Session):
         self.usage.turn += 1
         self.emit(ev.StateChanged("thinking"))
         self._record = TurnRecord(self)
+        self.agent_usage.turn_started()
         outcome = "done"
         try:
             await self._ensure_session()
@@ -71,6 +74,7 @@ class ExternalAgentSession(Session):
             await self._drop_connection()
         else:
             await self._record.close(interrupted=False)
+            await self.agent_usage.turn_ended(response.usage)
         finally:
             self._record = None
         self.emit(ev.StateChanged("error" if outcome == "error" else "idle"))
@@ -92,6 +96,7 @@ class ExternalAgentSession(Session):
                 await self.connection.call(self.connection.conn.load_session(
                     cwd=cwd, session_id=self.stored_agent_session, mcp_servers=[]), "session/load", 30.0)
                 self.agent_session_id = self.stored_agent_session
+                self.agent_usage.session_opened(loaded=True)
                 return
             except AgentFailed as failure:
                 self.emit(ev.Notice(f"{failure}; starting a new agent session (it does not remember this "
@@ -104,6 +109,7 @@ class ExternalAgentSession(Session):
         response = await self.connection.call(self.connection.conn.new_session(cwd=cwd, mcp_servers=[]),
                                               "session/new", 30.0)
         self.agent_session_id = self.stored_agent_session = response.session_id
+        self.agent_usage.session_opened(loaded=False)
         if self.store is not None:
             await self.store.set_config(self.workstream_id, AGENT_SESSION_KEY, response.session_id)
 
@@ -140,7 +146,11 @@ class ExternalAgentSession(Session):
         return self._record
 
     def on_update(self, update: Any) -> None:
-        if self._record is not None and not self._replaying:
+        if self._replaying:
+            return
+        if getattr(update, "session_update", "") == "usage_update":
+            self.agent_usage.on_update(update)
+        elif self._record is not None:
             self._record.update(update)
 
     async def ask_permission(self, tool_call: Any, options: list[Any]) -> str | None:

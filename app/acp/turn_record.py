@@ -110,7 +110,8 @@ class TurnRecord:
             self._tool_call(_titled(tool_call))
         call = self.calls[call_id]
         item = ev.ApprovalItem(call_id, call.name, tool_call.title or "", _diff_of(tool_call.content),
-                               f"agent {self.session.agent.name} asks permission")
+                               f"agent {self.session.agent.name} asks permission"
+                               + _outside(tool_call, self.session.tool_context.workspace))
         decision = await self._decide(item)
         if decision is None:
             return None
@@ -177,6 +178,19 @@ class TurnRecord:
             future.cancel()  # the agent hears "cancelled"; the frontend closes the dialog
         self._store_reply(interrupted)
         await asyncio.gather(*self._storing)
+
+
+def _outside(tool_call: Any, workspace: Any) -> str:
+    """A warning naming the paths of the call (its locations and diffs) that lie outside the workspace.
+
+    The agent's own tools may act on them directly (opencode writes files itself): the modal is then
+    the only check, so the user is told."""
+    from tools.workspace import resolve_path
+
+    paths = [getattr(location, "path", "") for location in getattr(tool_call, "locations", None) or []]
+    paths += [str(item.path) for item in tool_call.content or [] if getattr(item, "type", "") == "diff"]
+    outside = sorted({raw for raw in paths if raw and not resolve_path(raw, workspace)[1]})
+    return f"; outside the workspace: {', '.join(outside)}" if outside else ""
 
 
 def _titled(update: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Engine events as ACP session updates (message, thought and tool-call chunks) and stored history replayed.
+"""Engine events as ACP session updates (message, thought, tool-call chunks, usage) and stored history replayed.
 
 Pure translations: the agent sends what these return, in order, through the client connection.
 """
@@ -77,3 +77,24 @@ def history_updates(messages: list[Message]) -> list[Any]:
                                                 content=[acp.tool_content(acp.text_block(message.content))],
                                                 raw_output=message.content))
     return updates
+
+
+def usage_update(recorded: ev.UsageRecorded, used: int, size: int | None, cost_before: float = 0.0) -> Any:
+    """A request's usage as ACP's `usage_update`: tokens in context, the window (0: unknown), and the session's
+    cost so far (`cost_before`: what its turns cost before it was loaded into this process)."""
+    from acp.schema import Cost, UsageUpdate
+
+    cost = None if recorded.session_cost is None else Cost(amount=cost_before + recorded.session_cost, currency="USD")
+    return UsageUpdate(session_update="usage_update", used=used, size=size or 0, cost=cost)
+
+
+def turn_usage(recorded: list[ev.UsageRecorded]) -> Any | None:
+    """The prompt response's `usage`: the turn's requests summed (None when none reported any)."""
+    from acp.schema import Usage
+
+    if not recorded:
+        return None
+    prompt, completion = sum(r.prompt_tokens for r in recorded), sum(r.completion_tokens for r in recorded)
+    cache_read, cache_write = sum(r.cache_read_tokens for r in recorded), sum(r.cache_write_tokens for r in recorded)
+    return Usage(total_tokens=prompt + completion, input_tokens=prompt, output_tokens=completion,
+                 cached_read_tokens=cache_read or None, cached_write_tokens=cache_write or None)

@@ -42,12 +42,15 @@ class UsageTracker:
                       completion_tokens=chunk.completion_tokens,
                       cache_read_tokens=chunk.cache_read_tokens,
                       cache_write_tokens=chunk.cache_write_tokens)
-        record = UsageRecord(settings.model, settings.alias or None, settings.provider,
-                             chunk.prompt_tokens, chunk.completion_tokens,
-                             chunk.cache_read_tokens, chunk.cache_write_tokens, amount,
-                             bool(price and price.estimated), self.turn)
+        return self.add(UsageRecord(settings.model, settings.alias or None, settings.provider,
+                                    chunk.prompt_tokens, chunk.completion_tokens,
+                                    chunk.cache_read_tokens, chunk.cache_write_tokens, amount,
+                                    bool(price and price.estimated), self.turn))
+
+    def add(self, record: UsageRecord) -> UsageRecord:
+        """Count a record made elsewhere (an external agent's report of its turn)."""
         self.records.append(record)
-        self.last_prompt_tokens = chunk.prompt_tokens
+        self.last_prompt_tokens = record.prompt_tokens
         return record
 
     @property

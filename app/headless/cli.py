@@ -59,7 +59,7 @@ def _prompt(args: argparse.Namespace) -> str:
         return args.prompt
     if sys.stdin is None or sys.stdin.isatty():
         return ""
-    return sys.stdin.read()
+    return sys.stdin.read().rstrip("\r\n")  # the line break `echo` or a heredoc ends with is not the prompt's
 
 
 def _usage(message: str) -> int:

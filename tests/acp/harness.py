@@ -76,3 +76,11 @@ async def whimbrel_acp(client: RecordingClient, workspace: Path, base_url: str, 
             await asyncio.wait_for(conn.initialize(protocol_version=acp.PROTOCOL_VERSION,
                                                    client_capabilities=capabilities), DEADLINE)
             yield conn, process
+
+
+def priced_config(tmp_path: Path, base_url: str) -> Path:
+    """A config whose default model `priced` (the fake model) has a price and a window, so usage has a cost."""
+    path = tmp_path / "priced.toml"
+    path.write_text(f'[model]\ndefault = "priced"\n[models.priced]\nmodel = "fake-model"\nbase_url = "{base_url}"\n'
+                    'api_key = "x"\ncontext_window = 32000\nprice = { input = 2.0, output = 8.0 }\n')
+    return path

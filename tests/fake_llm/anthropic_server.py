@@ -76,7 +76,7 @@ class FakeAnthropicServer(FakeOpenAIServer):
         if self.api_key is not None and request.headers.get("x-api-key") != self.api_key:
             reply = ErrorReply(401, "invalid x-api-key")
         else:
-            reply = self._next_reply()
+            reply = self._next_reply(body)
         if isinstance(reply, ErrorReply):
             return error_response(reply)
         reply = resolve(reply, body)

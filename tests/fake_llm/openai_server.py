@@ -12,7 +12,7 @@ import argparse
 import json
 import threading
 from collections import deque
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -60,6 +60,8 @@ class FakeOpenAIServer(ServedOnThread):
     - `reject_stream_options`: answer 400 to requests carrying `stream_options`,
       as some local servers do.
     - `cache_usage` = (cache read, cache write) tokens reported with each Responses reply.
+    - `answer_aside(matches, reply)`: requests whose body `matches` get `reply` and leave the queue
+      alone (an agent's side requests, such as the title a third-party agent asks for meanwhile).
     """
 
     default_reply: Reply
@@ -99,6 +101,7 @@ class FakeOpenAIServer(ServedOnThread):
             self.aborted = 0
             self.cache_usage: tuple[int, int] = (0, 0)
             self._replies: deque[Reply] = deque()
+            self._asides: list[tuple[Callable[[dict[str, Any]], bool], Reply]] = []
             self._generation += 1
 
     def queue(self, *replies: Reply) -> None:
@@ -106,13 +109,21 @@ class FakeOpenAIServer(ServedOnThread):
         with self._lock:
             self._replies.extend(replies)
 
+    def answer_aside(self, matches: Callable[[dict[str, Any]], bool], reply: Reply) -> None:
+        """Requests whose body `matches` get `reply` (every time), without taking from the queue."""
+        with self._lock:
+            self._asides.append((matches, reply))
+
     def pending(self) -> int:
         """How many queued replies are still unused."""
         with self._lock:
             return len(self._replies)
 
-    def _next_reply(self) -> Reply:
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
         with self._lock:
+            for matches, reply in self._asides:
+                if matches(body):
+                    return reply
             return self._replies.popleft() if self._replies else self.default_reply
 
     def _auth_error(self, request: Request) -> ErrorReply | None:
@@ -136,7 +147,7 @@ class FakeOpenAIServer(ServedOnThread):
         failure = self._auth_error(request)
         if failure is None and self.reject_stream_options and "stream_options" in body:
             failure = ErrorReply(400, "Unrecognized request argument supplied: stream_options")
-        reply = failure or self._next_reply()
+        reply = failure or self._next_reply(body)
         if isinstance(reply, ErrorReply):
             return error_response(reply)
         reply = resolve(reply, body)
@@ -152,7 +163,7 @@ class FakeOpenAIServer(ServedOnThread):
         with self._lock:
             self.requests.append(body)
             self.request_headers.append(dict(request.headers))
-        reply = self._auth_error(request) or self._next_reply()
+        reply = self._auth_error(request) or self._next_reply(body)
         if isinstance(reply, ErrorReply):
             return error_response(reply)
         reply = responses_chunks.resolve(reply, body)

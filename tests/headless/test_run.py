@@ -47,6 +47,8 @@ def test_plan_mode_listing_matches_the_golden_event_stream(fake_openai, workspac
     golden = [json.loads(line) for line in (GOLDEN / "plan_listing.jsonl").read_text().splitlines()]
     assert normalized(events(done.stdout), workspace) == golden
     assert done.stderr == ""  # stderr is not a terminal here: no progress lines, nothing went wrong
+    [asked] = [m["content"] for m in fake_openai.requests[0]["messages"] if m["role"] == "user"]
+    assert asked == "list the files here"  # stored and sent without echo's line break
 
 
 def test_ask_mode_refuses_a_write_with_its_own_exit_code_and_the_reason(fake_openai, workspace):

@@ -14,7 +14,9 @@ from app.screens.new_workstream import NewWorkstreamScreen
 
 @pytest.mark.timeout(600)  # a second Python process (the agent) starts: slow on a loaded machine
 def test_agent_workstream_with_a_tool_call_asking_permission(snap_compare, fake_openai, tmp_path):
-    fake_openai.queue(write_call("notes.txt", "from the agent\n"))
+    call = write_call("notes.txt", "from the agent\n")
+    call.usage = (1200, 30)  # the agent reports it (usage_update): fixed, not estimated from paths that vary
+    fake_openai.queue(call)
 
     async def run_before(pilot) -> None:
         await booted(pilot)

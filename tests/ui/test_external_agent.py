@@ -15,6 +15,7 @@ from pathlib import Path
 
 from app.config import load_config
 from app.screens.approval import ApprovalScreen
+from tests.acp.harness import priced_config
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.ui.helpers import make_app, screen_text, wait_for
 from tests.ui.test_turns import submit
@@ -106,7 +107,8 @@ async def test_a_crashing_or_garbled_agent_fails_the_turn_with_the_reason(fake_o
         await open_agent(pilot, app, "garbled")
         from app.acp import connection
 
-        monkeypatch.setattr(connection, "START_TIMEOUT", 3.0)  # it never answers initialize: do not wait 30 s
+        # the garbled agent never answers initialize: do not wait 30 s (restored after: a real agent needs them)
+        monkeypatch.setattr(connection, "START_TIMEOUT", 3.0)
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: "did not answer initialize" in screen_text(app), app_agent_wait,
                        "the garbled agent's failure")
@@ -167,3 +169,42 @@ async def test_the_agents_writes_and_commands_on_whimbrels_side_pass_whimbrels_m
     assert results["w1"].startswith("Created x.txt")
     assert "did not allow" in results["b1"] and "second" not in results["b1"].split("did not allow")[0]
     assert results["b2"] == f"ran in {tmp_path / 'ws'}\n[exit code 0]"
+
+
+async def test_the_agents_usage_shows_in_the_status_bar_is_stored_and_counted_in_cost(fake_openai, tmp_path):
+    """`whimbrel acp` on a priced model reports usage_update (gauge, cost) and the turn's tokens."""
+    from app.screens.cost import CostScreen
+    from widgets.status_bar import StatusBar
+
+    args = ["-m", "app.cli", "acp", "--config", str(priced_config(tmp_path, fake_openai.base_url)), "--model", "priced"]
+    config = config_with_agents(tmp_path, fake_openai.base_url,
+                                priced=f"command = {json.dumps(sys.executable)}\nargs = {json.dumps(args)}")
+    fake_openai.queue(TextReply("Counted.", usage=(1000, 50)), TextReply("Again.", usage=(2000, 10)))
+    app = make_app(tmp_path, fake_openai.base_url, config=config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_agent(pilot, app, "priced")
+        agent_id = app.workstream.id
+        status = app.screen.query_one(StatusBar)
+        await submit(pilot, "hi")
+        await wait_for(pilot, lambda: "$0.0024" in str(status.describe()), AGENT_WAIT, "the first turn's cost")
+        assert "1.0k / 32.0k" in str(status.describe())  # the agent's context gauge
+        await submit(pilot, "again")
+        await wait_for(pilot, lambda: "$0.0065" in str(status.describe()), AGENT_WAIT, "both turns' cost")
+        rows = await app.store.list_usage(app.workstream.id)
+        assert [(r.model, r.prompt_tokens, r.completion_tokens) for r in rows] == [
+            ("agent priced", 1000, 50), ("agent priced", 2000, 10)]
+        assert [round(r.cost, 6) for r in rows] == [0.0024, 0.00408]
+        await submit(pilot, "/cost")
+        await wait_for(pilot, lambda: isinstance(app.screen, CostScreen), message="the /cost screen")
+        assert "$0.0065" in screen_text(app)
+
+    fake_openai.queue(TextReply("Resumed.", usage=(500, 5)))
+    again = make_app(tmp_path, fake_openai.base_url, config=config, resume=agent_id[:8])
+    async with again.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: "Again." in screen_text(again), AGENT_WAIT, "the history")
+        await submit(pilot, "once more")
+        await wait_for(pilot, lambda: "Resumed." in screen_text(again) and again.workstream.state == "idle",
+                       AGENT_WAIT, "the loaded session's turn")
+        rows = await again.store.list_usage(agent_id)
+    # the loaded agent session reports its whole cost; only this turn's part is new
+    assert [round(r.cost, 6) for r in rows] == [0.0024, 0.00408, 0.00104]
