@@ -433,8 +433,12 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         worker = event.worker
         if event.state == WorkerState.ERROR:
             from app.error_log import internal_failure
+            from app.storage.write_refused import WriteRefused
 
-            self.notify(internal_failure(worker_task(worker), worker.error), severity="error", timeout=10)
+            if isinstance(worker.error, WriteRefused):  # a setting of a workstream another window took over
+                self.notify(worker.error.not_saved, severity="warning", timeout=10)
+            else:
+                self.notify(internal_failure(worker_task(worker), worker.error), severity="error", timeout=10)
         if not (worker.name or "").startswith("turn:"):
             return
         workstream_id = worker.name.split(":", 1)[1]

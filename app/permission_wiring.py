@@ -43,6 +43,9 @@ class PermissionWiring:
         workstream = self.workstream
         if workstream is None:
             return
+        if workstream.read_only:  # its mode is the other window's to change (the store would refuse it)
+            self.notify("This workstream is open in another window: take it over first.", severity="warning")
+            return
         gate = workstream.session.guard.gate
         if gate.mode == "bypass":
             self.notify("Bypass mode was chosen on the command line; restart without the flag to leave it.",

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from textual.widget import Widget
 
+from widgets.textual_internals import without_dirty_lines
+
 
 @dataclass
 class PartSource:
@@ -34,6 +36,7 @@ class DormantParts(Widget):
         self.parts = parts
         self.message_index = message_index
         self.styles.height = sum(part.height for part in parts)
+        without_dirty_lines(self)  # as tall as the reply: a set of its dirty lines would cost more than its text
 
     def render(self) -> str:
         return ""

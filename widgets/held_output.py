@@ -76,11 +76,24 @@ class HeldOutput:
         taken: list[_Run] = []
         while self._runs and limit > 0:
             run = self._runs[0]
-            text = "".join(run.texts)
-            if len(text) > limit:  # split: the head goes now, the tail stays first in line
-                run.texts = [text[limit:]]
-                taken.append(_Run(run.message, run.kind, [text[:limit]]))
-                break
-            taken.append(self._runs.pop(0))
-            limit -= len(text)
+            head = _take_front(run.texts, limit)  # the tail stays first in line
+            taken.append(_Run(run.message, run.kind, head))
+            limit -= sum(map(len, head))
+            if not run.texts:
+                self._runs.pop(0)
         return taken
+
+
+def _take_front(texts: list[str], limit: int) -> list[str]:
+    """Remove and return the first `limit` characters of `texts`, as pieces. The rest is not joined:
+    while the user types, a couple of KB go every two seconds from a backlog that can be megabytes."""
+    head: list[str] = []
+    while texts and limit > 0:
+        piece = texts[0]
+        if len(piece) > limit:
+            head.append(piece[:limit])
+            texts[0] = piece[limit:]
+            break
+        head.append(texts.pop(0))
+        limit -= len(piece)
+    return head

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from textual import events
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.css.styles import RenderStyles
 from textual.dom import DOMNode
@@ -28,6 +29,7 @@ REMOVAL = "the main screen's layout before painting a widget being removed (app/
 COMPONENTS = "reply blocks' component styles worked out on first use (widgets/reply_markdown.py)"
 FOOTER = "the footer's one rebuild per burst of binding changes (widgets/footer.py)"
 INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
+DORMANT = "dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py)"
 PRIVATE_NAMES: dict[str, str] = {
     "Screen._update_timer": PAINT,
     "Screen._on_timer_update": PAINT,
@@ -50,6 +52,7 @@ PRIVATE_NAMES: dict[str, str] = {
     # Rich's Text and Textual's Content pass every string through one translate table each
     "Text._CONTROL_STRIP_TRANSLATE": INERT,
     "Content._CONTROL_STRIP_TRANSLATE": INERT,
+    "Widget._styles_cache": DORMANT,
 }
 
 
@@ -211,3 +214,24 @@ def terminal_output(screen: Screen) -> str:
     to see which widget sends an image protocol's sequences: widgets/inline_image.py)."""
     update = screen._compositor.render_update(full=True, screen_stack=screen.app._background_screens)
     return update.render_segments(screen.app.console)
+
+
+# -- a tall blank widget without its set of dirty lines -------------------------------------------
+class _NoDirtyLines(StylesCache):
+    """Keeps no set of dirty lines: a dirty region drops the cached lines instead (they are rendered
+    again when next shown). Textual's cache adds every line of a refreshed widget to a set that never
+    shrinks below what was not painted since; for a widget 90,000 lines tall (the dormant parts of a
+    10 MB reply) that set alone was about 7 MB."""
+
+    def set_dirty(self, *regions) -> None:
+        self.clear()
+
+
+def without_dirty_lines(widget: Widget) -> None:
+    """Give `widget` a styles cache that keeps no set of dirty lines (for tall, blank, cheap-to-render widgets)."""
+    widget._styles_cache = _NoDirtyLines()
+
+
+def dirty_lines(widget: Widget) -> int:
+    """How many of `widget`'s lines Textual's styles cache has marked to render again (tests read it)."""
+    return len(widget._styles_cache._dirty_lines)

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import delete, exists, func, insert, or_, select, update
 
+from app.storage.drafts import with_pieces
 from app.storage.engine import reader
 from app.storage.schema import (checkpoint_ops, checkpoints, context_resets, messages, workstream_forks,
                                 workstreams)
@@ -326,7 +327,11 @@ def last_undoable(store: Any, workstream_id: str) -> OpRow | None:
 # -- forks ---------------------------------------------------------------------------------
 def fork_workstream(store: Any, parent_id: str, upto_seq: int, *, title: str, workdir: str,
                     model: str | None) -> str:
-    """A new workstream holding the parent's messages up to seq `upto_seq` (inclusive); its id."""
+    """A new workstream holding the parent's messages up to seq `upto_seq` (inclusive); its id.
+
+    A reply the parent is still streaming (in another window) or that a crash cut is stored as a row
+    plus appended pieces (app/storage/drafts.py): the fork gets its text so far in one row, still
+    marked interrupted, since the fork will never finish it."""
     child = uuid.uuid4().hex
     now = time.time()
     with store.engine.begin() as conn:
@@ -334,9 +339,10 @@ def fork_workstream(store: Any, parent_id: str, upto_seq: int, *, title: str, wo
                                                 created_at=now, updated_at=now, state="idle"))
         rows = conn.execute(select(messages).where(messages.c.workstream_id == parent_id,
                                                    messages.c.seq <= upto_seq).order_by(messages.c.seq))
-        for row in [dict(r._mapping) for r in rows]:
+        for row in with_pieces(conn, [r._mapping for r in rows]):
+            row = dict(row)
             row.pop("id")
-            conn.execute(insert(messages).values(**{**row, "workstream_id": child, "interrupted": row["interrupted"]}))
+            conn.execute(insert(messages).values(**{**row, "workstream_id": child}))
         conn.execute(insert(workstream_forks).values(child_id=child, parent_id=parent_id, upto_seq=upto_seq,
                                                      created_at=now))
     return child

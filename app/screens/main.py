@@ -17,6 +17,7 @@ from app.checkpoint_wiring import DoubleEscape
 from app import memory_commands
 from app.engine.commands import CommandError, is_command
 from app.screens.frame_timer import FrameTimer
+from app.storage.write_refused import WriteRefused
 from widgets.footer import KeysFooter
 from widgets.mention_suggestions import MentionSuggestions
 from widgets.pane_area import PaneArea
@@ -213,6 +214,8 @@ class MainScreen(PaintTimerScreen):
             await run_command(self.app, view, text)
         except CommandError as error:
             await view.transcript.add_notice(str(error), "warning")
+        except WriteRefused as error:  # another window took the workstream over: its settings are that one's
+            self.app.notify(error.not_saved, severity="warning", timeout=10)  # the pane is redrawn read-only
 
     @on(TextArea.Changed)
     def prompt_changed(self, message: TextArea.Changed) -> None:

@@ -237,7 +237,8 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
     # -- per-workstream settings -------------------------------------------------------
 
     def set_config(self, workstream_id: str, key: str, value: Any) -> None:
-        """Store one JSON-serializable setting for a workstream (replacing any old value)."""
+        """Store one JSON-serializable setting for a workstream (replacing any old value); WriteRefused
+        when another window holds the workstream's lease (its settings are that window's now)."""
         stmt = sqlite_insert(workstream_config).values(
             workstream_id=workstream_id, key=key, value=json.dumps(value))
         stmt = stmt.on_conflict_do_update(
@@ -246,6 +247,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
         )
         try:
             with self._engine.begin() as conn:
+                self._check_writer(conn, workstream_id)
                 conn.execute(stmt)
         except IntegrityError:
             raise LookupError(f"no workstream with id '{workstream_id}'") from None

@@ -64,11 +64,13 @@ USAGE_FIELDS = ("model", "alias", "provider", "prompt_tokens", "completion_token
 
 
 class UsageMixin:
-    """Needs `self._engine` (writes), `self._reads` (reads) and `self._clock` (as Store has)."""
+    """Needs `self._engine` (writes), `self._reads` (reads), `self._clock` and `self._check_writer`
+    (as Store has: rows of a workstream another window took over are refused, app/storage/leases.py)."""
 
     _engine: Any
     _reads: Any
     _clock: Any
+    _check_writer: Any
 
     def add_usage(self, workstream_id: str, **fields: Any) -> int:
         """Record one request; `fields` are USAGE_FIELDS (model required). Returns the row id."""
@@ -76,6 +78,7 @@ class UsageMixin:
         if unknown:
             raise ValueError(f"unknown usage field(s): {', '.join(sorted(unknown))}")
         with self._engine.begin() as conn:
+            self._check_writer(conn, workstream_id)
             result = conn.execute(insert(usage).values(
                 workstream_id=workstream_id, created_at=self._clock(), **fields))
         return result.inserted_primary_key[0]
@@ -114,6 +117,7 @@ class UsageMixin:
     def add_compaction(self, workstream_id: str, *, summary: str, last_message_id: int,
                        focus: str | None = None, tokens_before: int | None = None) -> int:
         with self._engine.begin() as conn:
+            self._check_writer(conn, workstream_id)
             result = conn.execute(insert(compactions).values(
                 workstream_id=workstream_id, summary=summary, focus=focus,
                 last_message_id=last_message_id, tokens_before=tokens_before,

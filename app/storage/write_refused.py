@@ -17,3 +17,9 @@ class WriteRefused(RuntimeError):
         self.lease = lease  # app.storage.leases.Lease: who holds it now
         super().__init__(f"this workstream was taken over by another window (pid {lease.owner.pid}); "
                          "nothing more is saved from this one, which shows it read-only now")
+
+    @property
+    def not_saved(self) -> str:
+        """What the user reads when a command's or setting's write was refused (not a turn's: the turn
+        says that it stopped)."""
+        return f"Not saved: {self}."

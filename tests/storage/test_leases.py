@@ -164,3 +164,40 @@ def test_writes_of_an_instance_that_lost_the_lease_are_refused_in_the_transactio
     assert mine.get_workstream(ws).title is None and len(mine.load_messages(ws)) == 3
     for s in (mine, theirs):
         s.close()
+
+
+def test_usage_settings_and_compactions_of_a_workstream_taken_over_are_refused(db_path: Path, here: Owner,
+                                                                               other: Owner) -> None:
+    """Like its messages, a workstream's usage rows, settings (mode, model, tool mode…) and compactions are
+    written only by the instance holding its lease: the other window's settings are never overwritten."""
+    from app.storage.write_refused import WriteRefused
+
+    mine, theirs = Store(db_path), Store(db_path)
+    mine.writer, theirs.writer = here, other
+    try:
+        ws = mine.create_workstream()
+        assert mine.take_lease(ws, here) is None
+        mine.set_config(ws, "policy_mode", "ask")
+        mine.add_usage(ws, model="m", prompt_tokens=10, completion_tokens=2, turn=1)
+        assert theirs.take_lease(ws, other, stale_after=-1) is None  # as if `here` had gone stale
+        theirs.set_config(ws, "policy_mode", "plan")
+        theirs.add_usage(ws, model="m", prompt_tokens=30, completion_tokens=4, turn=2)
+        writes = [lambda: mine.set_config(ws, "policy_mode", "auto"),
+                  lambda: mine.set_config(ws, "tool_mode", "code"),
+                  lambda: mine.set_config(ws, "model_alias", "other-model"),
+                  lambda: mine.add_usage(ws, model="m", prompt_tokens=99, completion_tokens=9, turn=3),
+                  lambda: mine.add_compaction(ws, summary="mine", last_message_id=1)]
+        for write in writes:
+            with pytest.raises(WriteRefused) as refused:
+                write()
+            assert refused.value.lease.owner == other
+            assert refused.value.not_saved.startswith("Not saved: this workstream was taken over by another window")
+        assert theirs.get_config(ws) == {"policy_mode": "plan"}
+        assert [(u.prompt_tokens, u.turn) for u in theirs.list_usage(ws)] == [(10, 1), (30, 2)]
+        assert theirs.latest_compaction(ws) is None
+        other_ws = mine.create_workstream()  # a workstream nobody leased is written as before
+        mine.set_config(other_ws, "policy_mode", "auto")
+        assert mine.get_config(other_ws) == {"policy_mode": "auto"}
+    finally:
+        for s in (mine, theirs):
+            s.close()

@@ -159,3 +159,33 @@ async def test_a_huge_stored_reply_is_shown_in_parts_never_parsed_whole(parsed) 
         assert any("assistant-plain" in classes_of(part) for part in message.parts)
         await wait_for(pilot, lambda: "The end." in "\n".join(
             strip.text for strip in app.screen._compositor.render_strips()), message="its end on screen")
+
+
+async def test_a_long_reply_is_held_once_and_its_dormant_parts_keep_no_per_line_state() -> None:
+    """What a streamed reply leaves behind is bounded by its text (issue 12: a 10 MB reply grew the app
+    by 10x its size): the transcript holds each character once, split over the reply's parts (widgets
+    or dormant sources), no part is a copy of another, few widgets stay mounted, and the tall blank
+    stand-in for the dormant parts keeps no set of its dirty lines (one int per line of the reply)."""
+    from textual.widget import Widget
+
+    from widgets.dormant import DormantParts
+    from widgets.textual_internals import dirty_lines
+
+    text = PARAGRAPH * 4  # 800 KB, one endless paragraph: ~100 plain parts, most of them dormant
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        message = await stream(app, text, 16_000)
+        transcript = app.query_one(Transcript)
+        await transcript.settle_parts()
+        await pilot.pause()
+        sources = [message.markdown.source, *(part.source for part in message.parts)]
+        assert "".join(sources) == text and sum(map(len, sources)) == len(text)
+        assert len({id(source) for source in sources if source}) == len([s for s in sources if s])
+        (dormant,) = transcript.query(DormantParts)
+        await wait_for(pilot, lambda: dormant.outer_size.height > 5000, message="the stand-in laid out, reply-tall")
+        assert len(dormant.parts) > 80
+        transcript.refresh()  # a refresh of the tall stand-in marks all of its lines dirty in Textual's cache
+        dormant.refresh()
+        await pilot.pause()
+        assert dirty_lines(dormant) == 0
+        assert len([w for w in message.parts if isinstance(w, Widget)]) <= 10, "only the parts near the view"

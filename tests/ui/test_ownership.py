@@ -194,3 +194,27 @@ async def test_a_window_whose_workstream_was_taken_over_writes_nothing_more_and_
         await wait_for(pilot, lambda: "the new owner writes" in screen_text(app), message="the pane follows it")
     assert _stored(store, workstream.id) == taken + [("user", "the new owner writes", False)]
     assert store.lease(workstream.id).owner.pid == other_window.pid
+
+
+async def test_a_setting_changed_after_a_take_over_is_not_saved_and_the_user_is_told(tmp_path, store,
+                                                                                      other_window) -> None:
+    """This window looked stale and another took its workstream over and set its own mode: a setting
+    changed here (/tools mode, the mode key) never overwrites the other window's; the user is told."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        workstream = app.workstream
+        view = app.main_screen.view_for(workstream.id)
+        assert store.take_lease(workstream.id, _owner_of(other_window), stale_after=-1) is None
+        store.set_config(workstream.id, "policy_mode", "plan")  # the other window's choice
+        view.prompt.insert("/tools mode code")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: _notified(app, "Not saved: this workstream was taken over by another window"),
+                       message="the refusal is shown")
+        await wait_for(pilot, lambda: workstream.read_only and view.prompt.disabled, message="read-only now")
+        await pilot.press("shift+tab")  # the mode key, on the read-only pane
+        await wait_for(pilot, lambda: _notified(app, "open in another window: take it over first"),
+                       message="the mode key says why it does nothing")
+        assert workstream.session.guard.gate.mode == "ask"
+    assert store.get_config(workstream.id) == {"policy_mode": "plan"}
+    assert store.lease(workstream.id).owner.pid == other_window.pid
