@@ -16,6 +16,7 @@ from textual.widgets import Static, TextArea
 from app.checkpoint_wiring import DoubleEscape
 from app import memory_commands
 from app.engine.commands import CommandError, is_command
+from app.first_frame import show_first_frame
 from app.screens.frame_timer import FrameTimer
 from widgets.footer import KeysFooter
 from widgets.mention_suggestions import MentionSuggestions
@@ -136,6 +137,7 @@ class MainScreen(PaintTimerScreen):
     def on_mount(self) -> None:
         self.early_prompts: list[str] = []
         self.query_one("#boot-prompt").focus()
+        show_first_frame(self.app)  # the status bar from the config, the saved tabs' names, before boot
 
     async def hand_over_boot_prompt(self) -> list[str]:
         """Boot finished: move what was typed meanwhile into the focused view; returns prompts already sent."""
