@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState
 from app import checkpoint_wiring, quit_signals
 from app.attention import Attention
 from app.daily_actions import DailyActions
+from app.early_keys import EarlyKeys
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections, when_due
 from app.mcp_wiring import McpWiring
 from app.mentions import MentionIndex
@@ -123,7 +124,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, App):
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, EarlyKeys, App):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]

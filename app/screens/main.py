@@ -136,7 +136,8 @@ class MainScreen(PaintTimerScreen):
 
     def on_mount(self) -> None:
         self.early_prompts: list[str] = []
-        self.query_one("#boot-prompt").focus()
+        self.set_focus(self.query_one("#boot-prompt"))  # now: keys the terminal already delivered wait for it
+        self.app.call_later(self.app.release_held_keys)  # app/early_keys.py
         show_first_frame(self.app)  # the status bar from the config, the saved tabs' names, before boot
 
     async def hand_over_boot_prompt(self) -> list[str]:
@@ -144,11 +145,11 @@ class MainScreen(PaintTimerScreen):
         boot = self.query_one("#boot-prompt", PromptInput)
         sent, draft = list(self.early_prompts), boot.text
         view = self.view_for(self.app.focused_id)
-        await self.query_one("#boot-view").remove()
-        if view is not None:
+        if view is not None:  # before any await: a key typed meanwhile must come after the draft
             view.prompt.insert(draft)
             self.set_focus(view.prompt)  # now, not a tick later: the next key must land there
         self.early_prompts.clear()
+        await self.query_one("#boot-view").remove()
         return sent
 
 

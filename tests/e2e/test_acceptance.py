@@ -38,8 +38,8 @@ def whimbrel_argv(base_url: str, workdir: Path, data_dir: Path, *extra: str) -> 
 def wait_until_ready(app: PtyApp) -> None:
     """Wait for what a user waits for before typing: the prompt and the model in the status bar.
 
-    The workstream pane (with its prompt) is built once storage has opened, after the first
-    frame; keys typed before that are not delivered to the prompt.
+    Keys typed sooner reach the prompt too (tests/e2e/test_keys_at_start.py); this test types
+    as a user who looks first would.
     """
     app.wait_for("Ask for work", timeout=60)
     app.wait_for("◆ m ", timeout=60)
