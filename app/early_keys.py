@@ -1,44 +1,37 @@
-"""Keys typed before anything has focus are held and handed on, in order, once something has it.
+"""Keys typed before the first screen has focused its prompt are held, then handed on in order.
 
 The terminal is read from the moment the app starts, while the first screen is still being
 composed: keys typed then reach the app before the boot prompt is mounted and focused, and Textual
-would give them to the bare screen, which drops them. Until boot has finished, such keys (and
-pastes) are kept here and delivered, in the order they came, as soon as a widget has focus.
+would give them to the bare screen, which drops them. Until the main screen has focused its boot
+prompt, such keys (and pastes) are kept here; then they are delivered in the order they came,
+before any later key.
 """
 
 from __future__ import annotations
 
 from textual import events
-from textual.app import ScreenStackError
 
 HELD_EVENTS = (events.Key, events.Paste)
 
 
 class EarlyKeys:
-    """An App mixin: holds keys and pastes that arrive with nothing focused before boot is done."""
+    """An App mixin: holds keys and pastes that arrive before the first prompt has focus."""
 
     _held_keys: list[events.Event] | None = None
-
-    def _holds_keys(self) -> bool:
-        """Whether a key arriving now would have nowhere to go: before boot, nothing focused."""
-        if self.ready.is_set():  # type: ignore[attr-defined]
-            return False
-        try:
-            return self.focused is None  # type: ignore[attr-defined]
-        except ScreenStackError:  # no screen yet
-            return True
+    _prompt_focused = False  # the main screen has focused its boot prompt: keys have a home
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, HELD_EVENTS) and not event.is_forwarded:
-            if self._holds_keys():
+            if not self._prompt_focused:
                 self._held_keys = [*(self._held_keys or []), event]
                 return
             await self.release_held_keys()
         await super().on_event(event)  # type: ignore[misc]
 
     async def release_held_keys(self) -> None:
-        """Deliver the held keys to what has focus now; called once the boot prompt is focused, and
-        before any later key, so the order typed is the order delivered."""
-        while self._held_keys and not self._holds_keys():
+        """Deliver the held keys to what has focus now. The main screen calls this once its prompt
+        is focused; a later key calls it first, so the order typed is the order delivered."""
+        self._prompt_focused = True
+        while self._held_keys:
             event, *self._held_keys = self._held_keys
             await super().on_event(event)  # type: ignore[misc]

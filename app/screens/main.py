@@ -252,6 +252,8 @@ class MainScreen(PaintTimerScreen):
         """Compose the focused prompt in $VISUAL / $EDITOR (app/editor_compose.py)."""
         from app.editor_compose import edit_prompt
 
+        if not self.app._booted():  # type: ignore[attr-defined]  # says "Still starting up"
+            return
         view = self.view_for(self.app.focused_id)
         if view is not None:
             self.run_worker(edit_prompt(self.app, view.prompt), group="editor", exit_on_error=False)
