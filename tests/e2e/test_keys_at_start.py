@@ -7,16 +7,15 @@ boot. The terminal's own echo is off, so text on screen is what Whimbrel painted
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.pty_app import PtyApp
 from tests.e2e.stored import only_conversation
+from tests.e2e.test_acceptance import WHIMBREL, whimbrel_argv
 from tests.fake_llm.script import TextReply
 
-WHIMBREL = str(Path(sys.executable).parent / "whimbrel")
 AT_ONCE = "Typed at spawn, "
 ONE_BY_ONE = "then key by key through boot."
 
@@ -30,9 +29,7 @@ def test_keys_typed_at_spawn_all_reach_the_prompt_in_order(fake_openai, tmp_path
     workdir, data_dir = tmp_path / "work", tmp_path / "data"
     workdir.mkdir()
     fake_openai.queue(TextReply("Every key arrived."))
-    argv = [WHIMBREL, "--base-url", fake_openai.base_url, "--model", "m", "--workdir", str(workdir),
-            "--data-dir", str(data_dir)]
-    with PtyApp(argv, echo=False) as app:
+    with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir), echo=False) as app:
         app.send(AT_ONCE)
         app.type_slowly(ONE_BY_ONE, pause=0.03)
         app.wait_for(AT_ONCE + ONE_BY_ONE, timeout=60)

@@ -108,3 +108,13 @@ async def test_no_saved_store_leaves_the_tab_bar_empty_until_boot(tmp_path):
     async with app.run_test() as pilot:
         await pilot.pause(0.2)
         assert tab_names(app) == [] and "fake-model" in status_text(app)
+
+
+async def test_ctrl_o_before_boot_says_it_is_starting_and_keeps_the_text(tmp_path):
+    app = configured_app(tmp_path)
+    app._boot_started = True
+    async with app.run_test() as pilot:
+        await pilot.press(*"draft", "ctrl+o")
+        await wait_for(pilot, lambda: any("Still starting up" in str(n.message) for n in app._notifications),
+                       message="the starting-up notice")
+        assert app.focused.id == "boot-prompt" and app.focused.text == "draft"
