@@ -4,7 +4,7 @@ The terminal is read from the moment the app starts, while the first screen is s
 composed: keys typed then reach the app before the boot prompt is mounted and focused, and Textual
 would give them to the bare screen, which drops them. Until the main screen has focused its boot
 prompt, such keys (and pastes) are kept here; then they are delivered in the order they came,
-before any later key.
+before any later key. Boot holds them again for the moment it hands the boot prompt over.
 """
 
 from __future__ import annotations
@@ -27,6 +27,11 @@ class EarlyKeys:
                 return
             await self.release_held_keys()
         await super().on_event(event)  # type: ignore[misc]
+
+    def hold_keys(self) -> None:
+        """Hold keys again until `release_held_keys`: while boot moves the prompt's text to the
+        restored workstream, a key must neither land in the prompt going away nor overtake it."""
+        self._prompt_focused = False
 
     async def release_held_keys(self) -> None:
         """Deliver the held keys to what has focus now. The main screen calls this once its prompt

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
 
 from rich.markup import escape
@@ -143,12 +144,20 @@ class MainScreen(PaintTimerScreen):
     async def hand_over_boot_prompt(self) -> list[str]:
         """Boot finished: move what was typed meanwhile into the focused view; returns prompts already sent."""
         boot = self.query_one("#boot-prompt", PromptInput)
+        self.app.hold_keys()  # keys typed from now wait until the new prompt has focus (app/early_keys.py)
+        for node in [boot, *boot.ancestors]:  # keys already given to the boot prompt (an Enter bubbling up) land
+            handled = asyncio.Event()
+            node.call_later(handled.set)
+            await handled.wait()
+            if node is self:
+                break
         sent, draft = list(self.early_prompts), boot.text
         view = self.view_for(self.app.focused_id)
         if view is not None:  # before any await: a key typed meanwhile must come after the draft
             view.prompt.insert(draft)
             self.set_focus(view.prompt)  # now, not a tick later: the next key must land there
         self.early_prompts.clear()
+        self.app.call_later(self.app.release_held_keys)  # in the app's own loop, before any later key
         await self.query_one("#boot-view").remove()
         return sent
 
