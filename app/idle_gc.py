@@ -4,15 +4,17 @@ A full collection walks every object the app holds (a long session is hundreds o
 stops everything for its whole run: 0.2-0.5 s on a small machine, a visible freeze and a keystroke
 that waits. Left automatic, Python starts one whenever enough objects have survived younger
 collections, which mostly happens while output streams. Once booted in a real terminal, the app
-therefore turns automatic full collections off (`defer_full_collections`) and checks once a second
-(`collect_if_due`): after FULL_COLLECTION_EVERY younger collections it collects in the first
-moment nothing streams and no key was typed for IDLE_SECONDS; a session that is never idle still
-gets one after MAX_DEFERRED younger collections, so memory stays bounded.
+therefore turns automatic full collections off (`defer_full_collections`) and, while one is due,
+checks once a second (`collect_if_due`): after FULL_COLLECTION_EVERY younger collections it collects
+in the first moment nothing streams and no key was typed for IDLE_SECONDS; a session that is never
+idle still gets one after MAX_DEFERRED younger collections, so memory stays bounded. Until one is
+due the check sleeps (`when_due` wakes it), so an idle app is not woken for nothing.
 """
 
 from __future__ import annotations
 
 import gc
+from typing import Callable
 
 FULL_COLLECTION_EVERY = 100  # younger (generation 1) collections before a full one is due
 MAX_DEFERRED = 1000  # ... and before one runs even though the app never goes idle
@@ -33,3 +35,24 @@ def collect_if_due(idle: bool) -> bool:
         gc.collect()
         return True
     return False
+
+
+def when_due(wake: Callable[[], None]) -> Callable[[dict], None]:
+    """Call `wake` once each time younger collections make a full one due (from whichever thread
+    collected: `wake` must be thread-safe); returns the gc callback, for `gc.callbacks.remove`."""
+    armed = [True]
+
+    def callback(phase: str, info: dict) -> None:
+        if phase != "stop":
+            return
+        if info["generation"] == 2:
+            armed[0] = True  # collected: wake again when the next one is due
+        elif armed[0] and gc.get_count()[2] >= FULL_COLLECTION_EVERY:
+            armed[0] = False
+            try:
+                wake()
+            except RuntimeError:  # the app's event loop has closed: nothing is left to wake
+                gc.callbacks.remove(callback)
+
+    gc.callbacks.append(callback)
+    return callback

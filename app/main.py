@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from textual.worker import Worker, WorkerState
 from app import checkpoint_wiring, quit_signals, terminal_graphics
 from app.attention import Attention
 from app.daily_actions import DailyActions
-from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections
+from app.early_keys import EarlyKeys
+from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections, when_due
 from app.mcp_wiring import McpWiring
 from app.mentions import MentionIndex
 from app.ownership_wiring import OwnershipWiring
@@ -93,6 +95,7 @@ WORKER_TASKS = {
     "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
     "theme": "Saving the theme", "mention-index": "Listing the workspace's files",
     "settings": "Saving the settings", "image": "Attaching the image",
+    "first-frame": "Showing the saved tabs",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 
@@ -122,7 +125,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, App):
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, EarlyKeys, App):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -227,15 +230,16 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
             await self._warm_sdk_import()
         if not self.is_headless:
             tune_interpreter_for_input()
-            self.set_interval(1.0, self.collect_garbage_when_idle)
+            checks = self.set_interval(1.0, lambda: self.collect_garbage_when_idle() and checks.pause(), pause=True)
+            when_due(partial(asyncio.get_running_loop().call_soon_threadsafe, checks.resume))  # app/idle_gc.py
 
-    def collect_garbage_when_idle(self) -> None:
+    def collect_garbage_when_idle(self) -> bool:
         """A full garbage collection, if one is due, while nothing streams and nobody types."""
         from widgets.prompt import PromptInput
 
         typing = time.monotonic() - PromptInput.last_typed < IDLE_SECONDS
         streaming = self.manager is not None and any(w.busy for w in self.manager)
-        collect_if_due(idle=not (typing or streaming))
+        return collect_if_due(idle=not (typing or streaming))
 
     async def _open_store(self, store_class):
         """Open the database; when that fails, say why and let the user retry, go on with a

@@ -22,11 +22,25 @@ class OwnershipWiring:
             self.store.guard_writes(self.manager.ownership.owner)
             self.store.on_refused = lambda _error: self._tick("leases", self._heartbeat)  # read-only at once
         self.set_interval(self.manager.ownership.interval, lambda: self._tick("leases", self._heartbeat))
-        self.set_interval(READ_ONLY_POLL, self._read_only_tick)
+        self._read_only_timer = self.set_interval(READ_ONLY_POLL, self._read_only_tick, pause=True)
+        self.follow_read_only()
+
+    _read_only_timer = None
+
+    def follow_read_only(self) -> None:
+        """Poll once a second while a pane is read-only; otherwise the timer sleeps (no idle wake-ups)."""
+        if self._read_only_timer is None or self.manager is None:
+            return
+        if any(w.read_only for w in self.manager):
+            self._read_only_timer.resume()
+        else:
+            self._read_only_timer.pause()
 
     def _read_only_tick(self) -> None:
         if any(w.read_only for w in self.manager):
             self._tick("read-only", self._poll_read_only)
+        else:
+            self._read_only_timer.pause()
 
     def _tick(self, name: str, job) -> None:
         """Run `job` on a worker unless its previous run (waiting on a busy store, say) is still going."""

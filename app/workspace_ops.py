@@ -115,7 +115,7 @@ class WorkspaceOps:
         self.apply_layout()
 
     def switch_to_index(self, index: int) -> None:
-        if 0 <= index < len(self.manager):
+        if self._booted() and 0 <= index < len(self.manager):  # before boot the tabs are only names
             self.show_workstream(self.manager.workstreams[index])
 
     def cycle_tab(self, step: int) -> None:
@@ -202,6 +202,7 @@ class WorkspaceOps:
         if self.manager is None:
             return
         self.main_screen.refresh_chrome(list(self.manager), self.workstream)
+        self.follow_read_only()  # app/ownership_wiring.py: its poll runs only while a pane is read-only
 
     def persist_workspace(self) -> None:
         if self.store is None or self.layout_tree is None:

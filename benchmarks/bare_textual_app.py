@@ -3,7 +3,8 @@
 It composes what Whimbrel's main screen is built from (a one-line Static bar, a
 VerticalScroll, a TextArea, a one-line Static status line and a Footer) and shows the same
 footer binding ("^q Quit"), so both programs paint the same kind of first frame and the
-benchmark waits for the same marker. Nothing else: no storage, no config, no engine.
+benchmark waits for the same marker. The input has the focus (its cursor blinks), as Whimbrel's
+prompt has, so idle CPU compares like with like. Nothing else: no storage, no config, no engine.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class BareApp(App):
     TextArea { height: 3; }
     """
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    AUTO_FOCUS = "#prompt"
 
     def compose(self) -> ComposeResult:
         yield Static("whimbrel", id="bar")

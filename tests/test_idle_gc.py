@@ -46,3 +46,28 @@ def test_a_session_that_never_idles_still_gets_a_full_collection(monkeypatch):
     younger_collections(5)
     assert idle_gc.collect_if_due(idle=False)
     assert gc.get_count()[2] == 0
+
+
+def test_the_check_is_woken_only_once_a_full_collection_is_due():
+    """An idle app sleeps: `when_due` wakes its check when younger collections make one due, once."""
+    wakes: list[int] = []
+    callback = idle_gc.when_due(lambda: wakes.append(gc.get_count()[2]))
+    try:
+        younger_collections(idle_gc.FULL_COLLECTION_EVERY - 1)
+        assert wakes == []
+        gc.collect(1)
+        gc.collect(1)  # still due: no second wake until a full collection has run
+        assert len(wakes) == 1 and wakes[0] >= idle_gc.FULL_COLLECTION_EVERY
+        younger_collections(idle_gc.FULL_COLLECTION_EVERY)  # collected (younger_collections starts with one)
+        assert len(wakes) == 2
+    finally:
+        gc.callbacks.remove(callback)
+
+
+def test_a_wake_into_a_closed_loop_stops_watching():
+    def closed() -> None:
+        raise RuntimeError("Event loop is closed")
+
+    callback = idle_gc.when_due(closed)
+    younger_collections(idle_gc.FULL_COLLECTION_EVERY)
+    assert callback not in gc.callbacks

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import events
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 
 from app.vocabulary.inert import inert
@@ -53,16 +54,23 @@ class TabBar(Widget):
         self._spans: list[tuple[int, int]] = []
 
     def on_mount(self) -> None:
-        if self.app.animation_level != "none":
-            self.set_interval(0.25, self._pulse)
+        if self.app.animation_level != "none":  # paused while no tab is busy: an idle app is not woken
+            self._pulse_timer = self.set_interval(0.25, self._pulse, pause=not self._busy())
+
+    _pulse_timer: Timer | None = None
+
+    def _busy(self) -> bool:
+        return any(t.state in ("thinking", "running") for t in self.tabs)
 
     def _pulse(self) -> None:
-        if any(t.state in ("thinking", "running") for t in self.tabs):
+        if self._busy():
             self._frame += 1
             self.refresh()
 
     def show(self, tabs: list[TabInfo], active: int) -> None:
         self.tabs, self.active = tabs, active
+        if self._pulse_timer is not None:
+            self._pulse_timer.resume() if self._busy() else self._pulse_timer.pause()
         self.refresh()
 
     def render(self) -> Text:

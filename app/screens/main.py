@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
 
 from rich.markup import escape
@@ -16,6 +17,7 @@ from textual.widgets import Static, TextArea
 from app.checkpoint_wiring import DoubleEscape
 from app import memory_commands
 from app.engine.commands import CommandError, is_command
+from app.first_frame import show_first_frame
 from app.screens.frame_timer import FrameTimer
 from app.storage.write_refused import WriteRefused
 from widgets.footer import KeysFooter
@@ -136,18 +138,28 @@ class MainScreen(PaintTimerScreen):
 
     def on_mount(self) -> None:
         self.early_prompts: list[str] = []
-        self.query_one("#boot-prompt").focus()
+        self.set_focus(self.query_one("#boot-prompt"))  # now: keys the terminal already delivered wait for it
+        self.app.call_later(self.app.release_held_keys)  # app/early_keys.py
+        show_first_frame(self.app)  # the status bar from the config, the saved tabs' names, before boot
 
     async def hand_over_boot_prompt(self) -> list[str]:
         """Boot finished: move what was typed meanwhile into the focused view; returns prompts already sent."""
         boot = self.query_one("#boot-prompt", PromptInput)
+        self.app.hold_keys()  # keys typed from now wait until the new prompt has focus (app/early_keys.py)
+        for node in [boot, *boot.ancestors]:  # keys already given to the boot prompt (an Enter bubbling up) land
+            handled = asyncio.Event()
+            node.call_later(handled.set)
+            await handled.wait()
+            if node is self:
+                break
         sent, draft = list(self.early_prompts), boot.text
         view = self.view_for(self.app.focused_id)
-        await self.query_one("#boot-view").remove()
-        if view is not None:
+        if view is not None:  # before any await: a key typed meanwhile must come after the draft
             view.prompt.insert(draft)
             self.set_focus(view.prompt)  # now, not a tick later: the next key must land there
         self.early_prompts.clear()
+        self.app.call_later(self.app.release_held_keys)  # in the app's own loop, before any later key
+        await self.query_one("#boot-view").remove()
         return sent
 
 
@@ -252,6 +264,8 @@ class MainScreen(PaintTimerScreen):
         """Compose the focused prompt in $VISUAL / $EDITOR (app/editor_compose.py)."""
         from app.editor_compose import edit_prompt
 
+        if not self.app._booted():  # type: ignore[attr-defined]  # says "Still starting up"
+            return
         view = self.view_for(self.app.focused_id)
         if view is not None:
             self.run_worker(edit_prompt(self.app, view.prompt), group="editor", exit_on_error=False)

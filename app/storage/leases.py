@@ -15,63 +15,17 @@ stale (suspended, say) when another took the workstream over cannot write into i
 
 from __future__ import annotations
 
-import os
-import socket
-import uuid
-from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from app.storage.lease_rules import HEARTBEAT_INTERVAL, STALE_AFTER, Lease, Owner, pid_alive
 from app.storage.schema import workstream_leases as leases
 from app.storage.write_refused import WriteRefused
 
-HEARTBEAT_INTERVAL = 5.0  # seconds between refreshes of an owner's leases
-STALE_AFTER = 3 * HEARTBEAT_INTERVAL  # a lease not refreshed for this long may be taken over
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid runs on this host (one we may not signal counts)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-@dataclass(frozen=True)
-class Owner:
-    """One running instance of the app: what a lease records about its holder."""
-
-    instance_id: str
-    pid: int
-    host: str
-
-    @classmethod
-    def this_process(cls) -> Owner:
-        return cls(uuid.uuid4().hex, os.getpid(), socket.gethostname())
-
-
-@dataclass(frozen=True)
-class Lease:
-    """A workstream's lease as stored: who holds it and when it last said so."""
-
-    workstream_id: str
-    owner: Owner
-    heartbeat_at: float
-
-    def is_free_for(self, claimant: Owner, now: float, *, stale_after: float = STALE_AFTER,
-                    alive: Callable[[int], bool] = pid_alive) -> bool:
-        """True when `claimant` may take it: it is the holder, or the holder is stale or gone."""
-        if self.owner.instance_id == claimant.instance_id:
-            return True
-        if now - self.heartbeat_at > stale_after:
-            return True
-        return self.owner.host == claimant.host and not alive(self.owner.pid)
-
+# The owner, the lease and the rule live in lease_rules.py (no SQLAlchemy); they are used from here too.
+__all__ = ["HEARTBEAT_INTERVAL", "STALE_AFTER", "Lease", "Owner", "pid_alive", "LeaseMixin", "live_lease_ids"]
 
 def _lease(row) -> Lease:
     m = row._mapping

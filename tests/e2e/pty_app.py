@@ -34,6 +34,14 @@ def set_size(fd: int, columns: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
 
 
+def stop_echo(fd: int) -> None:
+    """No echo from the line discipline: keys typed before the program takes the terminal over show
+    only once the program itself paints them."""
+    attributes = termios.tcgetattr(fd)
+    attributes[3] &= ~termios.ECHO  # lflag
+    termios.tcsetattr(fd, termios.TCSANOW, attributes)
+
+
 def _make_controlling_tty() -> None:
     """In the child: a new session whose controlling terminal is the pty on stdin."""
     os.setsid()
@@ -45,12 +53,15 @@ class PtyApp:
 
     `output` is everything it printed so far (decoded, raw); `screen_text` is the same with
     escape sequences removed. Use as a context manager so the process group is always killed.
+    With `echo=False` the terminal does not echo keys typed before the program takes it over.
     """
 
     def __init__(self, argv: Sequence[str], *, columns: int = 120, rows: int = 40,
-                 env: dict[str, str] | None = None, cwd: str | Path | None = None) -> None:
+                 env: dict[str, str] | None = None, cwd: str | Path | None = None, echo: bool = True) -> None:
         master, slave = os.openpty()
         set_size(slave, columns, rows)
+        if not echo:
+            stop_echo(slave)
         child_env = dict(os.environ if env is None else env)
         child_env.update(TERM="xterm-256color", COLUMNS=str(columns), LINES=str(rows))
         child_env.pop("TEXTUAL", None)  # no devtools

@@ -36,13 +36,15 @@ def whimbrel_argv(base_url: str, workdir: Path, data_dir: Path, *extra: str) -> 
 
 
 def wait_until_ready(app: PtyApp) -> None:
-    """Wait for what a user waits for before typing: the prompt and the model in the status bar.
+    """Wait until a fresh store's workspace is restored: its tab, "new workstream", shows once boot
+    has opened the store (the prompt and the status bar's model are on the first frame already).
 
-    The workstream pane (with its prompt) is built once storage has opened, after the first
-    frame; keys typed before that are not delivered to the prompt.
+    Keys typed sooner reach the prompt too (tests/e2e/test_keys_at_start.py), but a test that
+    touches the store, opens the editor or answers a dialog first needs boot to be done.
     """
     app.wait_for("Ask for work", timeout=60)
     app.wait_for("◆ m ", timeout=60)
+    app.wait_for("new workstream", timeout=60)
 
 
 def test_approve_write_crash_and_resume(fake_openai, tmp_path: Path) -> None:

@@ -112,6 +112,8 @@ def test_storage_error_screen(snap_compare, tmp_path):
                        and pilot.app.screen.query("#storage-error-reason"), message="storage error")
         pilot.app.screen.query_one("#storage-error-reason").update(
             "/home/user/.local/share/whimbrel/whimbrel.db\nOperationalError: unable to open database file")
+        for prompt in pilot.app.main_screen.query(PromptInput):  # the boot prompt under the dialog
+            prompt.cursor_blink = False
         await pilot.pause()
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)

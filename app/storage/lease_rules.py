@@ -1,0 +1,58 @@
+"""Who may take a workstream's lease: the owner, the lease and the rule, without SQLAlchemy.
+
+app/storage/leases.py stores leases; this module is what it and the first frame's quick look at the
+saved tabs (app/storage/peek.py) share, so both decide "held elsewhere" the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from typing import Callable
+
+HEARTBEAT_INTERVAL = 5.0  # seconds between refreshes of an owner's leases
+STALE_AFTER = 3 * HEARTBEAT_INTERVAL  # a lease not refreshed for this long may be taken over
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid runs on this host (one we may not signal counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass(frozen=True)
+class Owner:
+    """One running instance of the app: what a lease records about its holder."""
+
+    instance_id: str
+    pid: int
+    host: str
+
+    @classmethod
+    def this_process(cls) -> Owner:
+        return cls(uuid.uuid4().hex, os.getpid(), socket.gethostname())
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A workstream's lease as stored: who holds it and when it last said so."""
+
+    workstream_id: str
+    owner: Owner
+    heartbeat_at: float
+
+    def is_free_for(self, claimant: Owner, now: float, *, stale_after: float = STALE_AFTER,
+                    alive: Callable[[int], bool] = pid_alive) -> bool:
+        """True when `claimant` may take it: it is the holder, or the holder is stale or gone."""
+        if self.owner.instance_id == claimant.instance_id:
+            return True
+        if now - self.heartbeat_at > stale_after:
+            return True
+        return self.owner.host == claimant.host and not alive(self.owner.pid)

@@ -1,0 +1,59 @@
+"""Only the SDKs the configuration uses are ever imported (issue 20): checked in a fresh interpreter.
+
+An OpenAI-only config with no MCP server starts the real app, runs one turn against the fake
+OpenAI server over a socket, and then reports what `sys.modules` holds: `openai` (the turn used
+it), never `anthropic` or `mcp`, neither once booted nor after the turn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = textwrap.dedent('''
+    import asyncio, json, sys
+    from pathlib import Path
+
+    from app.config import load_config
+    from app.providers.models import ModelRegistry
+    from tests.fake_llm.openai_server import FakeOpenAIServer
+    from tests.ui.helpers import booted, make_app, wait_for_text
+
+    def tops():
+        return sorted({name.split(".")[0] for name in sys.modules})
+
+    async def main(tmp):
+        with FakeOpenAIServer() as server:
+            config_path = tmp / "config.toml"
+            config_path.write_text(
+                '[model]\\ndefault = "local"\\n\\n[models.local]\\n'
+                f'base_url = "{server.base_url}"\\napi_key = "x"\\nmodel = "fake-model"\\n')
+            config = load_config(config_path)
+            models = ModelRegistry.from_config(config)
+            app = make_app(tmp, settings=models.settings("local"), models=models, config=config)
+            async with app.run_test() as pilot:
+                await booted(pilot)
+                await pilot.pause()
+                idle = tops()
+                await pilot.press(*"hello")
+                await pilot.press("enter")
+                await wait_for_text(pilot, "You said: hello", timeout=60)
+                print(json.dumps({"idle": idle, "after_turn": tops()}))
+
+    asyncio.run(main(Path(sys.argv[1])))
+''')
+
+
+def test_an_openai_only_config_never_imports_anthropic_or_mcp(tmp_path):
+    result = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], cwd=ROOT, capture_output=True,
+                            text=True, timeout=240)
+    assert result.returncode == 0, result.stderr[-3000:]
+    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    assert "openai" in loaded["after_turn"]  # the turn really went through the OpenAI SDK
+    assert not {"anthropic", "mcp"} & set(loaded["after_turn"]), loaded["after_turn"]
+    assert not {"anthropic", "mcp"} & set(loaded["idle"]), loaded["idle"]
