@@ -9,24 +9,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
+from tests.e2e.installed import WHIMBREL, e2e_marks, places
 from tests.e2e.pty_app import PtyApp
 from tests.e2e.stored import only_conversation
 from tests.fake_llm.script import TextReply, ToolCallReply
 
-WHIMBREL = str(Path(sys.executable).parent / "whimbrel")
 PROMPT = "Please jot the plan into notes.txt"
 NOTES = "step one: gather\nstep two: build\n"
 SLOW_REPLY = "Streaming-summary begins here. " + "The notes file now holds the plan, step by step. " * 40
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
-]
+pytestmark = e2e_marks()
 
 
 def whimbrel_argv(base_url: str, workdir: Path, data_dir: Path, *extra: str) -> list[str]:
@@ -49,8 +43,7 @@ def wait_until_ready(app: PtyApp) -> None:
 
 def test_approve_write_crash_and_resume(fake_openai, tmp_path: Path) -> None:
     """Approve a write, SIGKILL mid-stream, then resume: every completed message survives."""
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     fake_openai.queue(
         ToolCallReply(calls=[("write_file", json.dumps({"path": "notes.txt", "content": NOTES}))]),
         TextReply(SLOW_REPLY, delay=0.05, chunk_size=2),  # ~40 s in total: still streaming when killed

@@ -6,21 +6,16 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-import pytest
-
+from tests.e2e.installed import e2e_marks, places
 from tests.e2e.pty_app import PtyApp
-from tests.e2e.test_acceptance import WHIMBREL, wait_until_ready, whimbrel_argv
+from tests.e2e.test_acceptance import wait_until_ready, whimbrel_argv
 from tests.fake_llm.script import TextReply
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
-]
+pytestmark = e2e_marks()
 
 
 def test_f7_sends_the_code_block_as_osc_52(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     fake_openai.queue(TextReply("Try:\n\n```sh\necho copied-over-osc52\n```\n"))
     with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir), columns=140) as app:
         wait_until_ready(app)

@@ -8,19 +8,15 @@ import json
 import sqlite3
 from pathlib import Path
 
-import pytest
-
+from tests.e2e.installed import e2e_marks, places
 from tests.e2e.pty_app import PtyApp
 from tests.e2e.stored import only_conversation
-from tests.e2e.test_acceptance import SLOW_REPLY, WHIMBREL, wait_until_ready, whimbrel_argv
+from tests.e2e.test_acceptance import SLOW_REPLY, wait_until_ready, whimbrel_argv
 from tests.fake_llm.script import TextReply, ToolCallReply
 
 PARTIAL = 200  # characters of the reply (about 40 words) that must be stored before the kill
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
-]
+pytestmark = e2e_marks()
 
 
 def stored_replies(db: Path) -> list[tuple[str, bool]]:
@@ -48,8 +44,7 @@ def start_turn(app: PtyApp, prompt: str) -> None:
 
 
 def test_sigkill_mid_stream_keeps_the_partial_reply_marked_interrupted(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     db = data_dir / "whimbrel.db"
     fake_openai.queue(TextReply(SLOW_REPLY, delay=0.05, chunk_size=2))  # ~40 s: still streaming when killed
 
@@ -75,8 +70,7 @@ def test_sigkill_mid_stream_keeps_the_partial_reply_marked_interrupted(fake_open
 
 
 def test_call_waiting_for_approval_at_a_crash_shows_as_not_run(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     fake_openai.queue(ToolCallReply(calls=[("write_file", json.dumps({"path": "plan.txt", "content": "x\n"}))]))
 
     with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir)) as app:

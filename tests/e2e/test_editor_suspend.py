@@ -7,16 +7,12 @@ import os
 import stat
 from pathlib import Path
 
-import pytest
-
+from tests.e2e.installed import e2e_marks, places
 from tests.e2e.pty_app import PtyApp
-from tests.e2e.test_acceptance import WHIMBREL, wait_until_ready, whimbrel_argv
+from tests.e2e.test_acceptance import wait_until_ready, whimbrel_argv
 from tests.fake_llm.script import TextReply
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
-]
+pytestmark = e2e_marks()
 
 # Says on the terminal that it runs (the app has left the alternate screen), then writes the prompt.
 EDITOR = """#!/bin/sh
@@ -26,8 +22,7 @@ printf 'Composed in the editor, line one\\nline two of the long prompt\\n' > "$1
 
 
 def test_ctrl_o_suspends_for_the_editor_and_brings_the_text_back(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     editor = tmp_path / "editor.sh"
     editor.write_text(EDITOR)
     editor.chmod(editor.stat().st_mode | stat.S_IEXEC)

@@ -8,27 +8,20 @@ OSC 52 clipboard write, a screen clear, a C1 CSI and a bidi override. Their visi
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-import pytest
-
+from tests.e2e.installed import e2e_marks, places
 from tests.e2e.pty_app import PtyApp
 from tests.e2e.test_acceptance import wait_until_ready, whimbrel_argv
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.hostile.mcp_server import CLEAR, CLIPBOARD, HOSTILE, RETITLE
 
-WHIMBREL = str(Path(sys.executable).parent / "whimbrel")
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
-]
+pytestmark = e2e_marks()
 
 
 def test_hostile_reply_and_file_never_reach_the_terminal(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     (workdir / "notes.txt").write_text(f"notes {HOSTILE}\n")
     fake_openai.queue(TextReply(f"Reply {HOSTILE} one.", reasoning=f"Hmm {HOSTILE}"),
                       TextReply(f"Title {RETITLE}"))  # the auto-title asked for after the first exchange

@@ -9,23 +9,18 @@ import os
 import re
 from pathlib import Path
 
-import pytest
-
 from app import terminal_graphics as graphics
+from tests.e2e.installed import e2e_marks, places
 from tests.e2e.pty_app import PtyApp
-from tests.e2e.test_acceptance import WHIMBREL, wait_until_ready, whimbrel_argv
+from tests.e2e.test_acceptance import wait_until_ready, whimbrel_argv
 from tests.ui.test_images import png
 from tests.ui.test_inline_images import stored_image_workstream
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
-]
+pytestmark = e2e_marks()
 
 
 def test_kitty_gets_the_image_once_and_placeholder_cells(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     data = png(tmp_path / "red.png")
     ws = stored_image_workstream(tmp_path, data)
     env = dict(os.environ, WHIMBREL_IMAGES="kitty")

@@ -9,25 +9,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
+from tests.e2e.installed import e2e_marks, places
 from tests.e2e.pty_app import PtyApp
 from tests.e2e.stored import only_conversation
-from tests.e2e.test_acceptance import WHIMBREL, whimbrel_argv
+from tests.e2e.test_acceptance import whimbrel_argv
 from tests.fake_llm.script import TextReply
 
 AT_ONCE = "Typed at spawn, "
 ONE_BY_ONE = "then key by key through boot."
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
-]
+pytestmark = e2e_marks()
 
 
 def test_keys_typed_at_spawn_all_reach_the_prompt_in_order(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     fake_openai.queue(TextReply("Every key arrived."))
     with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir), echo=False) as app:
         app.send(AT_ONCE)

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.installed import e2e_marks, places
 from tests.e2e.processes import alive, descendants, kill_survivors
 from tests.e2e.pty_app import PtyApp, strip_ansi
 from tests.e2e.stored import only_conversation
-from tests.e2e.test_acceptance import WHIMBREL, wait_until_ready, whimbrel_argv
+from tests.e2e.test_acceptance import wait_until_ready, whimbrel_argv
 from tests.fake_llm.script import ToolCallReply
 
 VENV_BIN = Path(sys.executable).parent
@@ -30,10 +31,7 @@ RESTORE = {"leave the alternate screen": "\x1b[?1049l", "show the cursor": "\x1b
            "stop mouse button reports": "\x1b[?1000l", "stop mouse motion reports": "\x1b[?1003l",
            "stop SGR mouse reports": "\x1b[?1006l"}
 
-pytestmark = [
-    pytest.mark.timeout(240),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
-]
+pytestmark = e2e_marks(240)
 
 
 def write_config(tmp_path: Path, servers: dict[str, list[str]]) -> Path:
@@ -78,8 +76,7 @@ def assert_terminal_restored(output: str) -> None:
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_quit_signal_restores_the_terminal_and_ends_every_child(fake_openai, tmp_path: Path, children,
                                                                 signum) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     config = write_config(tmp_path, {"time": [str(VENV_BIN / "mcp-server-time"), "--local-timezone", "UTC"]})
     fake_openai.queue(ToolCallReply(calls=[("bash", json.dumps({"command": "sleep 917"}))]))
 
@@ -108,8 +105,7 @@ def test_quit_signal_restores_the_terminal_and_ends_every_child(fake_openai, tmp
 
 def test_quit_with_a_server_that_will_not_stop_prints_no_traceback(fake_openai, tmp_path: Path,
                                                                    children) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     config = write_config(tmp_path, {"stubborn": [sys.executable, str(STUBBORN)]})
 
     with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir, "--config", str(config))) as app:

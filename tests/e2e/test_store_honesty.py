@@ -5,16 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
+from tests.e2e.installed import e2e_marks, places
 from tests.e2e.pty_app import PtyApp, strip_ansi
-from tests.e2e.test_acceptance import WHIMBREL, wait_until_ready, whimbrel_argv
+from tests.e2e.test_acceptance import wait_until_ready, whimbrel_argv
 from tests.fake_llm.script import TextReply
 
-pytestmark = [
-    pytest.mark.timeout(180),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
-]
+pytestmark = e2e_marks()
 
 
 def ask(app: PtyApp, prompt: str, answer: str) -> None:
@@ -34,8 +30,7 @@ def quit_and_read_hint(app: PtyApp) -> str:
 
 
 def test_store_deleted_while_running_is_reported_and_offers_no_resume(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     fake_openai.queue(TextReply("Answer into the void."))
 
     with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir), columns=160) as app:
@@ -51,8 +46,7 @@ def test_store_deleted_while_running_is_reported_and_offers_no_resume(fake_opena
 
 
 def test_temporary_store_exit_hint_does_not_point_at_the_data_dir(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     data_dir.write_text("a file where the data directory should be")
     fake_openai.queue(TextReply("Answer kept nowhere."))
 

@@ -20,8 +20,9 @@ import pytest
 
 from app.storage.store import Store
 from app.vocabulary.messages import Message
+from tests.e2e.installed import NEEDS_WHIMBREL, places
 from tests.e2e.pty_app import PtyApp
-from tests.e2e.test_acceptance import WHIMBREL, whimbrel_argv
+from tests.e2e.test_acceptance import whimbrel_argv
 from tests.fake_llm.script import EchoReply
 
 DURATION = 60.0  # seconds both windows keep streaming
@@ -31,7 +32,7 @@ ERRORS = ("Traceback", "database is locked", " failed", "Error:", "open in anoth
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.timeout(DURATION + 100),
-    pytest.mark.skipif(not Path(WHIMBREL).exists(), reason="install the project: pip install -e '.[test]'"),
+    NEEDS_WHIMBREL,
 ]
 
 
@@ -86,8 +87,7 @@ def contents(store: Store, workstream_id: str, role: str) -> list[str]:
 
 
 def test_two_windows_stream_into_their_own_workstreams(fake_openai, tmp_path: Path) -> None:
-    workdir, data_dir = tmp_path / "work", tmp_path / "data"
-    workdir.mkdir()
+    workdir, data_dir = places(tmp_path)
     db = data_dir / "whimbrel.db"
     store = Store(db)
     earlier = store.create_workstream(title="earlier work")

@@ -16,7 +16,7 @@ from app.screens.rewind import RewindScreen
 from app.storage.store import Store
 from app.vocabulary.messages import Message
 from tests.snapshots.test_workstream_screens import SIZE, steady
-from tests.ui.helpers import make_app, wait_for
+from tests.ui.helpers import make_app, screen_is, wait_for
 
 SIZE_REWIND = (120, 36)
 
@@ -72,7 +72,7 @@ async def open_rewind(pilot, seq_index: int | None = None) -> None:
     view = app.main_screen.view_for(app.focused_id)
     view.prompt.insert("/rewind")
     await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen), message="rewind screen")
+    await wait_for(pilot, lambda: screen_is(app, RewindScreen), message="rewind screen")
     await wait_for(pilot, lambda: app.screen.plan is not None, message="plan")
     if seq_index is not None:
         for _ in range(seq_index):
@@ -136,7 +136,7 @@ def test_fork_tree_in_the_resume_browser(snap_compare, tmp_path):
         await steady(pilot)
         app = pilot.app
         app.push_screen(ResumeScreen(app.store, now=lambda: recent + 7200))
-        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen), message="resume browser")
+        await wait_for(pilot, lambda: screen_is(app, ResumeScreen), message="resume browser")
         await wait_for(pilot, lambda: [t.row_count for t in app.screen.query(DataTable)] == [4], message="rows")
         app.screen.query_one(Input).cursor_blink = False  # a blinking cursor would differ from run to run
         await pilot.pause(0.5)
@@ -188,7 +188,7 @@ def test_ctrl_n_offers_a_worktree_in_a_git_workspace(snap_compare, tmp_path):
     async def run_before(pilot) -> None:
         await steady(pilot)
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewWorkstreamScreen), message="the dialog")
+        await wait_for(pilot, lambda: screen_is(pilot.app, NewWorkstreamScreen), message="the dialog")
         await pilot.press("w")
         await pilot.pause(0.3)
 

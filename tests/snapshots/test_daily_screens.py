@@ -18,7 +18,7 @@ from app.screens.theme_picker import ThemePickerScreen
 from app.storage.store import Store
 from app.vocabulary.attachments import Attachment, with_attachments
 from app.vocabulary.messages import Message
-from tests.ui.helpers import make_app, wait_for
+from tests.ui.helpers import make_app, screen_is, wait_for
 from widgets.mention_suggestions import MentionSuggestions
 from widgets.prompt import PromptInput
 
@@ -58,7 +58,7 @@ def test_theme_picker_previewing_a_light_theme(snap_compare, tmp_path):
         pilot.app.action_change_theme()
         from textual.widgets import OptionList
 
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ThemePickerScreen)
+        await wait_for(pilot, lambda: screen_is(pilot.app, ThemePickerScreen)
                        and pilot.app.screen.query(OptionList))
 
         pilot.app.screen.query_one(OptionList).highlighted = 1  # whimbrel-light, applied at once
@@ -77,7 +77,7 @@ def test_settings_screen(snap_compare, tmp_path):
     async def run_before(pilot) -> None:
         await steady(pilot)
         await pilot.app.open_settings()
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen))
+        await wait_for(pilot, lambda: screen_is(pilot.app, SettingsScreen))
         no_blink(pilot.app)
         await pilot.pause(0.3)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.snapshots.test_screens import SIZE, booted
-from tests.ui.helpers import make_app, wait_for
+from tests.ui.helpers import make_app, screen_is, wait_for
 from tests.ui.test_turns import submit
 from tests.ui.test_external_agent import AGENT_WAIT, config_with_agents, write_call
 from app.screens.approval import ApprovalScreen
@@ -25,7 +25,7 @@ def test_agent_workstream_with_a_tool_call_asking_permission(snap_compare, fake_
         await wait_for(pilot, lambda: len(app.manager) == 2, message="the agent's tab")
         await booted(pilot)
         await submit(pilot, "write notes.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), AGENT_WAIT, "the approval modal")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), AGENT_WAIT, "the approval modal")
         await pilot.pause(0.3)
 
     app = make_app(tmp_path, fake_openai.base_url, config=config_with_agents(tmp_path, fake_openai.base_url))
@@ -43,7 +43,7 @@ def test_ctrl_n_offers_the_configured_agents(snap_compare, fake_openai, tmp_path
     async def run_before(pilot) -> None:
         await booted(pilot)
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, NewWorkstreamScreen), message="the picker")
+        await wait_for(pilot, lambda: screen_is(pilot.app, NewWorkstreamScreen), message="the picker")
         await pilot.pause(0.2)
 
     app = make_app(tmp_path, fake_openai.base_url, config=load_config(path))

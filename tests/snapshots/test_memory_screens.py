@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.memory.records import Visibility
-from tests.ui.helpers import make_app, wait_for
+from tests.ui.helpers import make_app, screen_is, wait_for
 from widgets.prompt import PromptInput
 
 SIZE = (110, 30)
@@ -46,7 +46,7 @@ def test_memory_browser(snap_compare, tmp_path):
         await send(pilot, "/memory")
         from app.screens.memory_browser import MemoryBrowser
 
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryBrowser) and len(app.screen.shown) == 3,
+        await wait_for(pilot, lambda: screen_is(app, MemoryBrowser) and len(app.screen.shown) == 3,
                        message="the browser's rows")
         app.screen.query_one("#memory-table").focus()
         await pilot.press("down")

@@ -23,7 +23,7 @@ from app.screens.audit import AuditScreen
 from app.screens.policy import PolicyScreen
 from app.screens.rule_save import RuleSaveScreen
 from tests.snapshots.test_screens import booted  # waits for boot with a steady prompt cursor
-from tests.ui.helpers import make_app, wait_for
+from tests.ui.helpers import make_app, screen_is, wait_for
 from tools.guard import CallGuard
 from widgets.status_bar import StatusBar
 
@@ -128,7 +128,7 @@ def test_audit_screen(snap_compare, tmp_path):
                                  status, ms, agent=agent, created_at=NOW - 600 + index * 60)
             await store.run(audit.append, store.store.engine, row)
         pilot.app.push_screen(AuditScreen(store, now=NOW))
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, AuditScreen) and
+        await wait_for(pilot, lambda: screen_is(pilot.app, AuditScreen) and
                        any("6 call(s)" in str(c.render()) for c in pilot.app.screen.query("#audit-count")),
                        message="the rows loaded")
         await wait_for(pilot, lambda: "20:21:40Z" in pilot.app.export_screenshot(),

@@ -6,7 +6,7 @@ import asyncio
 
 from app.engine import events as ev
 from app.screens.approval import ApprovalScreen
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tools.context import ToolContext
 from widgets.prompt import PromptInput
 from tools.preview import diff_for
@@ -108,7 +108,7 @@ def test_storage_error_screen(snap_compare, tmp_path):
     (tmp_path / "data").write_text("not a directory")
 
     async def run_before(pilot) -> None:
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, StorageErrorScreen)
+        await wait_for(pilot, lambda: screen_is(pilot.app, StorageErrorScreen)
                        and pilot.app.screen.query("#storage-error-reason"), message="storage error")
         pilot.app.screen.query_one("#storage-error-reason").update(
             "/home/user/.local/share/whimbrel/whimbrel.db\nOperationalError: unable to open database file")

@@ -8,6 +8,7 @@ import pytest
 
 from textual.app import App
 
+from tests.ui.helpers import screen_is
 from app.engine import events as ev
 from widgets.tool_card import ToolCard
 
@@ -75,9 +76,9 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
 
     async def run_before(pilot) -> None:
         await submit(pilot, "plan the flag")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="plan approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="plan approval")
         await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "plan review" in screen_text(app),
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "plan review" in screen_text(app),
                        message="the plan review")
         for prompt in app.query(PromptInput):
             prompt.cursor_blink = False  # no blink phase in the picture

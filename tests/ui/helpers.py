@@ -72,6 +72,13 @@ async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 15.0
     raise AssertionError(f"timed out waiting for: {message or predicate}")
 
 
+def screen_is(app, kind: type) -> bool:
+    """The current screen is a `kind` and has mounted its widgets: a screen just pushed is current a
+    moment before its children exist (reading its text or querying it then finds nothing)."""
+    screen = app.screen
+    return isinstance(screen, kind) and screen.is_mounted
+
+
 async def wait_for_text(pilot, text: str, timeout: float = 15.0) -> None:
     """Pause the pilot until `text` is on the current screen (see screen_text)."""
     await wait_for(pilot, lambda: text in screen_text(pilot.app), timeout, message=f"{text!r} on screen")

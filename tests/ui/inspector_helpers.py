@@ -10,7 +10,7 @@ from app.mcp.breaker import CircuitBreaker
 from app.mcp.config import ServerConfig
 from app.mcp.manager import McpManager
 from app.screens.mcp_inspector import McpInspectorScreen
-from tests.ui.helpers import wait_for
+from tests.ui.helpers import screen_is, wait_for
 
 FORM_SCHEMA = {
     "type": "object",
@@ -45,7 +45,7 @@ async def open_inspector(pilot, **kwargs: Any) -> McpInspectorScreen:
         app.push_screen(McpInspectorScreen(app.options.config_path, **kwargs))
     else:
         await pilot.press("f9")
-    await wait_for(pilot, lambda: isinstance(app.screen, McpInspectorScreen), message="the inspector opens")
+    await wait_for(pilot, lambda: screen_is(app, McpInspectorScreen), message="the inspector opens")
     await pilot.pause()
     return app.screen
 

@@ -12,7 +12,7 @@ from app.screens.cost import CostScreen
 from app.storage.store import Store
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.tools.web_site import LocalSite
-from tests.ui.helpers import make_app, wait_for
+from tests.ui.helpers import make_app, screen_is, wait_for
 from tests.ui.test_turns import submit
 from textual.widgets import DataTable
 
@@ -36,13 +36,13 @@ async def test_cost_counts_a_programs_calls_and_the_model_call_inside_it(fake_op
                           TextReply("It flies 5,000 km.", usage=(150, 7)))
         async with app.run_test(size=(120, 40)) as pilot:
             await submit(pilot, "how far does it fly?")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="web_fetch's approval")
+            await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="web_fetch's approval")
             await pilot.press("y")
             await wait_for(pilot, lambda: not app.workstream.busy and len(fake_openai.requests) == 3,
                            message="the turn")
             workstream_id = app.workstream.id
             await submit(pilot, "/cost")
-            await wait_for(pilot, lambda: isinstance(app.screen, CostScreen), message="the /cost screen")
+            await wait_for(pilot, lambda: screen_is(app, CostScreen), message="the /cost screen")
             table = app.screen.query_one(DataTable)
             await wait_for(pilot, lambda: table.row_count == 1, message="the workstream's row")
             row = [str(cell) for cell in table.get_row_at(0)]

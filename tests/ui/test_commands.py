@@ -8,7 +8,7 @@ from textual.widgets import DataTable
 from app.screens.help import HelpScreen
 from app.screens.resume import ResumeScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 from widgets.slash_suggestions import SlashSuggestions
 
 
@@ -53,7 +53,7 @@ async def test_help_lists_every_command(fake_openai, tmp_path):
     async with app.run_test(size=(120, 50)) as pilot:
         await booted(pilot)
         await send(pilot, "/help")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await wait_for(pilot, lambda: screen_is(app, HelpScreen))
         text = screen_text(app)
         for name in ("/ws", "/new", "/clear", "/resume", "/name", "/delete", "/history", "/retry", "/rewind",
                      "/export", "/quit"):
@@ -135,7 +135,7 @@ async def test_resume_browser_full_text_search_opens_a_tab(fake_openai, tmp_path
         await booted(pilot)
         assert app.manager.get(flamingo_id) is None
         await send(pilot, "/resume")
-        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await wait_for(pilot, lambda: screen_is(app, ResumeScreen))
         await pilot.press(*"diet")
         table = app.screen.query_one(DataTable)
         await wait_for(pilot, lambda: table.row_count == 1, message="one search hit")
@@ -178,7 +178,7 @@ async def test_palette_offers_workstream_actions(fake_openai, tmp_path):
     async with app.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
         await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await wait_for(pilot, lambda: screen_is(app, CommandPalette))
         await pilot.press(*"split pane side")
         await wait_for(pilot, lambda: "Split pane side by side" in highlighted_command(app),
                        message="the palette's search highlights the command")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from app.copying import code_blocks
 from app.screens.code_picker import CodePickerScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 
 TWO_BLOCKS = """Here you go:
 
@@ -46,7 +46,7 @@ async def test_f6_copies_the_last_reply_and_f7_picks_a_code_block(fake_openai, t
         await pilot.press("f6")
         await wait_for(pilot, lambda: app.clipboard == TWO_BLOCKS, message="the reply on the clipboard")
         await pilot.press("f7")
-        await wait_for(pilot, lambda: isinstance(app.screen, CodePickerScreen), message="the picker")
+        await wait_for(pilot, lambda: screen_is(app, CodePickerScreen), message="the picker")
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: app.clipboard == "pytest -q", message="the second block copied")
         assert not isinstance(app.screen, CodePickerScreen)

@@ -17,7 +17,7 @@ from app.config import load_config
 from app.screens.approval import ApprovalScreen
 from tests.acp.harness import priced_config
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tests.ui.test_turns import submit
 from widgets.tool_card import ToolCard
 
@@ -55,7 +55,7 @@ async def test_the_agents_tool_call_asks_in_whimbrels_modal_and_the_workstream_r
         await open_agent(pilot, app, "self")
         agent_id = app.workstream.id
         await submit(pilot, "create x.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), AGENT_WAIT, "the approval modal")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), AGENT_WAIT, "the approval modal")
         assert "x.txt" in screen_text(app)
         await pilot.press("y")
         await wait_for(pilot, lambda: "Created x.txt for you." in screen_text(app), AGENT_WAIT, "the agent's reply")
@@ -125,12 +125,12 @@ async def test_ctrl_n_offers_whimbrel_and_the_agents(fake_openai, tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewWorkstreamScreen), message="the picker")
+        await wait_for(pilot, lambda: screen_is(app, NewWorkstreamScreen), message="the picker")
         await pilot.press("enter")  # Whimbrel's own model, highlighted first
         await wait_for(pilot, lambda: len(app.manager) == 2, message="a model tab")
         assert not isinstance(app.workstream.session, ExternalAgentSession)
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewWorkstreamScreen), message="the picker again")
+        await wait_for(pilot, lambda: screen_is(app, NewWorkstreamScreen), message="the picker again")
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: len(app.manager) == 3, message="the agent's tab")
         assert isinstance(app.workstream.session, ExternalAgentSession)
@@ -153,14 +153,14 @@ async def test_the_agents_writes_and_commands_on_whimbrels_side_pass_whimbrels_m
     async with app.run_test(size=(120, 40)) as pilot:
         await open_agent(pilot, app, "auto")
         await submit(pilot, "write, then run")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "x.txt" in screen_text(app),
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "x.txt" in screen_text(app),
                        AGENT_WAIT, "the write's approval")
         assert "agent auto" in screen_text(app)
         await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "second" in screen_text(app),
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "second" in screen_text(app),
                        AGENT_WAIT, "the first command's approval")
         await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "ran in" in screen_text(app),
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "ran in" in screen_text(app),
                        AGENT_WAIT, "the second command's approval")
         await pilot.press("y")
         await wait_for(pilot, lambda: "All done." in screen_text(app), AGENT_WAIT, "the agent's reply")
@@ -195,7 +195,7 @@ async def test_the_agents_usage_shows_in_the_status_bar_is_stored_and_counted_in
             ("agent priced", 1000, 50), ("agent priced", 2000, 10)]
         assert [round(r.cost, 6) for r in rows] == [0.0024, 0.00408]
         await submit(pilot, "/cost")
-        await wait_for(pilot, lambda: isinstance(app.screen, CostScreen), message="the /cost screen")
+        await wait_for(pilot, lambda: screen_is(app, CostScreen), message="the /cost screen")
         assert "$0.0065" in screen_text(app)
 
     fake_openai.queue(TextReply("Resumed.", usage=(500, 5)))

@@ -12,7 +12,7 @@ from app.palette import whimbrel_commands
 from app.screens.help import HelpScreen
 from app.screens.setup import SetupScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 from widgets.tab_bar import TabBar
 
 
@@ -34,7 +34,7 @@ async def submit(pilot, text: str) -> None:
 async def test_the_setup_dialogs_footer_shows_its_own_keys(tmp_path):
     app = make_app(tmp_path, None)
     async with app.run_test(size=(120, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), message="first-run setup opens")
+        await wait_for(pilot, lambda: screen_is(app, SetupScreen), message="first-run setup opens")
         await wait_for(pilot, lambda: "Skip" in bottom_line(app), message="the dialog's keys in the footer")
         assert "Cancel turn" not in bottom_line(app) and "Split" not in bottom_line(app)
         await pilot.press("escape")
@@ -56,7 +56,7 @@ async def test_setup_with_nothing_found_shows_only_the_hint(tmp_path):
 async def test_palette_go_to_entries_use_the_tab_titles_as_shown(tmp_path):
     app = make_app(tmp_path, None)  # no model: the turn says so at once and ends
     async with app.run_test(size=(120, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), message="first-run setup opens")
+        await wait_for(pilot, lambda: screen_is(app, SetupScreen), message="first-run setup opens")
         await pilot.press("escape")
         await submit(pilot, "hello there")
         await wait_for(pilot, lambda: "nothing was sent" in screen_text(app))
@@ -64,7 +64,7 @@ async def test_palette_go_to_entries_use_the_tab_titles_as_shown(tmp_path):
         shown = [tab.name for tab in app.main_screen.query_one(TabBar).tabs]
         assert go_to == ["Go to 1: hello there"] and shown == ["hello there"]
         await pilot.press("ctrl+p")
-        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await wait_for(pilot, lambda: screen_is(app, CommandPalette))
         await pilot.press(*"go to")
         await wait_for(pilot, lambda: "Go to 1: hello there" in screen_text(app) or any(
             "Go to 1: hello there" in str(o.prompt) for o in app.screen.query_one(OptionList).options))
@@ -75,7 +75,7 @@ async def test_f1_opens_help_and_closes_it(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await booted(pilot)
         await pilot.press("f1")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), message="F1 opens help")
+        await wait_for(pilot, lambda: screen_is(app, HelpScreen), message="F1 opens help")
         assert "this help" in screen_text(app)
         await pilot.press("f1")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), message="F1 closes help")

@@ -63,10 +63,11 @@ async def rebuilds_for_a_burst_of_focus_changes(footer: type[Footer]) -> tuple[i
     async with app.run_test(size=(80, 10)) as pilot:
         await pilot.pause()
         footer.rebuilds = 0
-        for _ in range(5):  # eleven binding changes in one burst
-            app.query_one("#second").focus()
-            app.query_one("#first").focus()
-        app.query_one("#second").focus()
+        first, second = app.query_one("#first"), app.query_one("#second")
+        for _ in range(5):  # eleven focus moves in one burst, before any refresh can come between
+            app.screen.set_focus(second)
+            app.screen.set_focus(first)
+        app.screen.set_focus(second)
         await pilot.pause()
         await pilot.pause()
         assert "Only on second" in footer_text(app) and "Only on first" not in footer_text(app)
@@ -76,5 +77,5 @@ async def rebuilds_for_a_burst_of_focus_changes(footer: type[Footer]) -> tuple[i
 async def test_a_burst_of_focus_changes_rebuilds_the_footer_once_or_twice() -> None:
     ours, app = await rebuilds_for_a_burst_of_focus_changes(Counted)
     theirs, _ = await rebuilds_for_a_burst_of_focus_changes(CountedTextual)
-    assert ours <= 2 < 10 <= theirs
+    assert ours <= 2 < 20 <= theirs  # Textual rebuilds for each of the 22 changes (two per focus move)
     assert len(app.shown) == 1  # the first keys on screen are announced once, not per rebuild

@@ -8,7 +8,7 @@ from textual.widgets import DataTable
 from app.screens.resume import ResumeScreen
 from app.screens.rewind import RewindScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, wait_for, wait_for_text
+from tests.ui.helpers import booted, make_app, screen_is, wait_for, wait_for_text
 
 
 def focused_view(app):
@@ -54,7 +54,7 @@ async def test_fork_from_the_third_message_into_a_split_pane_and_both_go_on(fake
         assert [m.content for m in stored if m.role == "user"][-1] == "fork goes on"
 
         await send(pilot, "/resume")
-        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen), message="resume browser")
+        await wait_for(pilot, lambda: screen_is(app, ResumeScreen), message="resume browser")
         table = app.screen.query_one(DataTable)
         await wait_for(pilot, lambda: table.row_count == 2, message="two rows")
         names = [str(table.get_row_at(i)[0]) for i in range(2)]
@@ -68,7 +68,7 @@ async def test_k_in_the_rewind_screen_forks_into_a_new_tab(fake_openai, tmp_path
         for number in range(1, 3):
             await talk(pilot, fake_openai, f"question {number}", f"answer {number}")
         await send(pilot, "/rewind")
-        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen.plan is not None)
+        await wait_for(pilot, lambda: screen_is(app, RewindScreen) and app.screen.plan is not None)
         await pilot.press("up", "k")
         await wait_for(pilot, lambda: len(app.manager.workstreams) == 2, message="fork opened")
         await wait_for(pilot, lambda: user_texts(focused_view(app).workstream) == ["question 1"], message="fork shown")

@@ -21,7 +21,7 @@ from app.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
 from tests.hostile import mcp_server
 from tests.hostile.mcp_server import CLEAR, HOSTILE, RETITLE
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tests.ui.inert_helpers import SHOWN_MARKS, assert_inert, obeyable, rendered_by_widget
 from widgets import terminal_guard
 from widgets.messages import AssistantMessage, Notice, ReasoningBlock, UserMessage
@@ -69,7 +69,7 @@ async def test_bash_output_streams_inert_and_the_model_gets_the_real_bytes(fake_
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "run it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval")
         await pilot.press("y")
         await wait_for(pilot, lambda: "Ran it." in screen_text(app), message="final answer")
         await assert_inert(pilot, "out ␛[2J␛[H ␛]0;PWNED␇ \ufffd done")
@@ -83,7 +83,7 @@ async def test_the_approval_dialog_shows_a_hostile_command_inert(fake_openai, tm
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "run it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval")
         await assert_inert(pilot, "echo ␛[2J␛[H", "\ufffdtxt.exe", "⚠ contains control characters")
         await pilot.press("n")
         await wait_for(pilot, lambda: "Denied." in screen_text(app))
@@ -96,7 +96,7 @@ async def test_a_hostile_file_write_shows_its_diff_inert(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "write it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval")
         await assert_inert(pilot, "+␛[2J␛[H␛]0;PWNED␇", "out␛[2J␛[H.txt")
         await pilot.press("y")
         await wait_for(pilot, lambda: "Written." in screen_text(app))
@@ -132,7 +132,7 @@ async def test_stored_history_is_shown_inert_when_resumed(fake_openai, tmp_path)
     first = make_app(tmp_path, fake_openai.base_url)
     async with first.run_test(size=SIZE) as pilot:
         await submit(pilot, f"user said {HOSTILE}")
-        await wait_for(pilot, lambda: isinstance(first.screen, ApprovalScreen), message="approval")
+        await wait_for(pilot, lambda: screen_is(first, ApprovalScreen), message="approval")
         await pilot.press("y")
         await wait_for(pilot, lambda: "History" in screen_text(first) and first.workstream.state == "idle")
         workstream_id = first.workstream.id
@@ -169,7 +169,7 @@ async def test_a_hostile_mcp_server_is_shown_inert_in_the_transcript_and_the_ins
         await wait_for(pilot, lambda: app.ready.is_set())
         await wait_for(pilot, lambda: app.mcp.status("hostile")[0] == "ready", timeout=60, message="server ready")
         await submit(pilot, "shout")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="MCP tools need approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="MCP tools need approval")
         await pilot.press("y")
         await wait_for(pilot, lambda: "Shouted." in screen_text(app), timeout=30, message="final answer")
         await assert_inert(pilot, "result ␛[2J␛[H")
@@ -177,7 +177,7 @@ async def test_a_hostile_mcp_server_is_shown_inert_in_the_transcript_and_the_ins
         descriptions = [t["function"]["description"] for t in fake_openai.requests[0]["tools"]]
         assert any(HOSTILE in d for d in descriptions)  # the model gets the server's words unchanged
         await pilot.press("f9")
-        await wait_for(pilot, lambda: isinstance(app.screen, McpInspectorScreen), message="the inspector")
+        await wait_for(pilot, lambda: screen_is(app, McpInspectorScreen), message="the inspector")
         tabs = app.screen.query_one("#mcp-tabs")
         shown = ""
         for tab in ("tab-overview", "tab-tools", "tab-protocol", "tab-logs"):
@@ -204,7 +204,7 @@ async def test_after_a_hostile_session_no_widget_renders_a_control_character(fak
         fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": "printf 'out \\033[2J\\033]0;X\\007'"}),
                                           "b1")]), TextReply("Ran."), ErrorReply(400, f"refused {HOSTILE}"))
         await submit(pilot, "run it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval")
         await pilot.press("y")
         await wait_for(pilot, lambda: "Ran." in screen_text(app) and app.workstream.state == "idle")
         await submit(pilot, "again")

@@ -17,7 +17,7 @@ from app.storage.store import Store
 from app.vocabulary.attachments import Attachment, with_attachments
 from app.vocabulary.messages import Message
 from tests.mcp.conftest import needs_node, server_path
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tests.ui.inert_helpers import obeyable, rendered_by_widget
 from tests.ui.inspector_helpers import tool_result
 from tests.ui.test_images import png
@@ -107,7 +107,7 @@ async def test_a_forced_protocol_draws_the_attached_image_only_from_its_widget(p
             from app.screens.confirm import ConfirmScreen
 
             app.push_screen(ConfirmScreen("Really?"))
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await wait_for(pilot, lambda: screen_is(app, ConfirmScreen))
             await pilot.pause()
             assert "Really?" in screen_text(app) and STARTS[protocol] not in terminal_output(app.screen)
 

@@ -11,7 +11,7 @@ from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tests.ui.test_turns import submit
 from widgets.judge_line import JudgeLine
 
@@ -70,7 +70,7 @@ async def test_answering_does_not_wait_for_the_judge(fake_openai, tmp_path):
         app = judged_app(tmp_path, fake_openai.base_url, f"http://127.0.0.1:{silent.getsockname()[1]}/v1")
         async with app.run_test(size=(120, 40)) as pilot:
             await submit(pilot, "clean up")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+            await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
             assert "asking for a second opinion…" in screen_text(app)
             await pilot.press("y")
             await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn ends while the judge is silent")

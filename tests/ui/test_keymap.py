@@ -10,7 +10,7 @@ import pytest
 from app.config import ConfigError, load_config
 from app.keymap import help_rows, keymap_problems, main_bindings
 from app.screens.help import HelpScreen
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 
 
 def bottom_line(app) -> str:
@@ -64,7 +64,7 @@ async def test_a_remapped_key_works_and_shows_in_the_footer_and_help(tmp_path):
         await pilot.pause(0.2)
         assert len(app.manager.workstreams) == 2
         await pilot.press("f5")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), message="help on its new key")
+        await wait_for(pilot, lambda: screen_is(app, HelpScreen), message="help on its new key")
         assert "Ctrl+T" in screen_text(app) and "new workstream" in screen_text(app)
 
 
@@ -144,7 +144,7 @@ async def test_a_dialogs_binding_moves_with_the_keymap_in_its_footer_and_help(tm
         await wait_for(pilot, lambda: answers, message="j answers yes")
         assert answers == [True]
         await pilot.press("f1")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), message="help opens")
+        await wait_for(pilot, lambda: screen_is(app, HelpScreen), message="help opens")
         assert "j Yes · n/Esc No" in screen_text(app) and "(Esc closes)" in screen_text(app)
 
 

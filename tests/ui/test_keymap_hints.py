@@ -12,7 +12,7 @@ from app.palette import whimbrel_commands
 from app.screens.elicitation import ElicitationScreen
 from app.screens.sampling import HandReply, SamplingScreen
 from tests.snapshots.test_mcp_client_screens import FORM, SAMPLING, Host
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 from tests.ui.inspector_helpers import open_inspector
 from widgets.tab_bar import TabBar, TabInfo
 
@@ -36,7 +36,7 @@ def hint(app) -> str:
 async def test_the_sampling_dialog_names_the_moved_keys_and_they_work():
     app = KeymapHost(SamplingScreen(SAMPLING, "local (qwen)", "refactor"), SAMPLING_KEYS)
     async with app.run_test(size=(110, 44)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, SamplingScreen))
+        await wait_for(pilot, lambda: screen_is(app, SamplingScreen))
         assert hint(app) == ("[b]a[/] approve: the model's reply goes to the server   "
                              "[b]r[/] write the reply yourself   [b]x / Esc[/] deny")
         await pilot.press("w")  # the old key does nothing now
@@ -54,7 +54,7 @@ async def test_the_sampling_dialog_names_the_moved_keys_and_they_work():
 async def test_the_sampling_dialog_without_a_model_names_the_moved_write_key():
     app = KeymapHost(SamplingScreen(SAMPLING, "", "refactor"), SAMPLING_KEYS)
     async with app.run_test(size=(110, 44)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, SamplingScreen))
+        await wait_for(pilot, lambda: screen_is(app, SamplingScreen))
         assert "write the reply by hand (r), or deny" in screen_text(app)
         assert hint(app) == "[b]r[/] write the reply yourself   [b]x / Esc[/] deny"
         await pilot.press("x")
@@ -65,7 +65,7 @@ async def test_the_elicitation_dialog_names_the_moved_keys():
     keymap = {"elicitation.accept": "ctrl+e", "elicitation.cancel": "f10"}
     app = KeymapHost(ElicitationScreen(FORM, "booking trip"), keymap)
     async with app.run_test(size=(110, 44)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ElicitationScreen))
+        await wait_for(pilot, lambda: screen_is(app, ElicitationScreen))
         assert hint(app) == "[b]Ctrl+E[/] accept   [b]Tab[/] next   [b]F10[/] cancel"
         await pilot.press("f10")
         await wait_for(pilot, lambda: app.result != "unset", message="F10 cancels")

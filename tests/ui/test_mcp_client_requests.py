@@ -15,7 +15,7 @@ from app.screens.elicitation import ElicitationScreen
 from app.screens.sampling import SamplingScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.mcp.conftest import NODE_BIN, needs_node
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from widgets.tab_bar import TabBar
 
 pytestmark = needs_node
@@ -42,7 +42,7 @@ async def ask(pilot, app, text: str) -> None:
     view = app.main_screen.view_for(app.focused_id)
     view.prompt.insert(text)
     await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="tool approval")
+    await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="tool approval")
     await pilot.press("y")
 
 
@@ -68,7 +68,7 @@ async def test_elicitation_waits_in_its_workstream_and_returns_typed_content(fak
         assert app.screen is app.main_screen and not other.pending  # never shown over the other tab
         assert "⚑1" in str(app.main_screen.query_one(TabBar).render())
         app.show_workstream(asker)
-        await wait_for(pilot, lambda: isinstance(app.screen, ElicitationScreen), message="modal in its tab")
+        await wait_for(pilot, lambda: screen_is(app, ElicitationScreen), message="modal in its tab")
         modal = app.screen
         await wait_for(pilot, lambda: "Please provide inputs" in screen_text(app))
         assert "MCP server “everything” asks for input" in screen_text(app)
@@ -103,13 +103,13 @@ async def test_elicitation_decline_and_cancel(fake_openai, tmp_path):
     async with app.run_test(size=(120, 45)) as pilot:
         await ready(pilot, app)
         await ask(pilot, app, "ask me")
-        await wait_for(pilot, lambda: isinstance(app.screen, ElicitationScreen), message="modal")
+        await wait_for(pilot, lambda: screen_is(app, ElicitationScreen), message="modal")
         app.screen.query_one("#decline", Button).press()
         await wait_for(pilot, lambda: "You declined." in screen_text(app), timeout=30)
         assert "User declined" in tool_result(fake_openai, 1)
         assert "you declined" in screen_text(app)  # the transcript notes what happened
         await ask(pilot, app, "ask me again")
-        await wait_for(pilot, lambda: isinstance(app.screen, ElicitationScreen), message="modal")
+        await wait_for(pilot, lambda: screen_is(app, ElicitationScreen), message="modal")
         await pilot.press("escape")
         await wait_for(pilot, lambda: "You cancelled." in screen_text(app), timeout=30)
         assert "User cancelled" in tool_result(fake_openai, 3)
@@ -117,7 +117,7 @@ async def test_elicitation_decline_and_cancel(fake_openai, tmp_path):
         app.action_help()
         await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
         by_hand = asyncio.ensure_future(app.mcp.call_tool("everything", "trigger-elicitation-request", {}))
-        await wait_for(pilot, lambda: isinstance(app.screen, ElicitationScreen), message="modal over the help")
+        await wait_for(pilot, lambda: screen_is(app, ElicitationScreen), message="modal over the help")
         app.screen.query_one("#decline", Button).press()
         text, _ = await asyncio.wait_for(by_hand, 30)
         assert "User declined" in text and type(app.screen).__name__ == "HelpScreen"
@@ -133,7 +133,7 @@ async def test_url_elicitation_opens_the_browser_only_after_confirmation(fake_op
         opened: list[str] = []
         app.client_requests.opener = opened.append
         await ask(pilot, app, "link my account")
-        await wait_for(pilot, lambda: isinstance(app.screen, ElicitationScreen), message="URL modal")
+        await wait_for(pilot, lambda: screen_is(app, ElicitationScreen), message="URL modal")
         await wait_for(pilot, lambda: "auth.example.com" in screen_text(app))
         assert "auth.example.com" in screen_text(app) and url in screen_text(app)
         app.screen.query_one("#open", Button).press()
@@ -157,7 +157,7 @@ async def test_sampling_runs_on_the_workstream_model_after_approval(fake_openai,
         await ready(pilot, app)
         workstream = app.workstream
         await ask(pilot, app, "sample something")
-        await wait_for(pilot, lambda: isinstance(app.screen, SamplingScreen), message="sampling approval")
+        await wait_for(pilot, lambda: screen_is(app, SamplingScreen), message="sampling approval")
         await wait_for(pilot, lambda: "meaning of life" in screen_text(app))
         text = screen_text(app)
         assert "fake-model" in text and "You are a helpful test server." in text and "meaning of life" in text
@@ -171,7 +171,7 @@ async def test_sampling_runs_on_the_workstream_model_after_approval(fake_openai,
         rows = await app.store.list_usage(workstream.id)
         assert (11, 3) in [(r.prompt_tokens, r.completion_tokens) for r in rows]  # the sampling call counts
         await ask(pilot, app, "sample again")
-        await wait_for(pilot, lambda: isinstance(app.screen, SamplingScreen), message="second approval")
+        await wait_for(pilot, lambda: screen_is(app, SamplingScreen), message="second approval")
         await pilot.press("n")
         await wait_for(pilot, lambda: "It was refused." in screen_text(app), timeout=30)
         refused = tool_result(fake_openai, 4)

@@ -11,7 +11,7 @@ from app.screens.approval import ApprovalScreen
 from app.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.mcp.conftest import require, server_path
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from widgets.mcp_servers import ServerList
 
 
@@ -39,7 +39,7 @@ async def test_agent_calls_a_real_mcp_tool_after_approval(fake_openai, tmp_path,
         view = app.main_screen.view_for(app.focused_id)
         view.prompt.insert("what time is it in UTC?")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="MCP tools need approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="MCP tools need approval")
         await pilot.press("y")
         await wait_for(pilot, lambda: "It is time." in screen_text(app), timeout=30)
         result = fake_openai.requests[1]["messages"][-1]
@@ -53,7 +53,7 @@ async def test_agent_calls_a_real_mcp_tool_after_approval(fake_openai, tmp_path,
         assert re.search(r"broken: (failed|connecting|circuit-open)", screen_text(app))
         view.prompt.insert("/mcp")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, McpInspectorScreen), message="/mcp opens the inspector")
+        await wait_for(pilot, lambda: screen_is(app, McpInspectorScreen), message="/mcp opens the inspector")
         listed = [str(option.prompt) for option in app.screen.query_one(ServerList).options]
         assert listed[0].startswith("● time  ready") and listed[1].startswith(("✖ broken", "◌ broken", "⊘ broken"))
 

@@ -14,7 +14,7 @@ from app.screens.confirm import ConfirmScreen
 from app.screens.mcp_add_server import AddServerScreen
 from app.screens.mcp_inspector import McpInspectorScreen
 from tests.mcp.conftest import HERE, needs_node, require, server_path
-from tests.ui.helpers import make_app, screen_text, wait_for, wait_for_text
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for, wait_for_text
 from tests.ui.inspector_helpers import attach_manager, demo_config, open_inspector
 from widgets.mcp_catalog import CatalogPane
 from widgets.mcp_servers import ServerList
@@ -246,7 +246,7 @@ async def test_add_toggle_and_remove_a_server_in_config_toml(tmp_path):
         screen = await open_inspector(pilot)
         assert "No MCP servers are configured yet" in screen_text(app)
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, AddServerScreen), message="add-server form")
+        await wait_for(pilot, lambda: screen_is(app, AddServerScreen), message="add-server form")
         await pilot.press(*"my__time")
         await pilot.press("enter")
         await wait_for_text(pilot, "contains '__'")  # the loader's rule, before anything is written
@@ -275,7 +275,7 @@ async def test_add_toggle_and_remove_a_server_in_config_toml(tmp_path):
         assert "enabled" not in load_config(config_path).mcp_servers["time"]
 
         await pilot.press("delete")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), message="asks first")
+        await wait_for(pilot, lambda: screen_is(app, ConfirmScreen), message="asks first")
         await pilot.press("y")
         await wait_for(pilot, lambda: "time" not in app.mcp.servers, message="removed from the manager")
         await wait_for(pilot, lambda: "mcp.servers" not in config_path.read_text(), message="removed from the file")

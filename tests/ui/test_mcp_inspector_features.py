@@ -11,7 +11,7 @@ from textual.widgets import Button
 
 from app.mcp.config import ServerConfig
 from tests.mcp.conftest import needs_node, server_path
-from tests.ui.helpers import make_app, wait_for
+from tests.ui.helpers import make_app, screen_is, wait_for
 from tests.ui.inspector_helpers import attach_manager, open_inspector
 from tests.ui.test_mcp_inspector import choose, pick, result_text, run_and_wait, type_into, visible_text
 from widgets.mcp_catalog import CatalogPane
@@ -380,7 +380,7 @@ async def test_a_sampling_request_answered_by_hand_with_no_model(tmp_path):
         form = await pick(pilot, tools, "trigger-sampling-request")
         form.set_value("prompt", "name a bird")
         tools.submit()
-        await wait_for(pilot, lambda: isinstance(app.screen, SamplingScreen) and app.screen.query("#approve"),
+        await wait_for(pilot, lambda: screen_is(app, SamplingScreen) and app.screen.query("#approve"),
                        timeout=30, message="sampling asked")
         dialog = app.screen
         assert "No model is configured: write the reply by hand" in visible_text(dialog)
@@ -448,7 +448,7 @@ async def test_headers_and_a_bearer_token_from_the_add_server_form(tmp_path, mon
             await wait_for(pilot, lambda: app.ready.is_set())
             screen = await open_inspector(pilot)
             await pilot.press("a")
-            await wait_for(pilot, lambda: isinstance(app.screen, AddServerScreen), message="add-server form")
+            await wait_for(pilot, lambda: screen_is(app, AddServerScreen), message="add-server form")
             form = app.screen
             form.query_one("#add-name").value = "keyed"
             form.query_one("#add-transport").value = "http"
@@ -494,7 +494,7 @@ async def test_sign_in_to_an_oauth_server_and_follow_each_step_in_the_oauth_view
                                  hooks=ClientHooks(authorization=authorization_hook(app, follow)))
             app.mcp = manager
             manager.start()
-            await wait_for(pilot, lambda: isinstance(app.screen, McpSignInScreen), timeout=30, message="sign-in asked")
+            await wait_for(pilot, lambda: screen_is(app, McpSignInScreen), timeout=30, message="sign-in asked")
             await pilot.press("enter")  # open the browser (the test's browser signs in at once)
             await wait_for(pilot, lambda: manager.status("secure")[0] == "ready", timeout=30, message="signed in")
             await wait_for(pilot, lambda: app.screen is screen, message="back in the inspector")

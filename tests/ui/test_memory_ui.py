@@ -10,7 +10,7 @@ from app.memory.records import Visibility
 from app.screens.memory_browser import MemoryBrowser
 from app.screens.memory_note import MemoryNoteScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_text, wait_for, wait_for_text
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for, wait_for_text
 
 
 def focused_view(app):
@@ -28,7 +28,7 @@ async def test_hash_prompt_saves_a_memory_and_the_next_turn_gets_it(fake_openai,
     async with app.run_test(size=(120, 34)) as pilot:
         await booted(pilot)
         await send(pilot, "# this project uses tabs, not spaces")
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryNoteScreen), message="the note dialog")
+        await wait_for(pilot, lambda: screen_is(app, MemoryNoteScreen), message="the note dialog")
         assert app.screen.query_one(Input).value == "this_project_uses_tabs_not_spaces"
         app.screen.query_one("#note-type", RadioSet).focus()
         await pilot.press("down", "down", "enter")  # project -> feedback
@@ -49,7 +49,7 @@ async def test_hash_prompt_cancelled_saves_nothing(fake_openai, tmp_path):
     async with app.run_test(size=(120, 34)) as pilot:
         await booted(pilot)
         await send(pilot, "#remember nothing")
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryNoteScreen), message="the note dialog")
+        await wait_for(pilot, lambda: screen_is(app, MemoryNoteScreen), message="the note dialog")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, MemoryNoteScreen), message="closed")
         assert await app.memory_service.list(None) == [] and fake_openai.requests == []
@@ -79,7 +79,7 @@ async def test_browser_filters_edits_and_deletes(fake_openai, tmp_path):
         await app.memory_service.save(here, "user_name", "The user is Ada.", type="user", scope="global")
         await app.memory_service.save(Visibility("other", "/elsewhere"), "far_away", "Not here.")
         await send(pilot, "/memory")
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryBrowser), message="the browser")
+        await wait_for(pilot, lambda: screen_is(app, MemoryBrowser), message="the browser")
         browser = app.screen
         table = browser.query_one(DataTable)
         await wait_for(pilot, lambda: table.row_count == 2, message="two visible memories")
@@ -105,7 +105,7 @@ async def test_browser_filters_edits_and_deletes(fake_openai, tmp_path):
         await pilot.press("x")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", message="confirm")
         await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryBrowser) and browser.shown == [], message="gone")
+        await wait_for(pilot, lambda: screen_is(app, MemoryBrowser) and browser.shown == [], message="gone")
         assert await app.memory_service.get(here, "indent_with_tabs") is None
 
 
@@ -179,7 +179,7 @@ async def test_external_editor_where_the_terminal_cannot_be_handed_over(fake_ope
         here = focused_view(app).workstream.session.memory_context.visibility
         await app.memory_service.save(here, "a_note", "text")
         await send(pilot, "/memory")
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryBrowser) and app.screen.shown, message="rows")
+        await wait_for(pilot, lambda: screen_is(app, MemoryBrowser) and app.screen.shown, message="rows")
         app.screen.query_one(DataTable).focus()
         await pilot.press("ctrl+e")
         await wait_for_text(pilot, "cannot be handed to an editor")

@@ -10,7 +10,7 @@ from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from widgets.status_bar import StatusBar
 
 
@@ -42,7 +42,7 @@ async def test_switch_models_mid_conversation_with_tools_on_both(fake_openai, fa
         await wait_for(pilot, lambda: app.ready.is_set())
         status = app.main_screen.query_one(StatusBar)
         await send(pilot, "write one.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
         await pilot.press("y")
         await wait_for(pilot, lambda: "OpenAI wrote one.txt." in screen_text(app))
         await wait_for(pilot, lambda: app.workstream.cost is not None)
@@ -53,7 +53,7 @@ async def test_switch_models_mid_conversation_with_tools_on_both(fake_openai, fa
         await wait_for(pilot, lambda: "Now using claude" in screen_text(app))
         assert app.workstream.model == "fake-claude" and "200.0k" in str(status.describe())
         await send(pilot, "now write two.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
         await pilot.press("y")
         await wait_for(pilot, lambda: "Claude wrote two.txt." in screen_text(app))
         assert (tmp_path / "ws" / "one.txt").read_text() == "from openai"

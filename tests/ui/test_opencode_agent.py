@@ -15,7 +15,7 @@ import pytest
 from app.screens.approval import ApprovalScreen
 from tests.acp.opencode import MISSING, OPENCODE, is_title_request, opencode_agent_table
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tests.ui.test_external_agent import AGENT_WAIT, config_with_agents, open_agent
 from tests.ui.test_turns import submit
 from widgets.tool_card import ToolCard
@@ -38,7 +38,7 @@ async def test_opencodes_writes_wait_for_whimbrels_modal_and_its_usage_is_stored
     async with app.run_test(size=(120, 40)) as pilot:
         await open_agent(pilot, app, "opencode")
         await submit(pilot, "create x.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), AGENT_WAIT, "the first write's modal")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), AGENT_WAIT, "the first write's modal")
         assert "x.txt" in screen_text(app) and "outside the workspace" not in screen_text(app)
         assert not inside.exists()  # opencode waits for the answer
         await pilot.press("y")
@@ -49,7 +49,7 @@ async def test_opencodes_writes_wait_for_whimbrels_modal_and_its_usage_is_stored
         assert row.model == "agent opencode" and row.prompt_tokens > 0 and row.completion_tokens > 0
 
         await submit(pilot, "now write outside")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "outside.txt" in screen_text(app),
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "outside.txt" in screen_text(app),
                        AGENT_WAIT, "the outside write's modal")
         assert "why: agent opencode asks permission; outside the workspace: /" in screen_text(app)
         await pilot.press("n")

@@ -14,7 +14,7 @@ from app.screens.policy import PolicyScreen
 from app.screens.rule_save import RuleSaveScreen
 from app.sandbox.bwrap import available
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tests.ui.test_turns import submit
 from widgets.status_bar import StatusBar
 
@@ -28,11 +28,11 @@ async def test_always_saves_a_project_rule_and_the_next_call_runs_unasked(fake_o
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "run it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
         await wait_for_text_on(pilot, "why: ask mode: no rule allows `echo first`")  # the modal composed
         assert "risk: low" in screen_text(app)
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, RuleSaveScreen), message="the rule dialog")
+        await wait_for(pilot, lambda: screen_is(app, RuleSaveScreen), message="the rule dialog")
         assert app.screen.query_one("#rule-0").value == "bash(echo first)"
         await pilot.click("#scope-project")
         await wait_for(pilot, lambda: str(policy_path(tmp_path / "ws")) in screen_text(app), message="where")
@@ -53,7 +53,7 @@ async def test_several_calls_are_approved_at_once_but_a_critical_one_waits(fake_
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 45)) as pilot:
         await submit(pilot, "three things")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
         modal = app.screen
         await pilot.press("Y")
         await wait_for(pilot, lambda: len(modal.decisions) == 2, message="the two plain calls approved")
@@ -105,7 +105,7 @@ async def test_the_policy_screen_adds_lists_and_deletes_rules(fake_openai, tmp_p
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
         app.call_later(app.action_policy_screen)
-        await wait_for(pilot, lambda: isinstance(app.screen, PolicyScreen), message="policy screen")
+        await wait_for(pilot, lambda: screen_is(app, PolicyScreen), message="policy screen")
         app.screen.query_one("#policy-new-rule").value = "bash(git * main)"
         app.screen.query_one("#policy-add-button").press()  # not a click: a toast may cover the button
         await wait_for_text_on(pilot, "Added allow bash(git * main)")
@@ -126,11 +126,11 @@ async def test_the_audit_screen_lists_calls_and_filters(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(140, 40)) as pilot:
         await submit(pilot, "look")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval")
         await pilot.press("y")
         await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn")
         app.call_later(app.action_audit_screen)
-        await wait_for(pilot, lambda: isinstance(app.screen, AuditScreen), message="audit screen")
+        await wait_for(pilot, lambda: screen_is(app, AuditScreen), message="audit screen")
         await wait_for_text_on(pilot, "2 call(s)")
         table = app.screen.query_one("#audit-rows")
         rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]

@@ -10,7 +10,7 @@ from textual.widgets import OptionList
 from app.screens.approval import ApprovalScreen
 from app.screens.rewind import RewindScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import booted, make_app, screen_text, wait_for, wait_for_text
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for, wait_for_text
 
 
 def turn_lines(app) -> list[str]:
@@ -34,7 +34,7 @@ async def agent_turn(pilot, fake_openai, prompt: str, command: str) -> None:
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": command}), f"c{len(fake_openai.requests)}")]),
                       TextReply(f"Ran it for {prompt}."))
     await send(pilot, prompt)
-    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+    await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
     await pilot.press("y")
     await wait_for_text(pilot, f"Ran it for {prompt}.")
     await wait_for(pilot, lambda: not focused_view(app).workstream.busy, message="turn over")
@@ -51,7 +51,7 @@ async def test_rewind_screen_restores_files_and_conversation_and_undo_brings_the
         await agent_turn(pilot, fake_openai, "replace it", "sed -i s/first/FIRST/ notes.txt && echo n > new.txt")
         assert (workspace / "notes.txt").read_text() == "FIRST\nsecond\n"
         await send(pilot, "/rewind")
-        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen), message="rewind screen")
+        await wait_for(pilot, lambda: screen_is(app, RewindScreen), message="rewind screen")
         await wait_for(pilot, lambda: len(turn_lines(app)) == 2, message="two messages listed")
         assert turn_lines(app) == ["1. add a line   1 file  +1 −0", "2. replace it   2 files  +2 −1"]
         await pilot.press("up")  # the first message: both turns are undone
@@ -77,7 +77,7 @@ async def test_escape_twice_on_an_empty_prompt_opens_rewind_and_files_only_keeps
         await booted(pilot)
         await agent_turn(pilot, fake_openai, "make a file", "echo x > made.txt")
         await pilot.press("escape", "escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen), message="rewind screen")
+        await wait_for(pilot, lambda: screen_is(app, RewindScreen), message="rewind screen")
         await wait_for_text(pilot, "Rewinding the files changes 1 file(s)")
         await pilot.press("f")
         await wait_for_text(pilot, "(files only)")
@@ -113,13 +113,13 @@ async def test_acceptance_two_edits_a_deletion_and_sed_in_one_turn_rewind_exactl
     async with app.run_test(size=(140, 40)) as pilot:
         await booted(pilot)
         await send(pilot, "change four files")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
         await pilot.press("Y")  # approve all three
         await wait_for_text(pilot, "Four files changed.")
         await wait_for(pilot, lambda: not focused_view(app).workstream.busy, message="turn over")
         assert not (workspace / "three.txt").exists() and (workspace / "four.cfg").read_text() == "mode=new\n"
         await send(pilot, "/rewind")
-        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen), message="rewind screen")
+        await wait_for(pilot, lambda: screen_is(app, RewindScreen), message="rewind screen")
         await wait_for_text(pilot, "Rewinding the files changes 4 file(s)")
         await pilot.press("b")
         await wait_for_text(pilot, "Rewound to before “change four files”")

@@ -10,7 +10,7 @@ from textual.widgets import Input, Select, Switch
 from app.config import load_config
 from app.screens.settings import SettingsScreen
 from app.settings_file import write_settings
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 
 COMMENTED = """\
 # Whimbrel config: hand-written, keep my notes
@@ -60,7 +60,7 @@ async def open_settings(pilot) -> SettingsScreen:
     await booted(pilot)
     pilot.app.main_screen.view_for(pilot.app.focused_id).prompt.insert("/settings")
     await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen), message="the settings screen")
+    await wait_for(pilot, lambda: screen_is(pilot.app, SettingsScreen), message="the settings screen")
     return pilot.app.screen
 
 
@@ -113,6 +113,6 @@ async def test_the_default_mode_a_memory_limit_and_a_dialogs_key_are_saved(tmp_p
         assert "# the box under my desk" in path.read_text() and '"confirm.yes" = "j"' in path.read_text()
         answers: list[bool] = []
         app.push_screen(ConfirmScreen("Sure?"), callback=answers.append)
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await wait_for(pilot, lambda: screen_is(app, ConfirmScreen))
         await pilot.press("j")
         await wait_for(pilot, lambda: answers == [True], message="the dialog's new key works at once")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.screens.storage_error import StorageErrorScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 
 
 def _block_data_dir(tmp_path):
@@ -16,7 +16,7 @@ async def test_unopenable_store_explains_and_quits(tmp_path):
     _block_data_dir(tmp_path)
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 34)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, StorageErrorScreen), message="storage error screen")
+        await wait_for(pilot, lambda: screen_is(app, StorageErrorScreen), message="storage error screen")
         text = screen_text(app)
         assert "cannot open its conversation store" in text
         assert str(tmp_path / "data" / "whimbrel.db") in text
@@ -29,7 +29,7 @@ async def test_retry_after_fixing_the_cause_opens_the_real_store(tmp_path):
     _block_data_dir(tmp_path)
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 34)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, StorageErrorScreen), message="storage error screen")
+        await wait_for(pilot, lambda: screen_is(app, StorageErrorScreen), message="storage error screen")
         (tmp_path / "data").unlink()  # the user fixes it, then retries
         await pilot.press("r")
         await wait_for(pilot, lambda: app.ready.is_set(), message="boot after retry")
@@ -41,7 +41,7 @@ async def test_temporary_store_keeps_the_app_usable(fake_openai, tmp_path):
     _block_data_dir(tmp_path)
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(110, 34)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, StorageErrorScreen), message="storage error screen")
+        await wait_for(pilot, lambda: screen_is(app, StorageErrorScreen), message="storage error screen")
         await pilot.press("t")
         await wait_for(pilot, lambda: app.ready.is_set(), message="boot with a temporary store")
         await pilot.press(*"hello", "enter")

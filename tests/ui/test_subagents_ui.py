@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tests.ui.test_turns import submit
 
 
@@ -29,7 +29,7 @@ async def test_two_tasks_run_nested_in_their_cards(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 50)) as pilot:
         await submit(pilot, "two investigations")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="task approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="task approval")
         assert "investigate the parser" in screen_text(app) and "investigate the CLI" in screen_text(app)
         await approve_all(pilot, app)
         await wait_for(pilot, lambda: "Both investigations are done." in screen_text(app), message="final answer")
@@ -48,9 +48,9 @@ async def test_a_sub_agents_approval_names_it(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 50)) as pilot:
         await submit(pilot, "count")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="task approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="task approval")
         await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "task-1 · bash" in screen_text(app),
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "task-1 · bash" in screen_text(app),
                        message="the sub-agent's approval")
         await pilot.press("y")
         await wait_for(pilot, lambda: "Done." in screen_text(app), message="final answer")
@@ -64,9 +64,9 @@ async def test_the_plan_review_accepts_and_the_parent_goes_on(fake_openai, tmp_p
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 50)) as pilot:
         await submit(pilot, "plan it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="plan approval")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="plan approval")
         await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "plan review" in screen_text(app),
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "plan review" in screen_text(app),
                        message="the plan review")
         assert "1. Add the flag in app/cli.py" in screen_text(app)
         await pilot.press("y")
@@ -96,9 +96,9 @@ BUILD_SCRIPT = ("echo building; while [ ! -f go ]; do sleep 0.05; done; echo bui
 
 async def approve_the_task_and_its_bash(pilot, app) -> None:
     """The task's approval, then its sub-agent's bash call's (marked with the sub-agent's name)."""
-    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="task approval")
+    await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="task approval")
     await pilot.press("y")
-    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and "task-1 · bash" in screen_text(app),
+    await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "task-1 · bash" in screen_text(app),
                    message="the sub-agent's approval")
     await pilot.press("y")
 

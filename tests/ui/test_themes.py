@@ -10,7 +10,7 @@ from textual.command import CommandPalette
 from app.config import load_config
 from app.screens.theme_picker import ThemePickerScreen
 from app.theming import theme_names
-from tests.ui.helpers import booted, make_app, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, wait_for
 
 COMMENTED = """\
 # my Whimbrel settings
@@ -34,13 +34,13 @@ def app_with_config(tmp_path: Path, text: str | None):
 async def open_picker_from_palette(pilot) -> ThemePickerScreen:
     app = pilot.app
     await pilot.press("ctrl+p")
-    await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), message="the palette")
+    await wait_for(pilot, lambda: screen_is(app, CommandPalette), message="the palette")
     await pilot.press(*"theme")
     await wait_for(pilot, lambda: any(str(o.prompt).startswith("Theme") for o in
                                       app.screen.query_one("CommandList").options), message="Theme listed")
     await pilot.pause(0.2)
     await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, ThemePickerScreen), message="the theme picker")
+    await wait_for(pilot, lambda: screen_is(app, ThemePickerScreen), message="the theme picker")
     return app.screen
 
 

@@ -6,7 +6,7 @@ import json
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from widgets.tool_card import ToolCard
 
 
@@ -25,7 +25,7 @@ async def test_approve_writes_file_and_answer_streams(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "make hello.py")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
         assert "+print('hi')" in screen_text(app)
         await pilot.press("y")
         await wait_for(pilot, lambda: "Created **hello.py**." in screen_text(app), message="final answer")
@@ -40,7 +40,7 @@ async def test_deny_leaves_file_unwritten(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "write no.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
         await pilot.press("n")
         await wait_for(pilot, lambda: "Understood." in screen_text(app))
         assert not (tmp_path / "ws" / "no.txt").exists()
@@ -52,7 +52,7 @@ async def test_escape_in_modal_denies(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "write no.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
         await pilot.press("escape")
         await wait_for(pilot, lambda: "Fine." in screen_text(app))
         assert not (tmp_path / "ws" / "no.txt").exists()
@@ -65,7 +65,7 @@ async def test_always_allow_does_not_ask_again(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "write a twice")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
         await pilot.press("a")
         await wait_for(pilot, lambda: app.screen.query("#rule-save"), message="the rule dialog")
         await pilot.click("#rule-save")
@@ -79,7 +79,7 @@ async def test_feedback_is_sent_to_the_model(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "write a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
         await pilot.press("f")
         await pilot.press(*"call it b.txt")
         await pilot.press("enter")
@@ -122,7 +122,7 @@ async def test_resume_shows_the_whole_conversation(fake_openai, tmp_path):
     first = make_app(tmp_path, fake_openai.base_url)
     async with first.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "write r.txt please")
-        await wait_for(pilot, lambda: isinstance(first.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: screen_is(first, ApprovalScreen))
         await pilot.press("y")
         await wait_for(pilot, lambda: "All done here." in screen_text(first))
         await wait_for(pilot, lambda: first.workstream.state == "idle")
@@ -145,7 +145,7 @@ async def test_no_model_shows_setup_message(tmp_path):
 
     app = make_app(tmp_path, None)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), message="first-run setup opens")
+        await wait_for(pilot, lambda: screen_is(app, SetupScreen), message="first-run setup opens")
         await pilot.press("escape")  # skip: the transcript then explains how to configure a model
         assert "No model is configured" in screen_text(app)
         await submit(pilot, "hello?")
@@ -165,7 +165,7 @@ async def test_a_call_waiting_for_approval_stays_pending_when_its_history_is_dra
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "write later.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
         transcript = app.main_screen.view_for(app.focused_id).transcript
         await transcript.show_history(app.workstream.session.messages)
         assert transcript.cards["w1"].status == "pending"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 from widgets.tool_card import ToolCard
 
 
@@ -20,7 +20,7 @@ async def test_an_approved_command_runs_and_its_output_reaches_the_model(fake_op
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(110, 34)) as pilot:
         await type_and_send(pilot, "!echo made-by-shell > proof.txt && cat proof.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="bash asks first")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="bash asks first")
         await pilot.press("y")
         await wait_for(pilot, lambda: any(c.status == "done" for c in app.main_screen.query(ToolCard)),
                        message="the card finishes")
@@ -38,7 +38,7 @@ async def test_a_denied_command_runs_nothing_and_keeps_nothing(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 34)) as pilot:
         await type_and_send(pilot, "!touch should-not-exist")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="bash asks first")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="bash asks first")
         await pilot.press("n")
         await wait_for(pilot, lambda: any(c.status == "denied" for c in app.main_screen.query(ToolCard)),
                        message="the card says denied")

@@ -7,7 +7,7 @@ from app.screens.watches import WatchesScreen
 from app.storage import watch_store
 from app.storage.store import Store
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import make_app, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tests.ui.test_turns import submit
 
 
@@ -47,7 +47,7 @@ async def test_the_watches_screen_lists_and_cancels(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url, resume=workstream_id)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "/watches")
-        await wait_for(pilot, lambda: isinstance(app.screen, WatchesScreen), message="watches screen")
+        await wait_for(pilot, lambda: screen_is(app, WatchesScreen), message="watches screen")
         table = app.screen.query_one("#watch-table")
         await wait_for(pilot, lambda: table.row_count == 1, message="one row")
         cells = [str(c) for c in table.get_row_at(0)]

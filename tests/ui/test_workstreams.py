@@ -6,7 +6,7 @@ import json
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 from widgets.pane_area import PaneArea
 from widgets.tab_bar import TabBar
 
@@ -61,7 +61,7 @@ async def test_background_approval_waits_and_opens_when_visited(fake_openai, tmp
         chars = len(view_text(app, foreground))
         await wait_for(pilot, lambda: len(view_text(app, foreground)) > chars + 20, message="foreground streams on")
         await pilot.press("ctrl+g")  # jump to the workstream that needs attention
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
         assert app.focused_id == background.id and "bg.txt" in screen_text(app)
         await pilot.press("y")
         await wait_for(pilot, lambda: (tmp_path / "ws" / "bg.txt").exists())
@@ -166,11 +166,11 @@ async def test_delete_asks_first_and_removes_history(fake_openai, tmp_path):
         await type_and_send(pilot, "temporary work")
         await wait_for(pilot, lambda: doomed.turns == 1)
         await type_and_send(pilot, "/delete")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await wait_for(pilot, lambda: screen_is(app, ConfirmScreen))
         await pilot.press("n")
         assert await app.store.get_workstream(doomed.id) is not None
         await type_and_send(pilot, "/delete")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await wait_for(pilot, lambda: screen_is(app, ConfirmScreen))
         await pilot.press("y")
         await wait_for(pilot, lambda: app.manager.get(doomed.id) is None)
         assert await app.store.get_workstream(doomed.id) is None

@@ -10,7 +10,7 @@ from pathlib import Path
 from app.screens.approval import ApprovalScreen
 from app.screens.worktree import WorktreeScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import booted, make_app, screen_text, wait_for, wait_for_text
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for, wait_for_text
 from widgets.tab_bar import TabInfo
 
 
@@ -46,7 +46,7 @@ async def sed_turn(pilot, fake_openai, expression: str) -> None:
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": f"sed -i '{expression}' calc.py"}),
                                       f"c{len(fake_openai.requests)}")]), TextReply("Edited calc.py."))
     await send(pilot, "edit calc.py")
-    await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), message="approval modal")
+    await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
     await pilot.press("y")
     await wait_for(pilot, lambda: not focused_view(app).workstream.busy and
                    "Edited calc.py." in screen_text(app), message="turn over")
@@ -78,7 +78,7 @@ async def test_worktree_isolates_then_merges_and_a_second_one_conflicts(fake_ope
 
         await focus(pilot, first)
         await send(pilot, "/worktree")
-        await wait_for(pilot, lambda: isinstance(app.screen, WorktreeScreen), message="worktree screen")
+        await wait_for(pilot, lambda: screen_is(app, WorktreeScreen), message="worktree screen")
         await wait_for_text(pilot, "+    return a + b  # first")
         await pilot.press("m")
         await wait_for_text(pilot, "Merged the worktree into")
@@ -135,14 +135,14 @@ async def test_ctrl_n_with_the_worktree_flag_opens_a_workstream_in_its_own_workt
         await booted(pilot)
         first = focused_view(app).workstream
         await pilot.press("ctrl+n")  # a git workspace: the dialog asks, worktree off by default
-        await wait_for(pilot, lambda: isinstance(app.screen, NewWorkstreamScreen), message="the dialog")
+        await wait_for(pilot, lambda: screen_is(app, NewWorkstreamScreen), message="the dialog")
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(app.manager) == 2, message="a plain second tab")
         plain = focused_view(app).workstream
         assert plain is not first and getattr(plain, "worktree", None) is None
 
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: isinstance(app.screen, NewWorkstreamScreen), message="the dialog again")
+        await wait_for(pilot, lambda: screen_is(app, NewWorkstreamScreen), message="the dialog again")
         await pilot.press("w")
         assert app.screen.query_one("#new-workstream-worktree", Checkbox).value
         await pilot.press("enter")
