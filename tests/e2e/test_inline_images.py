@@ -12,7 +12,7 @@ from pathlib import Path
 from app import terminal_graphics as graphics
 from tests.e2e.installed import e2e_marks, places
 from tests.e2e.pty_app import PtyApp
-from tests.e2e.test_acceptance import wait_until_ready, whimbrel_argv
+from tests.e2e.test_acceptance import whimbrel_argv
 from tests.ui.test_images import png
 from tests.ui.test_inline_images import stored_image_workstream
 
@@ -25,8 +25,7 @@ def test_kitty_gets_the_image_once_and_placeholder_cells(fake_openai, tmp_path: 
     ws = stored_image_workstream(tmp_path, data)
     env = dict(os.environ, WHIMBREL_IMAGES="kitty")
     with PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir, "--resume", ws), env=env) as app:
-        wait_until_ready(app)
-        app.wait_for("A red pixel.", timeout=60)
+        app.wait_for("A red pixel.", timeout=60)  # the resumed workstream: boot is done
         sent = "\x1b_Ga=T,U=1,f=100,q=2,i="
         app.wait_until(lambda: sent in app.output, timeout=30, what="the image sent with kitty's protocol")
         start = app.output.index(sent)
