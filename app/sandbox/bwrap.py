@@ -74,9 +74,9 @@ def wrap(argv: list[str], spec: SandboxSpec, binary: str | None = None) -> list[
     workspace = spec.workspace.resolve()
     out = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
            "--die-with-parent", "--unshare-pid"]
-    for place in spec.readable:  # after the private /tmp, which would hide them
-        if Path(place).resolve().is_relative_to("/tmp"):
-            out += ["--ro-bind", str(Path(place).resolve()), str(Path(place).resolve())]
+    for place in (Path(p).resolve() for p in spec.readable):  # after the private /tmp, which would hide them
+        if place.is_relative_to("/tmp"):
+            out += ["--ro-bind", str(place), str(place)]
     if spec.level == "workspace-write":
         out += ["--bind", str(workspace), str(workspace)]
     if not spec.network:
