@@ -24,6 +24,7 @@ from app.headless.wire import RunRecord
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 NOBODY = ("it would need the user's approval, and nobody can give it in a headless run (mode {mode}); the user "
           "can rerun with --allow {{tool}} (or a narrower rule such as --allow 'bash(git *)') or a more permissive --mode")
+POLICY_PREFIX = "(Nobody was asked: this is a headless run, and its policy refused the call.) "
 
 
 class RunRefused(Exception):
@@ -237,8 +238,6 @@ class HeadlessRun:
 
     def _answer(self, event: ev.ApprovalRequested) -> None:
         """The engine refuses what would ask; what still asks (rerun outside the sandbox?) is denied."""
-        from app.headless.approvals import POLICY_PREFIX
-
         if not event.future.done():
             event.future.set_result({item.call_id: ev.ApprovalDecision(
                 "deny", feedback=POLICY_PREFIX + "nobody can answer this question in a headless run")
