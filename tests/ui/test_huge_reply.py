@@ -176,8 +176,12 @@ async def test_a_long_reply_is_held_once_and_its_dormant_parts_keep_no_per_line_
     async with app.run_test(size=(100, 30)) as pilot:
         message = await stream(app, text, 16_000)
         transcript = app.query_one(Transcript)
+        # Settling reads the layout (scroll_y, each part's region): under load the last parts may not be
+        # laid out yet, nor the anchored view moved to the end, when the stream's last update returns.
+        await wait_for(pilot, lambda: transcript.max_scroll_y > 5000 and transcript.scroll_y >= transcript.max_scroll_y,
+                       message="the reply laid out and the view at its end")
         await transcript.settle_parts()
-        await pilot.pause()
+        await wait_for(pilot, lambda: len(transcript.query(DormantParts)) == 1, message="the parts above the view dormant")
         sources = [message.markdown.source, *(part.source for part in message.parts)]
         assert "".join(sources) == text and sum(map(len, sources)) == len(text)
         assert len({id(source) for source in sources if source}) == len([s for s in sources if s])
