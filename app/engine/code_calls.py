@@ -86,22 +86,15 @@ class CodeCalls:
         return self.results.get(call.id, ("The call did not run.", True))
 
     async def _approved(self, item: PreparedCall) -> bool:
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
-        self.session.emit(ev.StateChanged("attention"))
         approval = gating.approval_item(self, item)  # type: ignore[arg-type]
         approval.tool, approval.arguments = item.call.name.strip(), item.call.arguments
-        self.emit(ev.ApprovalRequested([approval], future))
-        try:
-            decisions: dict[str, ev.ApprovalDecision] = await future
-        except asyncio.CancelledError:
-            if not future.done():
-                future.cancel()
-            await asyncio.shield(self._finish_call(item, "The run was cancelled before the user answered.",
-                                                   is_error=True, decision="denied", decided_by="user: cancelled"))
-            raise
-        self.session.emit(ev.StateChanged("running"))
-        decision = decisions.get(item.call.id) or ev.ApprovalDecision("deny")
-        return await gating.apply_decision(self, item, decision)  # type: ignore[arg-type]
+
+        async def record_cancelled() -> None:
+            await self._finish_call(item, "The run was cancelled before the user answered.", is_error=True,
+                                    decision="denied", decided_by="user: cancelled")
+
+        decisions = await gating.ask_user(self, [approval], on_cancel=record_cancelled)  # type: ignore[arg-type]
+        return await gating.apply_decision(self, item, decisions)  # type: ignore[arg-type]
 
     async def _run(self, item: PreparedCall) -> None:
         call_id = item.call.id

@@ -71,33 +71,66 @@ def approval_item(session: Session, item: PreparedCall) -> ev.ApprovalItem:
                            mode=session.guard.mode)
 
 
-async def apply_decision(session: Session, item: PreparedCall, decision: ev.ApprovalDecision) -> bool:
-    """Carry out the user's answer for one call; True when it may run."""
-    decided: Decided = item.permission
-    verdict = decided.verdict
+async def ask_user(session: Session, items: list[ev.ApprovalItem], *, notify: bool = False,
+                   on_cancel: Callable[[], Awaitable[None]] | None = None) -> dict[str, ev.ApprovalDecision]:
+    """Show `items` in the frontend's approval modal and wait for the answers ({call_id: decision}).
+
+    The workstream shows "attention" meanwhile (`notify`: Notification hooks hear of it too). Cancelled
+    (Esc, a closed tab), the modal is closed, `on_cancel` records what did not run, and the cancel goes on."""
+    future: asyncio.Future = asyncio.get_running_loop().create_future()
+    session.emit(ev.StateChanged("attention"))
+    if notify:
+        notify_attention(session, items)
+    session.emit(ev.ApprovalRequested(items, future))
+    try:
+        decisions: dict[str, ev.ApprovalDecision] = await future
+    except asyncio.CancelledError:
+        if not future.done():
+            future.cancel()  # tells the frontend to close its approval dialog
+        if on_cancel is not None:
+            await asyncio.shield(on_cancel())
+        raise
+    session.emit(ev.StateChanged("running"))
+    return decisions
+
+
+def answer_for(item: PreparedCall, decisions: dict[str, ev.ApprovalDecision]) -> tuple[ev.ApprovalDecision, str]:
+    """The user's answer for one call, and what the model is told when it is a no. A yes to a
+    critical call that needs the override counts as a no."""
+    decision = decisions.get(item.call.id) or ev.ApprovalDecision("deny")
+    verdict: Verdict = item.permission.verdict
     if decision.decision != "deny" and verdict.needs_override and decision.decision != "override":
-        decision = ev.ApprovalDecision("deny", feedback=decision.feedback)
-        text = OVERRIDE_NEEDED.format(why=verdict.risk.reason)
-    else:
-        text = "The user denied this tool call."
+        return ev.ApprovalDecision("deny", feedback=decision.feedback), OVERRIDE_NEEDED.format(why=verdict.risk.reason)
+    return decision, "The user denied this tool call."
+
+
+async def apply_decision(session: Session, item: PreparedCall, decisions: dict[str, ev.ApprovalDecision]) -> bool:
+    """Carry out the user's answer for one call; True when it may run."""
+    decision, text = answer_for(item, decisions)
     if decision.decision == "deny":
         if decision.feedback.strip():
             text += f" Their feedback: {decision.feedback.strip()}"
-        decided.decision, decided.decided_by = "denied", "user"
+        item.permission.decision, item.permission.decided_by = "denied", "user"
         session.emit(ev.ToolCallUpdated(item.call.id, "denied", decision.feedback.strip()))
         await session._finish_call(item, text, is_error=True, status=None)
         return False
+    await approve(session, item, decision)
+    return True
+
+
+async def approve(session: Session, item: PreparedCall, decision: ev.ApprovalDecision) -> None:
+    """The user said yes: mark the call approved, and for "always" save the rules and say where."""
+    decided: Decided = item.permission
     decided.decision = "approved"
     decided.decided_by = "user: override of a critical risk" if decision.decision == "override" else "user"
     if decision.decision == "always":
-        rules = [r for r in (decision.rules or verdict.suggestions) if r.strip()]
+        rules = [r for r in (decision.rules or decided.verdict.suggestions) if r.strip()]
         where = await session.guard.remember(rules, decision.scope)
         decided.decided_by = f"user: always ({', '.join(rules)} saved to {where})"
         session.emit(ev.Notice(f"Saved {', '.join(rules) or 'no rule'} → {where}.", level="info"))
     session.emit(ev.ToolCallUpdated(item.call.id, "approved"))
     if decision.decision != "approve":
         session.emit(ev.PermissionNoted(item.call.id, decided.decided_by))
-    return True
 
 
 def wrapper(session: Session, item: PreparedCall) -> Callable[[list[str]], list[str]] | None:
@@ -218,20 +251,10 @@ async def turn_stopped(session: Session, outcome: str) -> None:
 async def _offer_outside(session: Session, item: PreparedCall, ctx: Any, execute, output: str,
                          blocked: str) -> tuple[str, bool]:
     session.emit(ev.PermissionNoted(item.call.id, f"sandbox: {blocked}"))
-    future: asyncio.Future = asyncio.get_running_loop().create_future()
     ask = ev.ApprovalItem(item.call.id, item.call.name.strip(), item.preview, "",
                           f"{blocked}. Run it once outside the sandbox?", risk_level="high",
                           risk_reason="runs without the OS sandbox")
-    session.emit(ev.StateChanged("attention"))
-    notify_attention(session, [ask])
-    session.emit(ev.ApprovalRequested([ask], future))
-    try:
-        answer = (await future).get(item.call.id)
-    except asyncio.CancelledError:
-        if not future.done():
-            future.cancel()
-        raise
-    session.emit(ev.StateChanged("running"))
+    answer = (await ask_user(session, [ask], notify=True)).get(item.call.id)
     if answer is None or answer.decision == "deny":
         item.permission.decided_by += "; sandbox blocked it, and the user did not let it run outside"
         return (f"{output}\n[{blocked}. The command ran in Whimbrel's sandbox (the workspace and a private /tmp "

@@ -537,28 +537,14 @@ class Session:
 
     async def _ask_approval(self, asking: list[PreparedCall]) -> list[PreparedCall]:
         """Ask the frontend about every call needing approval; returns the approved ones."""
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
-        items = [gating.approval_item(self, p) for p in asking]
-        self.emit(ev.StateChanged("attention"))
-        gating.notify_attention(self, items)
-        self.emit(ev.ApprovalRequested(items, future))
-        try:
-            decisions: dict[str, ev.ApprovalDecision] = await future
-        except asyncio.CancelledError:
-            if not future.done():
-                future.cancel()  # tells the frontend to close its approval dialog
+        async def record_cancelled() -> None:
             for item in asking:
-                await asyncio.shield(self._finish_call(item, CANCELLED_RESULT, is_error=True, decision="denied",
-                                                       decided_by="user: cancelled"))
-            raise
-        self.emit(ev.StateChanged("running"))
-        approved = []
-        for item in asking:
-            decision = decisions.get(item.call.id) or ev.ApprovalDecision("deny")
-            if not await gating.apply_decision(self, item, decision):
-                continue
-            approved.append(item)
-        return approved
+                await self._finish_call(item, CANCELLED_RESULT, is_error=True, decision="denied",
+                                        decided_by="user: cancelled")
+
+        items = [gating.approval_item(self, p) for p in asking]
+        decisions = await gating.ask_user(self, items, notify=True, on_cancel=record_cancelled)
+        return [item for item in asking if await gating.apply_decision(self, item, decisions)]
 
     async def _execute_all(self, runnable: list[PreparedCall]) -> None:
         """Run approved calls in parallel (bounded); cancelled calls get a cancellation result."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.engine import events as ev
+from app.engine import gating
 from app.storage import subagent_store
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -190,17 +191,8 @@ class Subagents:
 
     async def _review(self, call_id: str, name: str, plan: str, path: Path) -> ev.ApprovalDecision:
         """The plan review: the user accepts, or rejects with notes, before the parent goes on."""
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
         item = ev.ApprovalItem(f"{call_id}:review", f"{name} · plan review", plan,
                                reason=f"review the plan (saved under {PLAN_DIR}/): approve to accept it, deny "
                                       f"with feedback to reject it with notes")
-        self.parent.emit(ev.StateChanged("attention"))
-        self.parent.emit(ev.ApprovalRequested([item], future))
-        try:
-            decisions = await future
-        except asyncio.CancelledError:
-            if not future.done():
-                future.cancel()
-            raise
-        self.parent.emit(ev.StateChanged("running"))
+        decisions = await gating.ask_user(self.parent, [item])
         return decisions.get(item.call_id) or ev.ApprovalDecision("deny")

@@ -71,27 +71,12 @@ async def _approved_run(session, item) -> tuple[str | None, bool]:
 
 async def _user_approves(session, item) -> bool:
     """Ask in the approval modal; "always" saves the rules offered, a critical call needs the override."""
-    decided, verdict = item.permission, item.permission.verdict
-    future: asyncio.Future = asyncio.get_running_loop().create_future()
-    session.emit(ev.StateChanged("attention"))
-    session.emit(ev.ApprovalRequested([gating.approval_item(session, item)], future))
-    try:
-        decisions = await future
-    except asyncio.CancelledError:
-        if not future.done():
-            future.cancel()
-        raise
-    decision = decisions.get(item.call.id) or ev.ApprovalDecision("deny")
-    if decision.decision == "deny" or (verdict.needs_override and decision.decision != "override"):
+    decisions = await gating.ask_user(session, [gating.approval_item(session, item)])
+    decision, _ = gating.answer_for(item, decisions)
+    if decision.decision == "deny":
         session.emit(ev.ToolCallUpdated(item.call.id, "denied", decision.feedback.strip()))
         return False
-    decided.decision, decided.decided_by = "approved", "user"
-    if decision.decision == "always":
-        rules = [r for r in (decision.rules or verdict.suggestions) if r.strip()]
-        where = await session.guard.remember(rules, decision.scope)
-        decided.decided_by = f"user: always ({', '.join(rules)} saved to {where})"
-        session.emit(ev.Notice(f"Saved {', '.join(rules) or 'no rule'} → {where}.", level="info"))
-    session.emit(ev.ToolCallUpdated(item.call.id, "approved"))
+    await gating.approve(session, item, decision)
     return True
 
 

@@ -44,3 +44,25 @@ async def test_a_denied_command_runs_nothing_and_keeps_nothing(tmp_path):
                        message="the card says denied")
         assert not (tmp_path / "ws" / "should-not-exist").exists()
         assert app.workstream.session.messages == []
+
+
+async def test_always_saves_the_rule_notes_it_on_the_card_and_the_next_command_runs_unasked(tmp_path):
+    from app.screens.rule_save import RuleSaveScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await type_and_send(pilot, "!echo kept-rule")
+        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="bash asks first")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: screen_is(app, RuleSaveScreen), message="the rule dialog")
+        assert app.screen.query_one("#rule-0").value == "bash(echo kept-rule)"
+        await pilot.click("#rule-save")
+        await wait_for(pilot, lambda: any(c.status == "done" for c in app.main_screen.query(ToolCard)),
+                       message="the card finishes")
+        await wait_for(pilot, lambda: "user: always (bash(echo kept-rule) saved to" in screen_text(app),
+                       message="the card says which rule was saved")
+        await wait_for(pilot, lambda: app.workstream.state == "idle", message="idle again")
+        await type_and_send(pilot, "!echo kept-rule")  # the saved rule lets it run without the modal
+        await wait_for(pilot, lambda: len([c for c in app.main_screen.query(ToolCard) if c.status == "done"]) == 2,
+                       message="the second command ran unasked")
+        assert not screen_is(app, ApprovalScreen)
