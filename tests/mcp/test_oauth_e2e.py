@@ -13,6 +13,7 @@ import os
 import stat
 import sys
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,24 @@ async def connect(manager: McpManager, name: str = "secure") -> None:
     await manager.wait_ready(name, 20)
 
 
+@asynccontextmanager
+async def connected(server: OAuthMcpServer, data_dir, browser):
+    """A manager for `server`, started and ready (signed in through `browser` when it must be); stopped
+    on leaving, whatever happened inside."""
+    manager = manager_for(server, data_dir, browser)
+    try:
+        await connect(manager)
+        yield manager
+    finally:
+        await manager.stop()
+
+
+async def sign_in_once(server: OAuthMcpServer, data_dir) -> None:
+    """A first run: sign in through the browser and stop, leaving the tokens stored."""
+    async with connected(server, data_dir, Browser()):
+        pass
+
+
 def age_tokens(data_dir, seconds_ago: float = 60) -> None:
     """Make the stored access token look expired, as after a long pause."""
     path = token_path(data_dir, "secure")
@@ -72,12 +91,8 @@ def age_tokens(data_dir, seconds_ago: float = 60) -> None:
 
 async def test_sign_in_then_tools_work_and_the_tokens_are_kept_0600(oauth_server, tmp_path):
     browser = Browser()
-    manager = manager_for(oauth_server, tmp_path, browser)
-    try:
-        await connect(manager)
+    async with connected(oauth_server, tmp_path, browser) as manager:
         assert await manager.call_tool("secure", "whoami", {}) == ("an authorized client", False)
-    finally:
-        await manager.stop()
     assert len(browser.requests) == 1 and browser.requests[0].finished.is_set()
     assert browser.requests[0].outcome == ""
     assert browser.requests[0].url.startswith(f"{oauth_server.base}/authorize?")
@@ -90,35 +105,20 @@ async def test_sign_in_then_tools_work_and_the_tokens_are_kept_0600(oauth_server
 
 
 async def test_a_restart_reuses_the_stored_tokens_without_a_prompt(oauth_server, tmp_path):
-    first = manager_for(oauth_server, tmp_path, Browser())
-    try:
-        await connect(first)
-    finally:
-        await first.stop()
+    await sign_in_once(oauth_server, tmp_path)
     never = Browser(refuse="no prompt expected")
-    second = manager_for(oauth_server, tmp_path, never)
-    try:
-        await connect(second)
-    finally:
-        await second.stop()
+    async with connected(oauth_server, tmp_path, never) as second:
+        assert second.status("secure")[0] == READY
     assert never.requests == [] and oauth_server.provider.authorizations == 1
 
 
 async def test_an_expired_access_token_is_refreshed_without_a_prompt(oauth_server, tmp_path):
-    first = manager_for(oauth_server, tmp_path, Browser())
-    try:
-        await connect(first)
-    finally:
-        await first.stop()
+    await sign_in_once(oauth_server, tmp_path)
     oauth_server.provider.expire_access_tokens()
     age_tokens(tmp_path)
     never = Browser(refuse="no prompt expected")
-    second = manager_for(oauth_server, tmp_path, never)
-    try:
-        await connect(second)
+    async with connected(oauth_server, tmp_path, never) as second:
         assert (await second.call_tool("secure", "whoami", {}))[0] == "an authorized client"
-    finally:
-        await second.stop()
     assert never.requests == []
     assert (oauth_server.provider.authorizations, oauth_server.provider.refreshes) == (1, 1)
 
@@ -138,11 +138,7 @@ async def test_tokens_refresh_during_a_session_when_they_run_out(tmp_path):
 
 
 async def test_a_failed_refresh_prompts_a_new_sign_in_instead_of_hanging(oauth_server, tmp_path):
-    first = manager_for(oauth_server, tmp_path, Browser())
-    try:
-        await connect(first)
-    finally:
-        await first.stop()
+    await sign_in_once(oauth_server, tmp_path)
     oauth_server.provider.expire_access_tokens()
     oauth_server.provider.revoke_refresh_tokens()  # as an expired refresh token
     age_tokens(tmp_path)
@@ -252,12 +248,8 @@ async def test_stopping_or_reconnecting_ends_a_pending_sign_in_at_once(oauth_ser
 
 
 async def test_signing_out_forgets_the_tokens(oauth_server, tmp_path):
-    manager = manager_for(oauth_server, tmp_path, Browser())
-    try:
-        await connect(manager)
+    async with connected(oauth_server, tmp_path, Browser()) as manager:
         assert manager.sign_out("secure") is True
-    finally:
-        await manager.stop()
     assert not token_path(tmp_path, "secure").exists()
 
 

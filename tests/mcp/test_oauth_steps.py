@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.mcp.test_oauth_e2e import Browser, age_tokens, connect, manager_for, oauth_server  # noqa: F401
+from tests.mcp.test_oauth_e2e import Browser, age_tokens, connected, oauth_server, sign_in_once  # noqa: F401
 
 pytestmark = pytest.mark.timeout(60)
 
 
 async def test_each_step_of_a_sign_in_is_recorded_in_order_with_secrets_redacted(oauth_server, tmp_path):  # noqa: F811
-    manager = manager_for(oauth_server, tmp_path, Browser())
-    try:
-        await connect(manager)
+    async with connected(oauth_server, tmp_path, Browser()) as manager:
         assert (await manager.call_tool("secure", "whoami", {}))[0] == "an authorized client"
         steps = list(manager.servers["secure"].oauth_steps.steps)
-    finally:
-        await manager.stop()
     stages = [s.stage for s in steps]
     assert stages[0] == "MCP request: sign-in needed" and steps[0].status == 401
     for expected in ("discovery: protected resource metadata", "discovery: authorization server metadata",
@@ -41,17 +37,9 @@ async def test_each_step_of_a_sign_in_is_recorded_in_order_with_secrets_redacted
 
 
 async def test_a_refresh_is_a_step(oauth_server, tmp_path):  # noqa: F811
-    first = manager_for(oauth_server, tmp_path, Browser())
-    try:
-        await connect(first)
-    finally:
-        await first.stop()
+    await sign_in_once(oauth_server, tmp_path)
     oauth_server.provider.expire_access_tokens()
     age_tokens(tmp_path)
-    second = manager_for(oauth_server, tmp_path, Browser(refuse="no prompt expected"))
-    try:
-        await connect(second)
+    async with connected(oauth_server, tmp_path, Browser(refuse="no prompt expected")) as second:
         stages = [s.stage for s in second.servers["secure"].oauth_steps.steps]
-    finally:
-        await second.stop()
     assert "refresh" in stages and "authorization: sign in through the browser" not in stages

@@ -50,7 +50,7 @@ def test_a_run_code_card_shows_the_program_and_its_calls(snap_compare) -> None:
 
 def test_the_status_bar_in_code_mode(snap_compare, tmp_path, fake_openai) -> None:
     from tests.ui.helpers import make_app, screen_text, wait_for
-    from tests.ui.test_turns import submit
+    from tests.ui.helpers import submit
     from widgets.status_bar import StatusBar
 
     app = make_app(tmp_path, fake_openai.base_url)

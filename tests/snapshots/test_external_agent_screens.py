@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.snapshots.test_screens import SIZE, booted
-from tests.ui.helpers import make_app, screen_is, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_is, submit, wait_for
 from tests.ui.test_external_agent import AGENT_WAIT, config_with_agents, write_call
 from app.screens.approval import ApprovalScreen
 from app.screens.new_workstream import NewWorkstreamScreen

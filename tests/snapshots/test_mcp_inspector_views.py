@@ -99,17 +99,14 @@ def team_server() -> Any:
 def test_completion_dropdown_under_a_prompt_form(snap_compare, tmp_path):
     from tests.snapshots.test_screens import booted
     from tests.ui.helpers import make_app, wait_for
-    from tests.ui.inspector_helpers import attach_manager, fixed_clock, open_inspector
-    from tests.ui.test_mcp_inspector import choose, pick, type_into
+    from tests.ui.inspector_helpers import catalog, fixed_clock, inspect, pick, type_into
     from widgets.mcp_completion import CompletionList
 
     async def run_before(pilot) -> None:
         await booted(pilot)
-        manager = attach_manager(pilot.app, ServerConfig("teams", inprocess=team_server()))
-        await manager.wait_ready("teams", 15)
-        screen = await open_inspector(pilot, clock=fixed_clock())
-        await choose(pilot, screen, "teams", "prompts")
-        pane = screen.query_one("#mcp-prompts")
+        _, screen = await inspect(pilot, ServerConfig("teams", inprocess=team_server()), "prompts",
+                                  clock=fixed_clock())
+        pane = catalog(screen, "prompts")
         form = await pick(pilot, pane, "lead")
         form.set_value("department", "Engineering")
         await type_into(pilot, form, "name", "")
@@ -124,15 +121,11 @@ def test_roots_editor(snap_compare, tmp_path):
     from app.mcp.inspection import Root
     from tests.snapshots.test_screens import booted
     from tests.ui.helpers import make_app, wait_for
-    from tests.ui.inspector_helpers import attach_manager, demo_config, fixed_clock, open_inspector
-    from tests.ui.test_mcp_inspector import choose
+    from tests.ui.inspector_helpers import demo_config, fixed_clock, inspect
 
     async def run_before(pilot) -> None:
         await booted(pilot)
-        manager = attach_manager(pilot.app, demo_config())
-        await manager.wait_ready("demo", 15)
-        screen = await open_inspector(pilot, clock=fixed_clock())
-        await choose(pilot, screen, "demo", "roots")
+        manager, screen = await inspect(pilot, demo_config(), "roots", clock=fixed_clock())
         await manager.set_roots("demo", [Root("file:///home/ana/notes", "notes"),
                                          Root("file:///srv/shared/birds", "birds")])
         screen.query_one("#mcp-roots").show_server(manager, "demo")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.memory.records import Visibility
-from tests.ui.helpers import make_app, screen_is, wait_for
+from tests.ui.helpers import make_app, screen_is, send, wait_for
 from widgets.prompt import PromptInput
 
 SIZE = (110, 30)
@@ -17,12 +17,6 @@ async def booted(pilot) -> None:
     for prompt in pilot.app.main_screen.query(PromptInput):
         prompt.cursor_blink = False
     await pilot.pause()
-
-
-async def send(pilot, text: str) -> None:
-    view = pilot.app.main_screen.view_for(pilot.app.focused_id)
-    view.prompt.insert(text)
-    await pilot.press("enter")
 
 
 def _write(path: Path, text: str) -> None:

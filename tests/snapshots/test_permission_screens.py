@@ -173,7 +173,7 @@ def test_approval_modal_with_the_judges_verdict(snap_compare, fake_openai, tmp_p
     """The judge (a model alias on the fake server, over the real SDK) has answered inside the open modal."""
     from tests.fake_llm.script import TextReply, ToolCallReply
     from tests.ui.test_judge import judged_app, opinion_of
-    from tests.ui.test_turns import submit
+    from tests.ui.helpers import submit
 
     # fixed usage: the computed one counts the system prompt, which names the (tmp) workspace path
     fake_openai.queue(ToolCallReply([("bash", '{"command": "rm -rf build"}', "j1")], usage=(146, 12)),

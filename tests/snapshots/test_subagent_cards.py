@@ -66,7 +66,7 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
     from app.screens.approval import ApprovalScreen
     from tests.fake_llm.script import TextReply, ToolCallReply
     from tests.ui.helpers import make_app, screen_text, wait_for
-    from tests.ui.test_turns import submit
+    from tests.ui.helpers import submit
     from widgets.prompt import PromptInput
 
     fake_openai.queue(ToolCallReply([("plan", json.dumps({"prompt": "add a --verbose flag"}), "p1")]),
@@ -94,7 +94,7 @@ def test_a_sub_agent_watched_in_its_own_pane(snap_compare, tmp_path, fake_openai
 
     from tests.fake_llm.script import TextReply, ToolCallReply
     from tests.ui.helpers import make_app, screen_text, wait_for
-    from tests.ui.test_turns import submit
+    from tests.ui.helpers import submit
     from widgets.prompt import PromptInput
     from tests.ui.test_subagents_ui import approve_the_task_and_its_bash
     from widgets.subagent_pane import SubagentPane

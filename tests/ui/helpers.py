@@ -38,6 +38,31 @@ async def booted(pilot) -> None:
     await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
 
 
+def focused_view(app):
+    """The focused workstream's view (its prompt and transcript)."""
+    return app.main_screen.view_for(app.focused_id)
+
+
+async def send(pilot, text: str) -> None:
+    """Type `text` into the focused prompt and press Enter, as a user sends a prompt or a command."""
+    focused_view(pilot.app).prompt.insert(text)
+    await pilot.press("enter")
+
+
+async def submit(pilot, text: str) -> None:
+    """Once the app has booted, send `text` from the focused prompt."""
+    await booted(pilot)
+    await send(pilot, text)
+
+
+async def take_turn(pilot, text: str) -> None:
+    """Send `text` and wait until the focused workstream has finished the turn it starts."""
+    workstream = pilot.app.workstream
+    before = workstream.turns
+    await send(pilot, text)
+    await wait_for(pilot, lambda: workstream.turns > before, message=f"the turn for {text!r}")
+
+
 def burst(app, *keys: str) -> None:
     """Post key events as one burst, the way a busy terminal delivers them (pilot.press waits for
     an idle app, which a streaming app never is). Named keys get their character, as Textual's

@@ -1,4 +1,5 @@
-"""Helpers for the MCP inspector tests: a manager of our own for the app, and an in-process server
+"""Helpers for the MCP inspector tests: a manager of our own for the app, the user's steps in the
+inspector (choose a server and tab, pick an item, fill a field, run it), and an in-process server
 whose tools cover every form field kind and every kind of result content (deterministic answers)."""
 
 from __future__ import annotations
@@ -6,11 +7,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from textual.widgets import OptionList, Static, TabbedContent
+
 from app.mcp.breaker import CircuitBreaker
 from app.mcp.config import ServerConfig
 from app.mcp.manager import McpManager
 from app.screens.mcp_inspector import McpInspectorScreen
-from tests.ui.helpers import screen_is, wait_for
+from tests.ui.helpers import screen_is, screen_text, wait_for
+from widgets.mcp_catalog import CatalogPane
+from widgets.mcp_servers import ServerList
+from widgets.schema_form import SchemaForm
+
+EVERYTHING = ServerConfig("everything", command="mcp-server-everything", args=["stdio"])  # from npm
 
 FORM_SCHEMA = {
     "type": "object",
@@ -131,20 +139,84 @@ def demo_config(name: str = "demo") -> ServerConfig:
     return ServerConfig(name, inprocess=demo_server())
 
 
-async def tool_result(pilot, config: ServerConfig, tool: str, expected: str, **inspector: Any):
-    """Start `config` as the app's server, open the inspector (`inspector`: as in open_inspector) on its
-    tools, run `tool` with no arguments and wait for `expected` in its result.
+def visible_text(screen) -> str:
+    """The screen's Static text plus every option list's options (the server list, the catalogs)."""
+    lines = [screen_text(screen.app)]
+    for options in screen.query(OptionList):
+        lines += [str(option.prompt) for option in options.options]
+    return "\n".join(lines)
 
-    Returns (manager, screen, the tools pane, the result's text); the caller stops the manager."""
-    from tests.ui.test_mcp_inspector import choose, pick, run_and_wait
 
+def result_text(pane: CatalogPane) -> str:
+    """The pane's result and status lines as plain text."""
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(pane.query_one(f"#{pane.KIND}-result", Static).content)
+    console.print(pane.query_one(f"#{pane.KIND}-status", Static).content)
+    return console.export_text()
+
+
+async def choose(pilot, screen: McpInspectorScreen, server: str, tab: str) -> None:
+    """Select `server` in the list (with the arrow keys, as a user does) and open its `tab`."""
+    servers = screen.query_one(ServerList)
+    servers.focus()
+    while servers.selected != server:
+        await pilot.press("down")
+    screen.query_one(TabbedContent).active = f"tab-{tab}"
+    await pilot.pause()
+
+
+async def pick(pilot, pane: CatalogPane, key: str) -> SchemaForm:
+    """Highlight `key` in the pane's list; returns its (new) form."""
+    pane.option_list.focus()
+    pane.option_list.highlighted = pane.option_list.get_option_index(key)
+    await wait_for(pilot, lambda: pane.current == key and pane.form is not None
+                   and pane._form_key == (pane.server, key), message=f"form of {key}")
+    await pilot.pause()
+    return pane.form
+
+
+async def type_into(pilot, form: SchemaForm, name: str, text: str) -> None:
+    """Focus the form's field `name` and type `text` into it."""
+    index = next(i for i, f in enumerate(form.fields) if f.name == name)
+    form.query_one(f"#field-{index}").focus()
+    await pilot.press(*text)
+
+
+async def run_and_wait(pilot, pane: CatalogPane, expected: str, timeout: float = 30) -> str:
+    """Run the pane's current item and wait for `expected` in its result; returns the result's text."""
+    pane.submit()
+    await wait_for(pilot, lambda: expected in result_text(pane), timeout=timeout,
+                   message=f"{expected!r} in the {pane.KIND} result")
+    return result_text(pane)
+
+
+async def inspect(pilot, config: ServerConfig, tab: str = "tools",
+                  **inspector: Any) -> tuple[McpManager, McpInspectorScreen]:
+    """Boot, start `config` as the app's only server, open the inspector (`inspector`: as in
+    open_inspector) and choose the server and `tab`; (manager, screen). The caller stops the manager."""
     app = pilot.app
     await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
     manager = attach_manager(app, config)
     await manager.wait_ready(config.name, 60)
     screen = await open_inspector(pilot, **inspector)
-    await choose(pilot, screen, config.name, "tools")
-    pane = screen.query_one("#mcp-tools")
+    await choose(pilot, screen, config.name, tab)
+    return manager, screen
+
+
+def catalog(screen: McpInspectorScreen, kind: str) -> CatalogPane:
+    """The screen's tools, resources or prompts pane."""
+    return screen.query_one(f"#mcp-{kind}", CatalogPane)
+
+
+async def tool_result(pilot, config: ServerConfig, tool: str, expected: str, **inspector: Any):
+    """Start `config` as the app's server, open the inspector (`inspector`: as in open_inspector) on its
+    tools, run `tool` with no arguments and wait for `expected` in its result.
+
+    Returns (manager, screen, the tools pane, the result's text); the caller stops the manager."""
+    manager, screen = await inspect(pilot, config, "tools", **inspector)
+    pane = catalog(screen, "tools")
     await pick(pilot, pane, tool)
     shown = await run_and_wait(pilot, pane, expected)
     return manager, screen, pane, shown

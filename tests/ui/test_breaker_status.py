@@ -11,8 +11,7 @@ import re
 from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
 from tests.hostile.model_fixtures import hostile_model, hostile_model_session  # noqa: F401
-from tests.ui.helpers import make_app, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_text, submit, wait_for
 from widgets.status_bar import StatusBar
 
 

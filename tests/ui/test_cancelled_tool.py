@@ -6,8 +6,7 @@ import json
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
 
 

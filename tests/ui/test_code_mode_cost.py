@@ -12,8 +12,7 @@ from app.screens.cost import CostScreen
 from app.storage.store import Store
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.tools.web_site import LocalSite
-from tests.ui.helpers import make_app, screen_is, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_is, submit, wait_for
 from textual.widgets import DataTable
 
 PROGRAM = """

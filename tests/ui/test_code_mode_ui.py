@@ -7,8 +7,7 @@ import json
 
 from tests.engine.test_code_mode import READ_30
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_text, submit, wait_for
 from widgets.code_program import CodeProgram
 from widgets.status_bar import StatusBar
 from widgets.tool_card import ToolCard

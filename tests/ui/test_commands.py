@@ -8,17 +8,8 @@ from textual.widgets import DataTable
 from app.screens.help import HelpScreen
 from app.screens.resume import ResumeScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
+from tests.ui.helpers import booted, focused_view, make_app, screen_is, screen_text, send, take_turn, wait_for
 from widgets.slash_suggestions import SlashSuggestions
-
-
-def focused_view(app):
-    return app.main_screen.view_for(app.focused_id)
-
-
-async def send(pilot, text: str) -> None:
-    focused_view(pilot.app).prompt.insert(text)
-    await pilot.press("enter")
 
 
 async def test_unknown_command_and_bad_arguments_get_one_line(fake_openai, tmp_path):
@@ -67,8 +58,7 @@ async def test_name_ws_and_export(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
-        await send(pilot, "what is the answer?")
-        await wait_for(pilot, lambda: app.workstream.turns == 1)
+        await take_turn(pilot, "what is the answer?")
         await send(pilot, "/name deep-thought")
         await wait_for(pilot, lambda: app.workstream.alias == "deep-thought")
         assert (await app.store.get_workstream(app.workstream.id)).alias == "deep-thought"
@@ -87,12 +77,9 @@ async def test_rewind_and_retry(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
-        await send(pilot, "one")
-        await wait_for(pilot, lambda: app.workstream.turns == 1)
-        await send(pilot, "two")
-        await wait_for(pilot, lambda: app.workstream.turns == 2)
-        await send(pilot, "/retry")
-        await wait_for(pilot, lambda: app.workstream.turns == 3)
+        await take_turn(pilot, "one")
+        await take_turn(pilot, "two")
+        await take_turn(pilot, "/retry")
         stored = await app.store.load_messages(app.workstream.id)
         assert [(m.role, m.content) for m in stored] == [
             ("user", "one"), ("assistant", "first answer"), ("user", "two"), ("assistant", "retried answer")]
@@ -108,12 +95,10 @@ async def test_clear_empties_model_context_but_keeps_history(fake_openai, tmp_pa
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
-        await send(pilot, "remember the code word PELICAN")
-        await wait_for(pilot, lambda: app.workstream.turns == 1)
+        await take_turn(pilot, "remember the code word PELICAN")
         await send(pilot, "/clear")
         await wait_for(pilot, lambda: "Context cleared" in screen_text(app))
-        await send(pilot, "what was the code word?")
-        await wait_for(pilot, lambda: app.workstream.turns == 2)
+        await take_turn(pilot, "what was the code word?")
         sent = fake_openai.requests[-1]["messages"]
         assert not any("PELICAN" in str(m.get("content")) for m in sent)
         stored = await app.store.load_messages(app.workstream.id)
@@ -125,8 +110,7 @@ async def test_resume_browser_full_text_search_opens_a_tab(fake_openai, tmp_path
     first = make_app(tmp_path, fake_openai.base_url)
     async with first.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
-        await send(pilot, "why are flamingos pink?")
-        await wait_for(pilot, lambda: first.workstream.turns == 1)
+        await take_turn(pilot, "why are flamingos pink?")
         flamingo_id = first.workstream.id
         await send(pilot, "/ws close")
         await wait_for(pilot, lambda: first.manager.get(flamingo_id) is None)
@@ -148,10 +132,8 @@ async def test_prompt_history_recall_survives_restart(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
-        await send(pilot, "first prompt")
-        await wait_for(pilot, lambda: app.workstream.turns == 1)
-        await send(pilot, "second prompt")
-        await wait_for(pilot, lambda: app.workstream.turns == 2)
+        await take_turn(pilot, "first prompt")
+        await take_turn(pilot, "second prompt")
         await pilot.pause(0.2)
     again = make_app(tmp_path, fake_openai.base_url)
     async with again.run_test(size=(120, 30)) as pilot:

@@ -17,8 +17,7 @@ from app.config import load_config
 from app.screens.approval import ApprovalScreen
 from tests.acp.harness import priced_config
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
 
 AGENT_WAIT = 150.0  # the agent is a second Python process: slow to start on a loaded machine

@@ -12,7 +12,7 @@ from app.palette import whimbrel_commands
 from app.screens.help import HelpScreen
 from app.screens.setup import SetupScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, submit, wait_for
 from widgets.tab_bar import TabBar
 
 
@@ -23,12 +23,6 @@ def bottom_line(app) -> str:
 
 async def nothing_found() -> list:
     return []
-
-
-async def submit(pilot, text: str) -> None:
-    await booted(pilot)
-    pilot.app.main_screen.view_for(pilot.app.focused_id).prompt.insert(text)
-    await pilot.press("enter")
 
 
 async def test_the_setup_dialogs_footer_shows_its_own_keys(tmp_path):

@@ -15,18 +15,26 @@ def prompt_text(app, workstream) -> str:
     return app.main_screen.view_for(workstream.id).prompt.text
 
 
+async def type_right_after(pilot, key: str, text: str):
+    """Burst `key` (one that opens a workstream) and `text` at once; once the second workstream is
+    open, checks that the text landed in its prompt and not in the first's. Returns (first, second)."""
+    app = pilot.app
+    await booted(pilot)
+    first = app.workstream
+    burst(app, key, *text)
+    await wait_for(pilot, lambda: len(app.manager) == 2, message=f"{key} made a second workstream")
+    await pilot.pause()
+    second = app.workstream
+    assert second is not first
+    assert prompt_text(app, second) == text
+    assert prompt_text(app, first) == ""
+    return first, second
+
+
 async def test_text_typed_right_after_ctrl_n_lands_in_the_new_tab(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
-        await booted(pilot)
-        first = app.workstream
-        burst(app, "ctrl+n", "h", "e", "y")
-        await wait_for(pilot, lambda: len(app.manager) == 2, message="second tab")
-        await pilot.pause()
-        second = app.workstream
-        assert second is not first
-        assert prompt_text(app, second) == "hey"
-        assert prompt_text(app, first) == ""
+        _, second = await type_right_after(pilot, "ctrl+n", "hey")
         assert app.focused is app.main_screen.view_for(second.id).prompt
 
 
@@ -48,15 +56,7 @@ async def test_text_typed_right_after_alt_digit_lands_in_that_tab(tmp_path):
 async def test_text_typed_right_after_a_split_lands_in_the_new_pane(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(140, 30)) as pilot:
-        await booted(pilot)
-        first = app.workstream
-        burst(app, "f3", "n", "e", "w")
-        await wait_for(pilot, lambda: len(app.manager) == 2, message="split made a second workstream")
-        await pilot.pause()
-        second = app.workstream
-        assert second is not first
-        assert prompt_text(app, second) == "new"
-        assert prompt_text(app, first) == ""
+        first, second = await type_right_after(pilot, "f3", "new")  # F3 splits the pane
         burst(app, "f2", "x")  # F2 focuses the next pane: back to the first
         await pilot.pause()
         assert app.workstream is first

@@ -8,16 +8,7 @@ from textual.widgets import DataTable
 from app.screens.resume import ResumeScreen
 from app.screens.rewind import RewindScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_is, wait_for, wait_for_text
-
-
-def focused_view(app):
-    return app.main_screen.view_for(app.focused_id)
-
-
-async def send(pilot, text: str) -> None:
-    focused_view(pilot.app).prompt.insert(text)
-    await pilot.press("enter")
+from tests.ui.helpers import booted, focused_view, make_app, screen_is, send, wait_for, wait_for_text
 
 
 async def talk(pilot, fake_openai, prompt: str, answer: str) -> None:

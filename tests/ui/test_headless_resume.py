@@ -6,8 +6,7 @@ import json
 
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.headless.helpers import model_flags, run_whimbrel
-from tests.ui.helpers import make_app, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
 
 

@@ -7,8 +7,7 @@ import sys
 
 from app.config import load_config
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import make_app, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_text, submit, wait_for
 
 HOOK = '''import json, sys
 json.load(sys.stdin)

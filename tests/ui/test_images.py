@@ -12,7 +12,7 @@ from pathlib import Path
 from app.images import load_image, media_type, pasted_image_path
 from app.providers.base import ModelSettings
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_text, submit, wait_for
 
 
 def png(path: Path) -> bytes:
@@ -40,12 +40,6 @@ def paste(app, text: str) -> None:
     app._driver.send_message(event)
 
 
-async def send(pilot, text: str) -> None:
-    await booted(pilot)
-    pilot.app.main_screen.view_for(pilot.app.focused_id).prompt.insert(text)
-    await pilot.press("enter")
-
-
 def test_images_are_recognised_by_their_bytes_and_dropped_paths_are_read(tmp_path):
     image = tmp_path / "shot one.png"
     data = png(image)
@@ -63,9 +57,9 @@ async def test_an_image_goes_with_the_next_message_and_is_stored(fake_openai, tm
     fake_openai.queue(TextReply("A tiny green pixel."))
     app = vision_app(tmp_path, fake_openai.base_url, vision=True)
     async with app.run_test(size=(110, 30)) as pilot:
-        await send(pilot, "/image diagram.png")
+        await submit(pilot, "/image diagram.png")
         await wait_for(pilot, lambda: "goes with your next message" in screen_text(app))
-        await send(pilot, "what is this?")
+        await submit(pilot, "what is this?")
         await wait_for(pilot, lambda: "A tiny green pixel." in screen_text(app))
         assert f"🖼 diagram.png · {len(data)} B · image/png" in screen_text(app)
         stored = await app.store.load_messages(app.workstream.id)
@@ -97,15 +91,15 @@ async def test_a_model_without_vision_refuses_with_the_reason(tmp_path):
     (tmp_path / "ws" / "notes.png").write_text("not really a png")
     app = vision_app(tmp_path, "http://127.0.0.1:9/v1", vision=False)
     async with app.run_test(size=(110, 30)) as pilot:
-        await send(pilot, "/image diagram.png")
+        await submit(pilot, "/image diagram.png")
         await wait_for(pilot, lambda: "does not take images" in screen_text(app))
         assert app.pending_images == {}
     (tmp_path / "second").mkdir()
     app = vision_app(tmp_path / "second", "http://127.0.0.1:9/v1", vision=True)
     async with app.run_test(size=(110, 30)) as pilot:
-        await send(pilot, f"/image {tmp_path / 'ws' / 'notes.png'}")
+        await submit(pilot, f"/image {tmp_path / 'ws' / 'notes.png'}")
         await wait_for(pilot, lambda: "not a PNG, JPEG, GIF or WebP image" in screen_text(app))
-        await send(pilot, "/image missing.png")
+        await submit(pilot, "/image missing.png")
         await wait_for(pilot, lambda: "cannot read" in screen_text(app))
 
 

@@ -21,7 +21,7 @@ from app.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
 from tests.hostile import mcp_server
 from tests.hostile.mcp_server import CLEAR, HOSTILE, RETITLE
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 from tests.ui.inert_helpers import SHOWN_MARKS, assert_inert, obeyable, rendered_by_widget
 from widgets import terminal_guard
 from widgets.messages import AssistantMessage, Notice, ReasoningBlock, UserMessage
@@ -30,12 +30,6 @@ from widgets.tool_card import ToolCard
 from widgets.workstream_view import ViewTitle
 
 SIZE = (120, 40)
-
-
-async def submit(pilot, text: str) -> None:
-    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="app booted")
-    pilot.app.main_screen.view_for(pilot.app.focused_id).prompt.insert(text)
-    await pilot.press("enter")
 
 
 def test_rich_text_and_textual_content_are_inert_once_installed():

@@ -19,9 +19,8 @@ from app.vocabulary.messages import Message
 from tests.mcp.conftest import needs_node, server_path
 from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tests.ui.inert_helpers import obeyable, rendered_by_widget
-from tests.ui.inspector_helpers import tool_result
+from tests.ui.inspector_helpers import EVERYTHING, tool_result
 from tests.ui.test_images import png
-from tests.ui.test_mcp_inspector_features import EVERYTHING
 from widgets.inline_image import InlineImage, drawable
 from widgets.textual_internals import terminal_output
 

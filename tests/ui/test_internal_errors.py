@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from app.providers.base import ModelSettings
 from tests.hostile.model_fixtures import hostile_model, hostile_model_session  # noqa: F401
-from tests.ui.helpers import make_app, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_text, submit, wait_for
 
 SECRET = "sk-test-0123456789abcdef"
 

@@ -11,8 +11,7 @@ from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 from widgets.judge_line import JudgeLine
 
 

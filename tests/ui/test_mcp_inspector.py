@@ -4,9 +4,9 @@ ping, reconnect after a crash, a failed server's reason, and adding/removing ser
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
-from textual.widgets import OptionList, Static, TabbedContent
 
 from app.config import load_config
 from app.mcp.config import ServerConfig
@@ -15,10 +15,9 @@ from app.screens.mcp_add_server import AddServerScreen
 from app.screens.mcp_inspector import McpInspectorScreen
 from tests.mcp.conftest import HERE, needs_node, require, server_path
 from tests.ui.helpers import make_app, screen_is, screen_text, wait_for, wait_for_text
-from tests.ui.inspector_helpers import attach_manager, demo_config, open_inspector
-from widgets.mcp_catalog import CatalogPane
+from tests.ui.inspector_helpers import (EVERYTHING, attach_manager, catalog, choose, demo_config, inspect,
+                                        open_inspector, pick, result_text, run_and_wait, type_into, visible_text)
 from widgets.mcp_servers import ServerList
-from widgets.schema_form import SchemaForm
 
 TIME_ARGS = ["--local-timezone", "UTC"]
 
@@ -26,55 +25,6 @@ TIME_ARGS = ["--local-timezone", "UTC"]
 @pytest.fixture(autouse=True)
 def _servers_on_path(monkeypatch):
     monkeypatch.setenv("PATH", server_path())
-
-
-def visible_text(screen) -> str:
-    """The screen's Static text plus every option list's options (the server list, the catalogs)."""
-    lines = [screen_text(screen.app)]
-    for options in screen.query(OptionList):
-        lines += [str(option.prompt) for option in options.options]
-    return "\n".join(lines)
-
-
-def result_text(pane: CatalogPane) -> str:
-    from rich.console import Console
-
-    console = Console(width=200, record=True, file=open("/dev/null", "w"))
-    console.print(pane.query_one(f"#{pane.KIND}-result", Static).content)
-    console.print(pane.query_one(f"#{pane.KIND}-status", Static).content)
-    return console.export_text()
-
-
-async def choose(pilot, screen: McpInspectorScreen, server: str, tab: str) -> None:
-    servers = screen.query_one(ServerList)
-    servers.focus()
-    while servers.selected != server:
-        await pilot.press("down")
-    screen.query_one(TabbedContent).active = f"tab-{tab}"
-    await pilot.pause()
-
-
-async def pick(pilot, pane: CatalogPane, key: str) -> SchemaForm:
-    """Highlight `key` in the pane's list; returns its (new) form."""
-    pane.option_list.focus()
-    pane.option_list.highlighted = pane.option_list.get_option_index(key)
-    await wait_for(pilot, lambda: pane.current == key and pane.form is not None
-                   and pane._form_key == (pane.server, key), message=f"form of {key}")
-    await pilot.pause()
-    return pane.form
-
-
-async def type_into(pilot, form: SchemaForm, name: str, text: str) -> None:
-    index = next(i for i, f in enumerate(form.fields) if f.name == name)
-    form.query_one(f"#field-{index}").focus()
-    await pilot.press(*text)
-
-
-async def run_and_wait(pilot, pane: CatalogPane, expected: str, timeout: float = 30) -> str:
-    pane.submit()
-    await wait_for(pilot, lambda: expected in result_text(pane), timeout=timeout,
-                   message=f"{expected!r} in the {pane.KIND} result")
-    return result_text(pane)
 
 
 async def test_call_tools_by_hand_is_error_validation_ping_and_a_failed_server(tmp_path):
@@ -91,7 +41,7 @@ async def test_call_tools_by_hand_is_error_validation_ping_and_a_failed_server(t
         assert "✖ broken  failed" in visible_text(screen)
 
         await choose(pilot, screen, "time", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        tools = catalog(screen, "tools")
         form = await pick(pilot, tools, "convert_time")
         assert [f.name for f in form.fields] == ["source_timezone", "time", "target_timezone"]
         await type_into(pilot, form, "source_timezone", "UTC")
@@ -123,12 +73,8 @@ async def test_call_tools_by_hand_is_error_validation_ping_and_a_failed_server(t
 async def test_form_fields_resources_templates_and_prompts_on_an_sdk_server(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, demo_config())
-        await manager.wait_ready("demo", 15)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "demo", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        _, screen = await inspect(pilot, demo_config(), "tools")
+        tools = catalog(screen, "tools")
         form = await pick(pilot, tools, "search")
         assert [(f.name, f.kind, f.required) for f in form.fields] == [
             ("query", "string", True), ("limit", "integer", False), ("exact", "boolean", False),
@@ -155,7 +101,7 @@ async def test_form_fields_resources_templates_and_prompts_on_an_sdk_server(tmp_
         assert "the index is locked" in shown
 
         await choose(pilot, screen, "demo", "resources")
-        resources = screen.query_one("#mcp-resources", CatalogPane)
+        resources = catalog(screen, "resources")
         await pick(pilot, resources, "r:notes://index")
         await run_and_wait(pilot, resources, "index: 2 notes")
         form = await pick(pilot, resources, "t:notes://{year}/{slug}")
@@ -166,7 +112,7 @@ async def test_form_fields_resources_templates_and_prompts_on_an_sdk_server(tmp_
         await run_and_wait(pilot, resources, "note at notes://2024/whimbrel")
 
         await choose(pilot, screen, "demo", "prompts")
-        prompts = screen.query_one("#mcp-prompts", CatalogPane)
+        prompts = catalog(screen, "prompts")
         form = await pick(pilot, prompts, "summarize")
         await type_into(pilot, form, "topic", "curlews")
         shown = await run_and_wait(pilot, prompts, "Summarize curlews in a neutral tone.")
@@ -177,12 +123,8 @@ async def test_form_fields_resources_templates_and_prompts_on_an_sdk_server(tmp_
 async def test_resources_templates_and_prompts_on_server_everything(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, ServerConfig("everything", command="mcp-server-everything", args=["stdio"]))
-        await manager.wait_ready("everything", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "resources")
-        resources = screen.query_one("#mcp-resources", CatalogPane)
+        _, screen = await inspect(pilot, EVERYTHING, "resources")
+        resources = catalog(screen, "resources")
         await pick(pilot, resources, "r:demo://resource/static/document/architecture.md")
         await run_and_wait(pilot, resources, "text/markdown")
         form = await pick(pilot, resources, "t:demo://resource/dynamic/text/{resourceId}")
@@ -192,7 +134,7 @@ async def test_resources_templates_and_prompts_on_server_everything(tmp_path):
         await type_into(pilot, form, "resourceId", "4")
         await run_and_wait(pilot, resources, "bytes]")  # a blob is described, not dumped
         await choose(pilot, screen, "everything", "prompts")
-        prompts = screen.query_one("#mcp-prompts", CatalogPane)
+        prompts = catalog(screen, "prompts")
         form = await pick(pilot, prompts, "args-prompt")
         await type_into(pilot, form, "city", "Oslo")
         await run_and_wait(pilot, prompts, "What's weather in Oslo?")
@@ -203,15 +145,9 @@ async def test_resources_templates_and_prompts_on_server_everything(tmp_path):
 async def test_reconnect_after_the_server_process_died(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        import sys
-
-        manager = attach_manager(app, ServerConfig("crashy", command=sys.executable,
-                                                   args=[str(HERE / "crashy_server.py")]))
-        await manager.wait_ready("crashy", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "crashy", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        crashy = ServerConfig("crashy", command=sys.executable, args=[str(HERE / "crashy_server.py")])
+        manager, screen = await inspect(pilot, crashy, "tools")
+        tools = catalog(screen, "tools")
         await pick(pilot, tools, "crash")
         tools.submit()
         await wait_for(pilot, lambda: manager.status("crashy")[0] == "failed", timeout=30, message="crash noticed")
@@ -289,13 +225,9 @@ async def test_cancel_a_hanging_call_and_esc_steps_back_from_the_form(tmp_path):
 
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
         server = basic_server()
-        manager = attach_manager(app, ServerConfig("basic", inprocess=server))
-        await manager.wait_ready("basic", 15)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "basic", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        manager, screen = await inspect(pilot, ServerConfig("basic", inprocess=server), "tools")
+        tools = catalog(screen, "tools")
         await pick(pilot, tools, "hang")
         tools.submit()
         await wait_for(pilot, lambda: server.state["started"] == 1, message="the call reached the server")

@@ -13,8 +13,7 @@ from app.mcp.config import ServerConfig
 from app.mcp.media import Media, describe
 from tests.mcp.media_server import chime_wav
 from tests.ui.helpers import make_app, wait_for
-from tests.ui.inspector_helpers import tool_result
-from tests.ui.test_mcp_inspector import result_text
+from tests.ui.inspector_helpers import result_text, tool_result
 
 MEDIA = ServerConfig("media", command=sys.executable, args=[str(Path(__file__).parents[1] / "mcp" / "media_server.py")])
 

@@ -12,12 +12,9 @@ from textual.widgets import Button
 from app.mcp.config import ServerConfig
 from tests.mcp.conftest import needs_node, server_path
 from tests.ui.helpers import make_app, screen_is, wait_for
-from tests.ui.inspector_helpers import attach_manager, open_inspector
-from tests.ui.test_mcp_inspector import choose, pick, result_text, run_and_wait, type_into, visible_text
-from widgets.mcp_catalog import CatalogPane
-
-EVERYTHING = ServerConfig("everything", command="mcp-server-everything", args=["stdio"])
-
+from tests.ui.inspector_helpers import (EVERYTHING, attach_manager, catalog, choose, demo_config, inspect,
+                                        open_inspector, pick, result_text, run_and_wait, tool_result, type_into,
+                                        visible_text)
 
 @pytest.fixture(autouse=True)
 def _servers_on_path(monkeypatch):
@@ -49,14 +46,8 @@ def weather_server() -> Any:
 async def test_structured_output_is_checked_against_the_output_schema(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, ServerConfig("weather", inprocess=weather_server()))
-        await manager.wait_ready("weather", 30)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "weather", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
-        await pick(pilot, tools, "weather")
-        shown = await run_and_wait(pilot, tools, "matches the outputSchema")
+        weather = ServerConfig("weather", inprocess=weather_server())
+        _, _, tools, shown = await tool_result(pilot, weather, "weather", "matches the outputSchema")
         assert "does not match" not in shown
         tools.form.set_value("broken", True)
         shown = await run_and_wait(pilot, tools, "does not match the outputSchema")
@@ -70,12 +61,8 @@ async def test_structured_output_is_checked_against_the_output_schema(tmp_path):
 async def test_structured_output_of_server_everything_conforms(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, EVERYTHING)
-        await manager.wait_ready("everything", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        _, screen = await inspect(pilot, EVERYTHING, "tools")
+        tools = catalog(screen, "tools")
         await pick(pilot, tools, "get-structured-content")
         tools.form.set_value("location", "Chicago")
         shown = await run_and_wait(pilot, tools, "structured content matches the outputSchema")
@@ -86,12 +73,8 @@ async def test_structured_output_of_server_everything_conforms(tmp_path):
 async def test_subscribe_to_a_resource_and_watch_it_update(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, EVERYTHING)
-        await manager.wait_ready("everything", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "resources")
-        resources = screen.query_one("#mcp-resources", CatalogPane)
+        manager, screen = await inspect(pilot, EVERYTHING, "resources")
+        resources = catalog(screen, "resources")
         uri = "demo://resource/static/document/architecture.md"
         await pick(pilot, resources, f"r:{uri}")
         button = resources.query_one("#resource-subscribe", Button)
@@ -102,7 +85,7 @@ async def test_subscribe_to_a_resource_and_watch_it_update(tmp_path):
         await wait_for(pilot, lambda: str(button.label) == "Unsubscribe", message="the button follows")
         assert "waiting for notifications/resources/updated" in visible_text(screen)
         await choose(pilot, screen, "everything", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        tools = catalog(screen, "tools")
         await pick(pilot, tools, "toggle-subscriber-updates")
         await run_and_wait(pilot, tools, "Started")  # the server now sends updates every 5 s
         # the update is shown live and the resource read again, while the user looks at another tab
@@ -135,12 +118,8 @@ async def test_fill_a_prompt_argument_with_completion_then_get_it(tmp_path):
 
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, EVERYTHING)
-        await manager.wait_ready("everything", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "prompts")
-        prompts = screen.query_one("#mcp-prompts", CatalogPane)
+        _, screen = await inspect(pilot, EVERYTHING, "prompts")
+        prompts = catalog(screen, "prompts")
         form = await pick(pilot, prompts, "completable-prompt")
         completions = prompts.query_one(CompletionList)
         await type_into(pilot, form, "department", "E")
@@ -164,12 +143,8 @@ async def test_complete_a_resource_template_variable(tmp_path):
 
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, EVERYTHING)
-        await manager.wait_ready("everything", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "resources")
-        resources = screen.query_one("#mcp-resources", CatalogPane)
+        _, screen = await inspect(pilot, EVERYTHING, "resources")
+        resources = catalog(screen, "resources")
         form = await pick(pilot, resources, "t:demo://resource/dynamic/text/{resourceId}")
         completions = resources.query_one(CompletionList)
         await type_into(pilot, form, "resourceId", "x")  # server-everything offers only a valid id back
@@ -192,12 +167,8 @@ async def test_set_the_log_level_to_debug_and_see_the_servers_messages(tmp_path)
 
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, EVERYTHING)
-        await manager.wait_ready("everything", 60)
+        manager, screen = await inspect(pilot, EVERYTHING, "logs")
         state = manager.servers["everything"]
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "logs")
         select = screen.query_one("#log-level", Select)
         assert "not set here: the server's default" in visible_text(screen)
         select.value = "debug"
@@ -205,7 +176,7 @@ async def test_set_the_log_level_to_debug_and_see_the_servers_messages(tmp_path)
         await wait_for(pilot, lambda: "the server sends debug and above" in visible_text(screen), message="shown")
         assert any(e.method == "logging/setLevel" and e.kind == "request" for e in state.logs.protocol)
         await choose(pilot, screen, "everything", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        tools = catalog(screen, "tools")
         await pick(pilot, tools, "toggle-simulated-logging")
         await run_and_wait(pilot, tools, "Started simulated")
         await choose(pilot, screen, "everything", "logs")
@@ -225,12 +196,8 @@ async def test_add_and_remove_roots_and_the_server_is_told(tmp_path):
     extra = tmp_path / "ws" / "docs"
     extra.mkdir(parents=True)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, EVERYTHING)
-        await manager.wait_ready("everything", 60)
+        manager, screen = await inspect(pilot, EVERYTHING, "roots")
         state = manager.servers["everything"]
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "roots")
         assert "(the workspace, by default)" in visible_text(screen)
         workspace_uri = (tmp_path / "ws").resolve().as_uri()
         assert workspace_uri in visible_text(screen)
@@ -251,7 +218,7 @@ async def test_add_and_remove_roots_and_the_server_is_told(tmp_path):
                                           for e in list(state.logs.protocol)[told:]),
                        timeout=30, message="the server asked for the roots again")
         await choose(pilot, screen, "everything", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        tools = catalog(screen, "tools")
         await pick(pilot, tools, "get-roots-list")
         shown = await run_and_wait(pilot, tools, extra.resolve().as_uri())
         assert workspace_uri in shown
@@ -278,14 +245,7 @@ async def test_add_and_remove_roots_and_the_server_is_told(tmp_path):
 async def test_an_image_result_is_a_clear_block_and_saves_to_a_file(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, EVERYTHING)
-        await manager.wait_ready("everything", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
-        await pick(pilot, tools, "get-tiny-image")
-        shown = await run_and_wait(pilot, tools, "▣ image")
+        _, _, tools, shown = await tool_result(pilot, EVERYTHING, "get-tiny-image", "▣ image")
         assert "image/png" in shown and " px" in shown and "Ctrl+S" in shown
         save = tools.query_one("#tools-save", Button)
         assert save.display and str(save.label) == "Save media (1)"
@@ -323,14 +283,8 @@ def media_server() -> Any:
 async def test_audio_in_a_result_can_be_saved(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, ServerConfig("media", inprocess=media_server()))
-        await manager.wait_ready("media", 30)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "media", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
-        await pick(pilot, tools, "clip")
-        shown = await run_and_wait(pilot, tools, "♪ audio")
+        media = ServerConfig("media", inprocess=media_server())
+        _, _, tools, shown = await tool_result(pilot, media, "clip", "♪ audio")
         assert "audio/wav, 44 bytes" in shown and "image/gif, 30 bytes, 32×16 px" in shown
         tools.query_one("#tools-save", Button).press()
         folder = tmp_path / "data" / "mcp-media"
@@ -341,8 +295,6 @@ async def test_audio_in_a_result_can_be_saved(tmp_path):
 
 async def test_the_protocol_log_shows_a_long_method_in_full(tmp_path):
     from textual.widgets import DataTable
-
-    from tests.ui.inspector_helpers import demo_config
 
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
@@ -376,7 +328,7 @@ async def test_a_sampling_request_answered_by_hand_with_no_model(tmp_path):
         await wait_for(pilot, lambda: app.mcp.status("everything")[0] == "ready", timeout=60, message="ready")
         screen = await open_inspector(pilot, clock=time.perf_counter)  # over the setup screen a new user sees
         await choose(pilot, screen, "everything", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        tools = catalog(screen, "tools")
         form = await pick(pilot, tools, "trigger-sampling-request")
         form.set_value("prompt", "name a bird")
         tools.submit()
@@ -468,7 +420,7 @@ async def test_headers_and_a_bearer_token_from_the_add_server_form(tmp_path, mon
             assert saved["headers"] == {"X-Team": "birds", "Authorization": "Bearer ${KEYED_TOKEN}"}
             assert "s3cret" not in config_path.read_text()  # the secret stays in the environment
             await choose(pilot, screen, "keyed", "tools")
-            tools = screen.query_one("#mcp-tools", CatalogPane)
+            tools = catalog(screen, "tools")
             await pick(pilot, tools, "whoami")
             await run_and_wait(pilot, tools, "the birds team")
             await app.mcp.stop()
@@ -520,19 +472,13 @@ async def test_sign_in_to_an_oauth_server_and_follow_each_step_in_the_oauth_view
 async def test_each_call_is_in_the_history_and_runs_again(tmp_path):
     from textual.widgets import OptionList, TabbedContent
 
-    from tests.ui.inspector_helpers import demo_config
-
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, demo_config())
-        await manager.wait_ready("demo", 30)
+        manager, screen = await inspect(pilot, demo_config(), "history")
         state = manager.servers["demo"]
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "demo", "history")
         await wait_for(pilot, lambda: "No calls yet" in visible_text(screen), message="an empty history")
         await choose(pilot, screen, "demo", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        tools = catalog(screen, "tools")
         form = await pick(pilot, tools, "search")
         await type_into(pilot, form, "query", "curlew")
         form.set_value("exact", True)
@@ -540,7 +486,7 @@ async def test_each_call_is_in_the_history_and_runs_again(tmp_path):
         await pick(pilot, tools, "broken")
         await run_and_wait(pilot, tools, "isError: true")
         await choose(pilot, screen, "demo", "prompts")
-        prompts = screen.query_one("#mcp-prompts", CatalogPane)
+        prompts = catalog(screen, "prompts")
         form = await pick(pilot, prompts, "summarize")
         await type_into(pilot, form, "topic", "waders")
         await run_and_wait(pilot, prompts, "Summarize waders")

@@ -8,9 +8,7 @@ from textual.widgets import OptionList, TabbedContent
 from app.storage import mcp_call_store
 from app.storage.store import Store
 from tests.ui.helpers import make_app, wait_for
-from tests.ui.inspector_helpers import attach_manager, demo_config, open_inspector
-from tests.ui.test_mcp_inspector import choose, pick, run_and_wait, type_into, visible_text
-from widgets.mcp_catalog import CatalogPane
+from tests.ui.inspector_helpers import catalog, demo_config, inspect, pick, run_and_wait, type_into, visible_text
 
 
 def stored(app) -> list[dict]:
@@ -20,12 +18,8 @@ def stored(app) -> list[dict]:
 async def test_the_history_survives_a_restart_lists_another_instances_calls_and_runs_again(tmp_path):
     first = make_app(tmp_path)
     async with first.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: first.ready.is_set())
-        manager = attach_manager(first, demo_config())
-        await manager.wait_ready("demo", 30)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "demo", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        manager, screen = await inspect(pilot, demo_config(), "tools")
+        tools = catalog(screen, "tools")
         form = await pick(pilot, tools, "search")
         await type_into(pilot, form, "query", "curlew")
         await run_and_wait(pilot, tools, '"query": "curlew"')
@@ -44,13 +38,8 @@ async def test_the_history_survives_a_restart_lists_another_instances_calls_and_
 
     second = make_app(tmp_path)  # a restart: same data dir, new process state
     async with second.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: second.ready.is_set())
-        manager = attach_manager(second, demo_config())
-        await manager.wait_ready("demo", 30)
-        state = manager.servers["demo"]
-        assert len(state.inspection.history) == 0  # nothing in memory: the list below comes from the store
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "demo", "history")
+        manager, screen = await inspect(pilot, demo_config(), "history")
+        assert len(manager.servers["demo"].inspection.history) == 0  # nothing in memory: the list is the store's
         history = screen.query_one("#history-list", OptionList)
         await wait_for(pilot, lambda: len(history.options) == 2, message="both stored calls listed")
         listed = [str(o.prompt) for o in history.options]
@@ -65,6 +54,6 @@ async def test_the_history_survives_a_restart_lists_another_instances_calls_and_
         await wait_for(pilot, lambda: len(stored(second)) == 3, timeout=30, message="called again and stored")
         again = stored(second)[-1]
         assert again["item"] == "search" and again["arguments"]["query"] == "curlew" and again["ok"] is True
-        tools = screen.query_one("#mcp-tools", CatalogPane)
+        tools = catalog(screen, "tools")
         assert tools.form.raw_values()["query"] == "curlew"
         await manager.stop()

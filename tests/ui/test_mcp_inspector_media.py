@@ -11,10 +11,7 @@ from pathlib import Path
 from app.mcp.media import open_command
 from tests.mcp.conftest import needs_node, server_path
 from tests.ui.helpers import make_app, wait_for
-from tests.ui.inspector_helpers import attach_manager, open_inspector
-from tests.ui.test_mcp_inspector import choose, pick, result_text, run_and_wait
-from tests.ui.test_mcp_inspector_features import EVERYTHING
-from widgets.mcp_catalog import CatalogPane
+from tests.ui.inspector_helpers import EVERYTHING, result_text, tool_result
 
 
 def recording_viewer(folder: Path) -> tuple[Path, Path]:
@@ -47,14 +44,7 @@ async def test_an_image_result_opens_in_the_users_viewer_or_says_there_is_none(t
     monkeypatch.setenv("BROWSER", str(script))
     app = make_app(tmp_path)
     async with app.run_test(size=(130, 45)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set())
-        manager = attach_manager(app, EVERYTHING)
-        await manager.wait_ready("everything", 60)
-        screen = await open_inspector(pilot)
-        await choose(pilot, screen, "everything", "tools")
-        tools = screen.query_one("#mcp-tools", CatalogPane)
-        await pick(pilot, tools, "get-tiny-image")
-        shown = await run_and_wait(pilot, tools, "▣ image")
+        manager, _, tools, shown = await tool_result(pilot, EVERYTHING, "get-tiny-image", "▣ image")
         assert "Ctrl+O" in shown and "opens it in your viewer" in shown
         assert shown.count("▀") >= 100  # its 20×20 pixels inline, as half blocks
         tools.option_list.focus()

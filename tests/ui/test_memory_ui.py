@@ -10,16 +10,7 @@ from app.memory.records import Visibility
 from app.screens.memory_browser import MemoryBrowser
 from app.screens.memory_note import MemoryNoteScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for, wait_for_text
-
-
-def focused_view(app):
-    return app.main_screen.view_for(app.focused_id)
-
-
-async def send(pilot, text: str) -> None:
-    focused_view(pilot.app).prompt.insert(text)
-    await pilot.press("enter")
+from tests.ui.helpers import booted, focused_view, make_app, screen_is, screen_text, send, wait_for, wait_for_text
 
 
 async def test_hash_prompt_saves_a_memory_and_the_next_turn_gets_it(fake_openai, tmp_path):

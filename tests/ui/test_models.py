@@ -10,7 +10,7 @@ from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, send, wait_for
 from widgets.status_bar import StatusBar
 
 
@@ -22,12 +22,6 @@ def two_model_app(tmp_path, openai_server, anthropic_server) -> WhimbrelApp:
                            provider="anthropic", context_window=200000, timeout=5.0)
     models = ModelRegistry({"local": local, "claude": claude}, default="local", fallback=["claude"])
     return make_app(tmp_path, settings=local, models=models)
-
-
-async def send(pilot, text: str) -> None:
-    app = pilot.app
-    app.main_screen.view_for(app.focused_id).prompt.insert(text)
-    await pilot.press("enter")
 
 
 def write(path: str, content: str, call_id: str) -> ToolCallReply:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_text, submit, wait_for
 
 
 async def test_notify_sends_a_desktop_notification(fake_openai, tmp_path):

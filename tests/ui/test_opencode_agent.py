@@ -15,9 +15,8 @@ import pytest
 from app.screens.approval import ApprovalScreen
 from tests.acp.opencode import MISSING, OPENCODE, is_title_request, opencode_agent_table
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 from tests.ui.test_external_agent import AGENT_WAIT, config_with_agents, open_agent
-from tests.ui.test_turns import submit
 from widgets.tool_card import ToolCard
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.skipif(not OPENCODE.exists(), reason=MISSING)]

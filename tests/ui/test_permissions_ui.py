@@ -14,8 +14,7 @@ from app.screens.policy import PolicyScreen
 from app.screens.rule_save import RuleSaveScreen
 from app.sandbox.bwrap import available
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 from widgets.status_bar import StatusBar
 
 

@@ -10,22 +10,13 @@ from textual.widgets import OptionList
 from app.screens.approval import ApprovalScreen
 from app.screens.rewind import RewindScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for, wait_for_text
+from tests.ui.helpers import booted, focused_view, make_app, screen_is, screen_text, send, wait_for, wait_for_text
 
 
 def turn_lines(app) -> list[str]:
     """The rewind list's lines, as shown."""
     options = app.screen.query_one(OptionList)
     return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
-
-
-def focused_view(app):
-    return app.main_screen.view_for(app.focused_id)
-
-
-async def send(pilot, text: str) -> None:
-    focused_view(pilot.app).prompt.insert(text)
-    await pilot.press("enter")
 
 
 async def agent_turn(pilot, fake_openai, prompt: str, command: str) -> None:

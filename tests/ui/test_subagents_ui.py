@@ -8,8 +8,7 @@ from contextlib import asynccontextmanager
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 
 
 def task(call_id: str, prompt: str) -> tuple[str, str, str]:

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
 
 
 def write_call(path: str, content: str, call_id: str = "w1") -> ToolCallReply:
     return ToolCallReply([("write_file", json.dumps({"path": path, "content": content}), call_id)])
-
-
-async def submit(pilot, text: str) -> None:
-    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="app booted")
-    pilot.app.main_screen.view_for(pilot.app.focused_id).prompt.insert(text)
-    await pilot.press("enter")
 
 
 async def test_approve_writes_file_and_answer_streams(fake_openai, tmp_path):
@@ -35,27 +31,17 @@ async def test_approve_writes_file_and_answer_streams(fake_openai, tmp_path):
         await wait_for(pilot, lambda: app.workstream.state == "idle")
 
 
-async def test_deny_leaves_file_unwritten(fake_openai, tmp_path):
+@pytest.mark.parametrize("key", ["n", "escape"])  # Deny, and Esc (deny all)
+async def test_deny_leaves_file_unwritten(fake_openai, tmp_path, key):
     fake_openai.queue(write_call("no.txt", "x"), TextReply("Understood."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "write no.txt")
         await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
-        await pilot.press("n")
+        await pilot.press(key)
         await wait_for(pilot, lambda: "Understood." in screen_text(app))
         assert not (tmp_path / "ws" / "no.txt").exists()
         assert app.screen.query_one(ToolCard).status == "denied"
-
-
-async def test_escape_in_modal_denies(fake_openai, tmp_path):
-    fake_openai.queue(write_call("no.txt", "x"), TextReply("Fine."))
-    app = make_app(tmp_path, fake_openai.base_url)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "write no.txt")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: "Fine." in screen_text(app))
-        assert not (tmp_path / "ws" / "no.txt").exists()
 
 
 async def test_always_allow_does_not_ask_again(fake_openai, tmp_path):

@@ -5,21 +5,15 @@ from __future__ import annotations
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
-
-
-async def type_and_send(pilot, text: str) -> None:
-    await booted(pilot)
-    pilot.app.main_screen.view_for(pilot.app.focused_id).prompt.insert(text)
-    await pilot.press("enter")
 
 
 async def test_an_approved_command_runs_and_its_output_reaches_the_model(fake_openai, tmp_path):
     fake_openai.queue(TextReply("I see the file."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(110, 34)) as pilot:
-        await type_and_send(pilot, "!echo made-by-shell > proof.txt && cat proof.txt")
+        await submit(pilot, "!echo made-by-shell > proof.txt && cat proof.txt")
         await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="bash asks first")
         await pilot.press("y")
         await wait_for(pilot, lambda: any(c.status == "done" for c in app.main_screen.query(ToolCard)),
@@ -27,7 +21,7 @@ async def test_an_approved_command_runs_and_its_output_reaches_the_model(fake_op
         assert (tmp_path / "ws" / "proof.txt").read_text() == "made-by-shell\n"
         session = app.workstream.session
         assert session.messages[-1].role == "user" and "made-by-shell" in session.messages[-1].content
-        await type_and_send(pilot, "what did it print?")
+        await submit(pilot, "what did it print?")
         await wait_for(pilot, lambda: "I see the file." in screen_text(app))
     sent = fake_openai.requests[-1]["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "user"]
@@ -37,7 +31,7 @@ async def test_an_approved_command_runs_and_its_output_reaches_the_model(fake_op
 async def test_a_denied_command_runs_nothing_and_keeps_nothing(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 34)) as pilot:
-        await type_and_send(pilot, "!touch should-not-exist")
+        await submit(pilot, "!touch should-not-exist")
         await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="bash asks first")
         await pilot.press("n")
         await wait_for(pilot, lambda: any(c.status == "denied" for c in app.main_screen.query(ToolCard)),
@@ -51,7 +45,7 @@ async def test_always_saves_the_rule_notes_it_on_the_card_and_the_next_command_r
 
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 34)) as pilot:
-        await type_and_send(pilot, "!echo kept-rule")
+        await submit(pilot, "!echo kept-rule")
         await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="bash asks first")
         await pilot.press("a")
         await wait_for(pilot, lambda: screen_is(app, RuleSaveScreen), message="the rule dialog")
@@ -62,7 +56,7 @@ async def test_always_saves_the_rule_notes_it_on_the_card_and_the_next_command_r
         await wait_for(pilot, lambda: "user: always (bash(echo kept-rule) saved to" in screen_text(app),
                        message="the card says which rule was saved")
         await wait_for(pilot, lambda: app.workstream.state == "idle", message="idle again")
-        await type_and_send(pilot, "!echo kept-rule")  # the saved rule lets it run without the modal
+        await submit(pilot, "!echo kept-rule")  # the saved rule lets it run without the modal
         await wait_for(pilot, lambda: len([c for c in app.main_screen.query(ToolCard) if c.status == "done"]) == 2,
                        message="the second command ran unasked")
         assert not screen_is(app, ApprovalScreen)

@@ -7,8 +7,7 @@ from app.screens.watches import WatchesScreen
 from app.storage import watch_store
 from app.storage.store import Store
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
-from tests.ui.test_turns import submit
+from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 
 
 def stored_watch(tmp_path, **overrides) -> tuple[str, str]:

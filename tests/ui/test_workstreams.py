@@ -6,15 +6,9 @@ import json
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
-from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, send, wait_for
 from widgets.pane_area import PaneArea
 from widgets.tab_bar import TabBar
-
-
-async def type_and_send(pilot, text: str) -> None:
-    view = pilot.app.main_screen.view_for(pilot.app.focused_id)
-    view.prompt.insert(text)
-    await pilot.press("enter")
 
 
 def view_text(app, workstream) -> str:
@@ -28,12 +22,12 @@ async def test_two_workstreams_stream_at_the_same_time(fake_openai, tmp_path):
     async with app.run_test(size=(140, 40)) as pilot:
         await booted(pilot)
         first = app.workstream
-        await type_and_send(pilot, "talk alpha")
+        await send(pilot, "talk alpha")
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: len(app.manager) == 2)
         second = app.workstream
         assert second is not first
-        await type_and_send(pilot, "talk beta")
+        await send(pilot, "talk beta")
         await wait_for(pilot, lambda: "beta beta" in view_text(app, second) and first.busy and second.busy,
                        message="both turns running at once")
         await wait_for(pilot, lambda: not first.busy and not second.busy, timeout=30)
@@ -48,11 +42,11 @@ async def test_background_approval_waits_and_opens_when_visited(fake_openai, tmp
     async with app.run_test(size=(140, 40)) as pilot:
         await booted(pilot)
         background = app.workstream
-        await type_and_send(pilot, "write bg.txt")
+        await send(pilot, "write bg.txt")
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: len(app.manager) == 2)
         foreground = app.workstream
-        await type_and_send(pilot, "keep talking")
+        await send(pilot, "keep talking")
         tabs = app.main_screen.query_one(TabBar)
         await wait_for(pilot, lambda: tabs.tabs[0].pending == 1, message="background approval marked on its tab")
         assert not isinstance(app.screen, ApprovalScreen)  # never shown in the wrong workstream
@@ -91,7 +85,7 @@ async def test_eviction_closes_the_oldest_idle_workstream(fake_openai, tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
         first = app.workstream
-        await type_and_send(pilot, "hello")  # gives it a message so it is not pruned as empty
+        await send(pilot, "hello")  # gives it a message so it is not pruned as empty
         await wait_for(pilot, lambda: first.turns == 1)
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: len(app.manager) == 2)
@@ -105,10 +99,10 @@ async def test_split_layout_and_tabs_persist_across_restart(fake_openai, tmp_pat
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(140, 40)) as pilot:
         await booted(pilot)
-        await type_and_send(pilot, "left pane")
+        await send(pilot, "left pane")
         await pilot.press("f3")
         await wait_for(pilot, lambda: len(app.layout_tree.leaves()) == 2)
-        await type_and_send(pilot, "right pane")
+        await send(pilot, "right pane")
         await pilot.press("f4")
         await wait_for(pilot, lambda: len(app.layout_tree.leaves()) == 3)
         layout = app.layout_tree.to_dict()
@@ -148,7 +142,7 @@ async def test_auto_title_after_first_exchange(fake_openai, tmp_path):
     async with app.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
         workstream = app.workstream
-        await type_and_send(pilot, "how do I retry flaky network calls in python?")
+        await send(pilot, "how do I retry flaky network calls in python?")
         await wait_for(pilot, lambda: workstream.title == "Retrying Flaky Network Calls", message="auto title")
         title_request = fake_openai.requests[-1]
         assert not title_request.get("stream") and title_request["max_tokens"] <= 32
@@ -163,13 +157,13 @@ async def test_delete_asks_first_and_removes_history(fake_openai, tmp_path):
     async with app.run_test(size=(120, 30)) as pilot:
         await booted(pilot)
         doomed = app.workstream
-        await type_and_send(pilot, "temporary work")
+        await send(pilot, "temporary work")
         await wait_for(pilot, lambda: doomed.turns == 1)
-        await type_and_send(pilot, "/delete")
+        await send(pilot, "/delete")
         await wait_for(pilot, lambda: screen_is(app, ConfirmScreen))
         await pilot.press("n")
         assert await app.store.get_workstream(doomed.id) is not None
-        await type_and_send(pilot, "/delete")
+        await send(pilot, "/delete")
         await wait_for(pilot, lambda: screen_is(app, ConfirmScreen))
         await pilot.press("y")
         await wait_for(pilot, lambda: app.manager.get(doomed.id) is None)

@@ -10,17 +10,8 @@ from pathlib import Path
 from app.screens.approval import ApprovalScreen
 from app.screens.worktree import WorktreeScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for, wait_for_text
+from tests.ui.helpers import booted, focused_view, make_app, screen_is, screen_text, send, wait_for, wait_for_text
 from widgets.tab_bar import TabInfo
-
-
-def focused_view(app):
-    return app.main_screen.view_for(app.focused_id)
-
-
-async def send(pilot, text: str) -> None:
-    focused_view(pilot.app).prompt.insert(text)
-    await pilot.press("enter")
 
 
 def git_repo(path: Path) -> None:
