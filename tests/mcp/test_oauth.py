@@ -7,6 +7,8 @@ import json
 import os
 import stat
 import time
+from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx2
 import pytest
@@ -146,50 +148,45 @@ async def get(url: str) -> httpx2.Response:
         return await http.get(url)
 
 
-async def test_the_browser_redirect_delivers_the_code_and_gets_a_page():
-    server = CallbackServer(server_name="notes")
-    port = await server.start()
-    server.expect("st-1")
+@asynccontextmanager
+async def waiting_for_the_browser(state: str, **server: Any):
+    """A started callback server expecting `state`, and a task waiting for the browser to come back;
+    yields (the callback URL, the task). The server is closed on leaving."""
+    callback = CallbackServer(**server)
+    port = await callback.start()
+    callback.expect(state)
     try:
-        waiting = asyncio.create_task(server.wait(5))
-        response = await get(f"http://127.0.0.1:{port}/callback?code=abc&state=st-1&iss=https%3A%2F%2Fauth")
-        result = await waiting
+        yield f"http://127.0.0.1:{port}/callback", asyncio.create_task(callback.wait(5))
     finally:
-        await server.close()
+        await callback.close()
+
+
+async def test_the_browser_redirect_delivers_the_code_and_gets_a_page():
+    async with waiting_for_the_browser("st-1", server_name="notes") as (callback, waiting):
+        response = await get(f"{callback}?code=abc&state=st-1&iss=https%3A%2F%2Fauth")
+        result = await waiting
     assert (result.code, result.state, result.iss) == ("abc", "st-1", "https://auth")
     assert response.status_code == 200 and "signed in to notes" in response.text
     assert "text/html" in response.headers["content-type"]
 
 
 async def test_a_wrong_state_is_rejected_and_the_wait_goes_on():
-    server = CallbackServer()
-    port = await server.start()
-    server.expect("right")
-    try:
-        waiting = asyncio.create_task(server.wait(5))
-        forged = await get(f"http://127.0.0.1:{port}/callback?code=evil&state=wrong")
-        other_path = await get(f"http://127.0.0.1:{port}/favicon.ico")
+    async with waiting_for_the_browser("right") as (callback, waiting):
+        forged = await get(f"{callback}?code=evil&state=wrong")
+        other_path = await get(callback.replace("/callback", "/favicon.ico"))
         assert not waiting.done()
-        await get(f"http://127.0.0.1:{port}/callback?code=good&state=right")
+        await get(f"{callback}?code=good&state=right")
         result = await waiting
-    finally:
-        await server.close()
     assert forged.status_code == 400 and "state mismatch" in forged.text
     assert other_path.status_code == 404
     assert result.code == "good"
 
 
 async def test_a_denied_sign_in_ends_the_wait_with_the_reason():
-    server = CallbackServer()
-    port = await server.start()
-    server.expect("s")
-    try:
-        waiting = asyncio.create_task(server.wait(5))
-        page = await get(f"http://127.0.0.1:{port}/callback?error=access_denied&error_description=nope&state=s")
+    async with waiting_for_the_browser("s") as (callback, waiting):
+        page = await get(f"{callback}?error=access_denied&error_description=nope&state=s")
         with pytest.raises(SignInError, match="refused the sign-in: nope"):
             await waiting
-    finally:
-        await server.close()
     assert "refused the sign-in" in page.text
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.app import App
 from textual.widgets import Input
 
 from app.config import load_config
@@ -18,6 +17,7 @@ from app.screens.theme_picker import ThemePickerScreen
 from app.storage.store import Store
 from app.vocabulary.attachments import Attachment, with_attachments
 from app.vocabulary.messages import Message
+from tests.snapshots.screen_host import ScreenHost
 from tests.ui.helpers import make_app, screen_is, wait_for
 from widgets.mention_suggestions import MentionSuggestions
 from widgets.prompt import PromptInput
@@ -122,15 +122,6 @@ async def nothing_found() -> list:
     return []
 
 
-class Host(App):
-    def __init__(self, screen) -> None:
-        super().__init__()
-        self.to_push = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self.to_push)
-
-
 def test_setup_with_nothing_found_shows_only_the_hint(snap_compare):
     screen = SetupScreen(Path("/home/user/.config/whimbrel/config.toml"), env={}, probe=nothing_found)
 
@@ -138,10 +129,10 @@ def test_setup_with_nothing_found_shows_only_the_hint(snap_compare):
         await wait_for(pilot, lambda: not screen.probing)
         await pilot.pause(0.2)
 
-    assert snap_compare(Host(screen), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(ScreenHost(screen), terminal_size=SIZE, run_before=run_before)
 
 
 def test_code_block_picker(snap_compare):
     blocks = [CodeBlock("python", "def add(a, b):\n    return a + b"), CodeBlock("bash", "pytest -q"),
               CodeBlock("", "plain text block")]
-    assert snap_compare(Host(CodePickerScreen(blocks)), terminal_size=(110, 20))
+    assert snap_compare(ScreenHost(CodePickerScreen(blocks)), terminal_size=(110, 20))

@@ -10,6 +10,7 @@ from app.mcp.features import ElicitationRequest, ElicitationResponse, SamplingRe
 from app.screens.elicitation import ElicitationScreen
 from app.screens.sampling import SamplingScreen
 from styles import STYLES_DIR
+from tests.snapshots.screen_host import ScreenHost
 from widgets.tool_card import ToolCard
 
 SIZE = (110, 44)
@@ -39,20 +40,6 @@ SAMPLING = SamplingRequest(
     model_hints=["claude-3-haiku"])
 
 
-class Host(App):
-    def __init__(self, screen) -> None:
-        super().__init__()
-        self.to_push = screen
-        self.result = "unset"
-
-    def on_mount(self) -> None:
-        self.animation_level = "none"
-        self.push_screen(self.to_push, callback=self._done)
-
-    def _done(self, result) -> None:
-        self.result = result
-
-
 async def settle(pilot) -> None:
     await pilot.pause()
     for widget in pilot.app.screen.query(Input):
@@ -61,7 +48,7 @@ async def settle(pilot) -> None:
 
 
 def test_elicitation_form(snap_compare) -> None:
-    app = Host(ElicitationScreen(FORM, "booking trip"))
+    app = ScreenHost(ElicitationScreen(FORM, "booking trip"), animate=False)
     assert snap_compare(app, terminal_size=SIZE, run_before=settle)
 
 
@@ -71,7 +58,8 @@ def test_elicitation_form_with_errors(snap_compare) -> None:
         await pilot.press("ctrl+s")
         await pilot.pause(0.1)
 
-    assert snap_compare(Host(ElicitationScreen(FORM, "booking trip")), terminal_size=SIZE, run_before=accept_empty)
+    assert snap_compare(ScreenHost(ElicitationScreen(FORM, "booking trip"), animate=False), terminal_size=SIZE,
+                        run_before=accept_empty)
 
 
 def test_elicitation_url(snap_compare) -> None:
@@ -80,12 +68,12 @@ def test_elicitation_url(snap_compare) -> None:
         await pilot.click("#open")
         await pilot.pause(0.1)
 
-    app = Host(ElicitationScreen(URL, "repo chores", opener=lambda url: True))
+    app = ScreenHost(ElicitationScreen(URL, "repo chores", opener=lambda url: True), animate=False)
     assert snap_compare(app, terminal_size=(110, 24), run_before=confirm_step)
 
 
 def test_sampling_approval(snap_compare) -> None:
-    app = Host(SamplingScreen(SAMPLING, "local (qwen2.5-coder:14b)", "refactor"))
+    app = ScreenHost(SamplingScreen(SAMPLING, "local (qwen2.5-coder:14b)", "refactor"), animate=False)
     assert snap_compare(app, terminal_size=(110, 34), run_before=settle)
 
 
@@ -95,7 +83,7 @@ def test_sampling_reply_written_by_hand_with_no_model(snap_compare) -> None:
         await pilot.press("w", *"A whimbrel is a curlew.")
         await pilot.pause()
 
-    app = Host(SamplingScreen(SAMPLING, "", "refactor"))
+    app = ScreenHost(SamplingScreen(SAMPLING, "", "refactor"), animate=False)
     assert snap_compare(app, terminal_size=(110, 34), run_before=write)
 
 
@@ -126,7 +114,7 @@ def test_mcp_tool_cards_with_progress(snap_compare) -> None:
 
 
 async def test_form_accepts_typed_content_from_the_widgets() -> None:
-    app = Host(ElicitationScreen(FORM, "booking trip"))
+    app = ScreenHost(ElicitationScreen(FORM, "booking trip"), animate=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -145,7 +133,7 @@ async def test_form_accepts_typed_content_from_the_widgets() -> None:
 
 
 async def test_form_refuses_until_fixed_then_decline_and_cancel() -> None:
-    app = Host(ElicitationScreen(FORM, "booking trip"))
+    app = ScreenHost(ElicitationScreen(FORM, "booking trip"), animate=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -159,7 +147,7 @@ async def test_form_refuses_until_fixed_then_decline_and_cancel() -> None:
         await pilot.click("#decline")
         await pilot.pause()
     assert app.result == ElicitationResponse("decline")
-    app = Host(ElicitationScreen(FORM))
+    app = ScreenHost(ElicitationScreen(FORM), animate=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("escape")
@@ -169,7 +157,7 @@ async def test_form_refuses_until_fixed_then_decline_and_cancel() -> None:
 
 async def test_url_mode_opens_only_after_confirming_and_sampling_keys() -> None:
     opened: list[str] = []
-    app = Host(ElicitationScreen(URL, opener=opened.append))
+    app = ScreenHost(ElicitationScreen(URL, opener=opened.append), animate=False)
     async with app.run_test(size=(110, 24)) as pilot:
         await settle(pilot)
         await pilot.click("#open")
@@ -185,7 +173,7 @@ async def test_url_mode_opens_only_after_confirming_and_sampling_keys() -> None:
         await pilot.pause()
     assert app.result == ElicitationResponse("accept")
     for key, approved in (("y", True), ("n", False), ("escape", False)):
-        app = Host(SamplingScreen(SAMPLING, "fake-model"))
+        app = ScreenHost(SamplingScreen(SAMPLING, "fake-model"), animate=False)
         async with app.run_test(size=(110, 34)) as pilot:
             await settle(pilot)
             await pilot.press(key)

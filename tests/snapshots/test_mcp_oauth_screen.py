@@ -6,28 +6,17 @@ from __future__ import annotations
 import asyncio
 
 import httpx2
-from textual.app import App
 
 from app.mcp.config import ServerConfig
 from app.mcp.features import AuthorizationRequest, ClientHooks
 from app.mcp.manager import READY, McpManager
 from app.screens.mcp_oauth import McpSignInScreen, authorization_hook
 from tests.mcp.oauth_server import OAuthMcpServer
+from tests.snapshots.screen_host import ScreenHost
 
 SIZE = (100, 26)
 URL = ("https://auth.example.com/authorize?response_type=code&client_id=whimbrel-7f3a&redirect_uri=http%3A%2F%2F"
        "127.0.0.1%3A53682%2Fcallback&state=Zx81kQ&code_challenge=mD4v1r&code_challenge_method=S256&scope=notes")
-
-
-class Host(App):
-    def __init__(self, screen=None) -> None:
-        super().__init__()
-        self.to_push = screen
-        self.animation_level = "none"
-
-    def on_mount(self) -> None:
-        if self.to_push is not None:
-            self.push_screen(self.to_push)
 
 
 def request(cancelled: list[str] | None = None) -> AuthorizationRequest:
@@ -38,13 +27,13 @@ def request(cancelled: list[str] | None = None) -> AuthorizationRequest:
 
 
 def test_sign_in_dialog(snap_compare) -> None:
-    assert snap_compare(Host(McpSignInScreen(request())), terminal_size=SIZE)
+    assert snap_compare(ScreenHost(McpSignInScreen(request()), animate=False), terminal_size=SIZE)
 
 
 async def test_open_browser_then_the_dialog_closes_when_the_sign_in_ends() -> None:
     opened: list[str] = []
     req = request()
-    app = Host(McpSignInScreen(req, opener=opened.append))
+    app = ScreenHost(McpSignInScreen(req, opener=opened.append), animate=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("enter")
@@ -58,7 +47,7 @@ async def test_open_browser_then_the_dialog_closes_when_the_sign_in_ends() -> No
 
 async def test_escape_cancels_the_sign_in() -> None:
     cancelled: list[str] = []
-    app = Host(McpSignInScreen(request(cancelled)))
+    app = ScreenHost(McpSignInScreen(request(cancelled)), animate=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("escape")
@@ -75,7 +64,7 @@ def follow(url: str) -> bool:
 
 async def test_a_sign_in_from_the_dialog_connects_the_server(tmp_path) -> None:
     server = OAuthMcpServer().start()
-    app = Host()
+    app = ScreenHost(animate=False)
     try:
         async with app.run_test(size=SIZE) as pilot:
             manager = McpManager([ServerConfig("secure", transport="http", url=server.url)], data_dir=tmp_path,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.app import App
 from textual.widgets import Input
 
 from app.providers.discovery import Candidate
@@ -14,6 +13,7 @@ from app.screens.cost import CostScreen
 from app.screens.model_picker import ModelPickerScreen
 from app.screens.setup import SetupScreen
 from app.storage.usage_store import UsageTotal
+from tests.snapshots.screen_host import ScreenHost
 
 SIZE = (110, 30)
 ENV = {"ANTHROPIC_API_KEY": "sk-ant-x", "GEMINI_API_KEY": "g"}
@@ -35,19 +35,6 @@ async def local_probe() -> list[Candidate]:
                       source="local")]
 
 
-class Host(App):
-    def __init__(self, screen) -> None:
-        super().__init__()
-        self.to_push = screen
-        self.result = "unset"
-
-    def on_mount(self) -> None:
-        self.push_screen(self.to_push, callback=self._done)
-
-    def _done(self, result) -> None:
-        self.result = result
-
-
 def setup_screen(path: Path) -> SetupScreen:
     return SetupScreen(path, env=ENV, probe=local_probe)
 
@@ -64,24 +51,24 @@ async def settle(pilot) -> None:
 
 
 def test_setup_screen(snap_compare) -> None:
-    app = Host(setup_screen(Path("/home/user/.config/whimbrel/config.toml")))
+    app = ScreenHost(setup_screen(Path("/home/user/.config/whimbrel/config.toml")))
     assert snap_compare(app, terminal_size=SIZE, run_before=settle)
 
 
 def test_model_picker(snap_compare) -> None:
-    assert snap_compare(Host(ModelPickerScreen(MODELS, current="claude")), terminal_size=SIZE,
+    assert snap_compare(ScreenHost(ModelPickerScreen(MODELS, current="claude")), terminal_size=SIZE,
                         run_before=settle)
 
 
 def test_cost_screen(snap_compare) -> None:
-    app = Host(CostScreen(TOTALS, PER_TURN, current="a" * 32))
+    app = ScreenHost(CostScreen(TOTALS, PER_TURN, current="a" * 32))
     assert snap_compare(app, terminal_size=SIZE, run_before=settle)
 
 
 async def test_setup_writes_the_choice_and_keeps_comments(tmp_path) -> None:
     path = tmp_path / "config.toml"
     path.write_text("# my settings\n[tools]\nbash_timeout = 60  # one minute\n")
-    app = Host(setup_screen(path))
+    app = ScreenHost(setup_screen(path))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("down", "down")  # Anthropic, Gemini, Ollama
@@ -97,7 +84,7 @@ async def test_setup_writes_the_choice_and_keeps_comments(tmp_path) -> None:
 
 
 async def test_model_picker_returns_the_alias() -> None:
-    app = Host(ModelPickerScreen(MODELS, current="local"))
+    app = ScreenHost(ModelPickerScreen(MODELS, current="local"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "enter")
         await pilot.pause()

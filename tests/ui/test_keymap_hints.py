@@ -11,7 +11,8 @@ from app.config import load_config
 from app.palette import whimbrel_commands
 from app.screens.elicitation import ElicitationScreen
 from app.screens.sampling import HandReply, SamplingScreen
-from tests.snapshots.test_mcp_client_screens import FORM, SAMPLING, Host
+from tests.snapshots.screen_host import ScreenHost
+from tests.snapshots.test_mcp_client_screens import FORM, SAMPLING
 from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 from tests.ui.inspector_helpers import open_inspector
 from widgets.tab_bar import TabBar, TabInfo
@@ -20,11 +21,11 @@ SAMPLING_KEYS = {"sampling.approve": "a", "sampling.write_reply": "r", "sampling
                  "sampling.send_reply": "ctrl+e"}
 
 
-class KeymapHost(Host):
+class KeymapHost(ScreenHost):
     """A bare app that pushes one dialog, with a keymap in force as Whimbrel applies it."""
 
     def __init__(self, screen, keymap: dict[str, str]) -> None:
-        super().__init__(screen)
+        super().__init__(screen, animate=False)
         self.configured_keymap = keymap
         self.set_keymap(keymap)
 
