@@ -45,10 +45,12 @@ def args(**values) -> str:
 
 
 def git_init(path: Path) -> None:
-    """Make `path` a git repository with one commit of what it holds (a fixed identity, no user config)."""
+    """Make `path` a git repository with one commit of what it holds (a fixed identity and date, so the
+    same files give the same commit; no user config)."""
     import subprocess
 
     env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin", "HOME": str(path)}
+           "PATH": "/usr/bin:/bin", "HOME": str(path), "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+           "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
     for words in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
         subprocess.run(["git", *words], cwd=path, check=True, capture_output=True, env=env)

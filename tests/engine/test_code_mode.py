@@ -166,24 +166,17 @@ async def test_the_mode_follows_the_workstream_then_the_model_then_the_config(fa
     assert [e.mode for e in recorder.of(ev.ToolModeChanged)] == ["native", "code"]
 
 
-async def test_both_mode_sends_native_tools_and_run_code(fake_openai, code_place):
+@pytest.mark.parametrize("mode, offers_code", [("both", True), ("native", False)])
+async def test_both_mode_sends_native_tools_and_run_code_native_mode_neither(fake_openai, code_place, mode,
+                                                                             offers_code):
     fake_openai.queue(TextReply("hi"))
-    app, session = await start(fake_openai, code_place, Recorder(), saved={"tool_mode": "both"})
+    app, session = await start(fake_openai, code_place, Recorder(), saved={"tool_mode": mode})
     await session.run_turn("hello")
     await app.stop()
     names = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
-    assert "run_code" in names and "read_file" in names
-    assert "## Tools as Python" in fake_openai.requests[0]["messages"][0]["content"]
-
-
-async def test_native_mode_has_no_run_code_and_no_api(fake_openai, code_place):
-    fake_openai.queue(TextReply("hi"))
-    app, session = await start(fake_openai, code_place, Recorder(), saved={"tool_mode": "native"})
-    await session.run_turn("hello")
-    await app.stop()
-    names = [t["function"]["name"] for t in fake_openai.requests[0]["tools"]]
-    assert "run_code" not in names and "read_file" in names
-    assert "Tools as Python" not in fake_openai.requests[0]["messages"][0]["content"]
+    assert ("run_code" in names) is offers_code and "read_file" in names
+    system = fake_openai.requests[0]["messages"][0]["content"]
+    assert "## Tools as Python" in system if offers_code else "Tools as Python" not in system
 
 
 async def test_a_program_on_an_event_loop_and_one_without(fake_openai, code_place):

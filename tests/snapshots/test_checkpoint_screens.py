@@ -146,16 +146,12 @@ def test_fork_tree_in_the_resume_browser(snap_compare, tmp_path):
 
 def test_a_worktree_tab(snap_compare, tmp_path):
     """The tab of a workstream working in its own worktree shows ⎇ (and the notice says where)."""
-    import subprocess
+    from tests.checkpoints.harness import git_init
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "calc.py").write_text("x = 1\n")
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-           "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
-    for words in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
-        subprocess.run(["git", *words], cwd=workspace, check=True, capture_output=True, env=env)
+    git_init(workspace)
 
     async def run_before(pilot) -> None:
         from app import checkpoint_wiring

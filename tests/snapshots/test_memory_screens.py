@@ -6,17 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.memory.records import Visibility
+from tests.snapshots.test_screens import booted
 from tests.ui.helpers import make_app, screen_is, send, wait_for
-from widgets.prompt import PromptInput
 
 SIZE = (110, 30)
-
-
-async def booted(pilot) -> None:
-    await wait_for(pilot, lambda: pilot.app.ready.is_set(), message="boot")
-    for prompt in pilot.app.main_screen.query(PromptInput):
-        prompt.cursor_blink = False
-    await pilot.pause()
 
 
 def _write(path: Path, text: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+from contextlib import contextmanager
 
 from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
@@ -25,6 +26,18 @@ def judged_app(tmp_path, main_url: str, judge_url: str, timeout: float = 30.0):
     app = make_app(tmp_path, settings=main, models=ModelRegistry({"main": main, "reviewer": reviewer}, default="main"))
     app.options.config_path = config
     return app
+
+
+@contextmanager
+def silent_judge():
+    """The URL of a judge that accepts the connection and never answers (closed on leaving)."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    try:
+        yield f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+    finally:
+        silent.close()
 
 
 def rm_call() -> ToolCallReply:
@@ -61,30 +74,21 @@ async def test_the_verdict_joins_the_open_modal(fake_openai, tmp_path):
 
 
 async def test_answering_does_not_wait_for_the_judge(fake_openai, tmp_path):
-    silent = socket.socket()  # a judge that accepts the connection and never answers
-    silent.bind(("127.0.0.1", 0))
-    silent.listen()
-    try:
-        fake_openai.queue(rm_call(), TextReply("ok"))
-        app = judged_app(tmp_path, fake_openai.base_url, f"http://127.0.0.1:{silent.getsockname()[1]}/v1")
+    fake_openai.queue(rm_call(), TextReply("ok"))
+    with silent_judge() as judge_url:
+        app = judged_app(tmp_path, fake_openai.base_url, judge_url)
         async with app.run_test(size=(120, 40)) as pilot:
             await submit(pilot, "clean up")
             await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
             assert "asking for a second opinion…" in screen_text(app)
             await pilot.press("y")
             await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn ends while the judge is silent")
-    finally:
-        silent.close()
 
 
 async def test_a_judge_that_times_out_says_so(fake_openai, tmp_path):
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen()
-    try:
-        fake_openai.queue(rm_call(), TextReply("ok"))
-        app = judged_app(tmp_path, fake_openai.base_url, f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
-                         timeout=0.5)
+    fake_openai.queue(rm_call(), TextReply("ok"))
+    with silent_judge() as judge_url:
+        app = judged_app(tmp_path, fake_openai.base_url, judge_url, timeout=0.5)
         async with app.run_test(size=(120, 40)) as pilot:
             await submit(pilot, "clean up")
             opinion = await opinion_of(pilot)
@@ -92,8 +96,6 @@ async def test_a_judge_that_times_out_says_so(fake_openai, tmp_path):
             assert "judge (reviewer): timed out (no answer within 0.5s)" in screen_text(app)
             await pilot.press("n")
             await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn ends")
-    finally:
-        silent.close()
 
 
 async def test_a_judge_that_fails_says_so(fake_openai, tmp_path):

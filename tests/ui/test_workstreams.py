@@ -16,18 +16,25 @@ def view_text(app, workstream) -> str:
     return "\n".join(getattr(w, "source", "") for w in view.transcript.query("Markdown"))
 
 
+async def two_workstreams(pilot, first_prompt: str, second_prompt: str):
+    """Send `first_prompt`, open a second workstream (Ctrl+N) and send `second_prompt` there; (first, second)."""
+    app = pilot.app
+    await booted(pilot)
+    first = app.workstream
+    await send(pilot, first_prompt)
+    await pilot.press("ctrl+n")
+    await wait_for(pilot, lambda: len(app.manager) == 2, message="a second workstream")
+    second = app.workstream
+    assert second is not first
+    await send(pilot, second_prompt)
+    return first, second
+
+
 async def test_two_workstreams_stream_at_the_same_time(fake_openai, tmp_path):
     fake_openai.queue(SlowReply("alpha " * 60, delay=0.05), SlowReply("beta " * 60, delay=0.02))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(140, 40)) as pilot:
-        await booted(pilot)
-        first = app.workstream
-        await send(pilot, "talk alpha")
-        await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: len(app.manager) == 2)
-        second = app.workstream
-        assert second is not first
-        await send(pilot, "talk beta")
+        first, second = await two_workstreams(pilot, "talk alpha", "talk beta")
         await wait_for(pilot, lambda: "beta beta" in view_text(app, second) and first.busy and second.busy,
                        message="both turns running at once")
         await wait_for(pilot, lambda: not first.busy and not second.busy, timeout=30)
@@ -40,13 +47,7 @@ async def test_background_approval_waits_and_opens_when_visited(fake_openai, tmp
     fake_openai.queue(write, SlowReply("foreground " * 80, delay=0.02), TextReply("Background done."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(140, 40)) as pilot:
-        await booted(pilot)
-        background = app.workstream
-        await send(pilot, "write bg.txt")
-        await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: len(app.manager) == 2)
-        foreground = app.workstream
-        await send(pilot, "keep talking")
+        background, foreground = await two_workstreams(pilot, "write bg.txt", "keep talking")
         tabs = app.main_screen.query_one(TabBar)
         await wait_for(pilot, lambda: tabs.tabs[0].pending == 1, message="background approval marked on its tab")
         assert not isinstance(app.screen, ApprovalScreen)  # never shown in the wrong workstream
