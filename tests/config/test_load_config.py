@@ -187,11 +187,8 @@ def test_policy_settings_and_rules_are_read(tmp_path):
     ('mood = "ask"', "unknown key 'mood'"),
 ])
 def test_policy_mistakes_name_the_line(tmp_path, line, words):
-    path = tmp_path / "config.toml"
-    path.write_text(f"[policy]\n{line}\n")
-    with pytest.raises(ConfigError) as caught:
-        load_config(path)
-    assert "line 2" in str(caught.value) and words in str(caught.value)
+    said = _error(tmp_path, f"[policy]\n{line}\n")
+    assert "line 2" in said and words in said
 
 
 @pytest.mark.parametrize("text, line", [("x = 1\ny = 2\na = [1,\n2,\n", 4), ("[t]\nz = \"\"\"abc\n", 2),

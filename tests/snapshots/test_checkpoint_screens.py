@@ -144,14 +144,20 @@ def test_fork_tree_in_the_resume_browser(snap_compare, tmp_path):
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
 
-def test_a_worktree_tab(snap_compare, tmp_path):
-    """The tab of a workstream working in its own worktree shows ⎇ (and the notice says where)."""
+def git_workspace(tmp_path):
+    """The app's workspace (tmp_path/ws) as a git repository with one committed file."""
     from tests.checkpoints.harness import git_init
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "calc.py").write_text("x = 1\n")
     git_init(workspace)
+    return workspace
+
+
+def test_a_worktree_tab(snap_compare, tmp_path):
+    """The tab of a workstream working in its own worktree shows ⎇ (and the notice says where)."""
+    workspace = git_workspace(tmp_path)
 
     async def run_before(pilot) -> None:
         from app import checkpoint_wiring
@@ -174,12 +180,8 @@ def test_a_worktree_tab(snap_compare, tmp_path):
 def test_ctrl_n_offers_a_worktree_in_a_git_workspace(snap_compare, tmp_path):
     """Ctrl+N in a git repository: the new-workstream dialog with its worktree flag turned on (W)."""
     from app.screens.new_workstream import NewWorkstreamScreen
-    from tests.checkpoints.harness import git_init
 
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "calc.py").write_text("x = 1\n")
-    git_init(workspace)
+    git_workspace(tmp_path)
 
     async def run_before(pilot) -> None:
         await steady(pilot)
