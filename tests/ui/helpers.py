@@ -55,6 +55,15 @@ async def submit(pilot, text: str) -> None:
     await send(pilot, text)
 
 
+async def answer_approval(pilot, text: str, *keys: str) -> None:
+    """Send `text`, wait for the approval modal its tool call opens, and press `keys` there."""
+    from app.screens.approval import ApprovalScreen
+
+    await submit(pilot, text)
+    await wait_for(pilot, lambda: screen_is(pilot.app, ApprovalScreen), message="the approval modal")
+    await pilot.press(*keys)
+
+
 async def take_turn(pilot, text: str) -> None:
     """Send `text` and wait until the focused workstream has finished the turn it starts."""
     workstream = pilot.app.workstream

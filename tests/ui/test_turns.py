@@ -8,7 +8,7 @@ import pytest
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
+from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
 
 
@@ -36,9 +36,7 @@ async def test_deny_leaves_file_unwritten(fake_openai, tmp_path, key):
     fake_openai.queue(write_call("no.txt", "x"), TextReply("Understood."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "write no.txt")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
-        await pilot.press(key)
+        await answer_approval(pilot, "write no.txt", key)
         await wait_for(pilot, lambda: "Understood." in screen_text(app))
         assert not (tmp_path / "ws" / "no.txt").exists()
         assert app.screen.query_one(ToolCard).status == "denied"
@@ -50,9 +48,7 @@ async def test_always_allow_does_not_ask_again(fake_openai, tmp_path):
     fake_openai.queue(write_call("a.txt", "a", "w1"), write_call("a.txt", "b", "w2"), TextReply("Both written."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "write a twice")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
-        await pilot.press("a")
+        await answer_approval(pilot, "write a twice", "a")
         await wait_for(pilot, lambda: app.screen.query("#rule-save"), message="the rule dialog")
         await pilot.click("#rule-save")
         await wait_for(pilot, lambda: "Both written." in screen_text(app))
@@ -64,9 +60,7 @@ async def test_feedback_is_sent_to_the_model(fake_openai, tmp_path):
     fake_openai.queue(write_call("a.txt", "a"), TextReply("Will use b.txt."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "write a")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen))
-        await pilot.press("f")
+        await answer_approval(pilot, "write a", "f")
         await pilot.press(*"call it b.txt")
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Will use b.txt." in screen_text(app))
@@ -107,9 +101,7 @@ async def test_resume_shows_the_whole_conversation(fake_openai, tmp_path):
     fake_openai.queue(write_call("r.txt", "resumed"), TextReply("All done here."))
     first = make_app(tmp_path, fake_openai.base_url)
     async with first.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "write r.txt please")
-        await wait_for(pilot, lambda: screen_is(first, ApprovalScreen))
-        await pilot.press("y")
+        await answer_approval(pilot, "write r.txt please", "y")
         await wait_for(pilot, lambda: "All done here." in screen_text(first))
         await wait_for(pilot, lambda: first.workstream.state == "idle")
         workstream_id = first.workstream.id

@@ -5,15 +5,8 @@ from __future__ import annotations
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
+from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
-
-
-async def answer(pilot, command: str, key: str) -> None:
-    """Type `command` in the prompt and answer its approval modal with `key`."""
-    await submit(pilot, command)
-    await wait_for(pilot, lambda: screen_is(pilot.app, ApprovalScreen), message="bash asks first")
-    await pilot.press(key)
 
 
 def cards(app, status: str) -> int:
@@ -25,7 +18,7 @@ async def test_an_approved_command_runs_and_its_output_reaches_the_model(fake_op
     fake_openai.queue(TextReply("I see the file."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(110, 34)) as pilot:
-        await answer(pilot, "!echo made-by-shell > proof.txt && cat proof.txt", "y")
+        await answer_approval(pilot, "!echo made-by-shell > proof.txt && cat proof.txt", "y")
         await wait_for(pilot, lambda: cards(app, "done") == 1, message="the card finishes")
         assert (tmp_path / "ws" / "proof.txt").read_text() == "made-by-shell\n"
         session = app.workstream.session
@@ -40,7 +33,7 @@ async def test_an_approved_command_runs_and_its_output_reaches_the_model(fake_op
 async def test_a_denied_command_runs_nothing_and_keeps_nothing(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 34)) as pilot:
-        await answer(pilot, "!touch should-not-exist", "n")
+        await answer_approval(pilot, "!touch should-not-exist", "n")
         await wait_for(pilot, lambda: cards(app, "denied") == 1, message="the card says denied")
         assert not (tmp_path / "ws" / "should-not-exist").exists()
         assert app.workstream.session.messages == []
@@ -51,7 +44,7 @@ async def test_always_saves_the_rule_notes_it_on_the_card_and_the_next_command_r
 
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 34)) as pilot:
-        await answer(pilot, "!echo kept-rule", "a")
+        await answer_approval(pilot, "!echo kept-rule", "a")
         await wait_for(pilot, lambda: screen_is(app, RuleSaveScreen), message="the rule dialog")
         assert app.screen.query_one("#rule-0").value == "bash(echo kept-rule)"
         await pilot.click("#rule-save")
