@@ -65,8 +65,7 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
 
     from app.screens.approval import ApprovalScreen
     from tests.fake_llm.script import TextReply, ToolCallReply
-    from tests.ui.helpers import make_app, screen_text, wait_for
-    from tests.ui.helpers import submit
+    from tests.ui.helpers import answer_approval, make_app, screen_text, wait_for
     from widgets.prompt import PromptInput
 
     fake_openai.queue(ToolCallReply([("plan", json.dumps({"prompt": "add a --verbose flag"}), "p1")]),
@@ -75,9 +74,7 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
     app = make_app(tmp_path, fake_openai.base_url)
 
     async def run_before(pilot) -> None:
-        await submit(pilot, "plan the flag")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="plan approval")
-        await pilot.press("y")
+        await answer_approval(pilot, "plan the flag", "y")
         await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "plan review" in screen_text(app),
                        message="the plan review")
         for prompt in app.query(PromptInput):

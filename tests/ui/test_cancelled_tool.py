@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
+from tests.ui.helpers import answer_approval, make_app, screen_text, wait_for
 from widgets.tool_card import ToolCard
 
 
@@ -15,9 +14,7 @@ async def test_esc_keeps_a_running_commands_output_on_its_card(fake_openai, tmp_
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": command}), "b1")]))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "build it")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval modal")
-        await pilot.press("y")
+        await answer_approval(pilot, "build it", "y")
         card = app.screen.query_one(ToolCard)
         await wait_for(pilot, lambda: "compiling module one" in screen_text(app), message="streamed output")
         await pilot.press("escape")

@@ -7,12 +7,11 @@ import json
 
 from app.config import load_config
 from app.permissions import audit
-from app.screens.approval import ApprovalScreen
 from app.screens.cost import CostScreen
 from app.storage.store import Store
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.tools.web_site import LocalSite
-from tests.ui.helpers import make_app, screen_is, submit, wait_for
+from tests.ui.helpers import answer_approval, make_app, screen_is, submit, wait_for
 from textual.widgets import DataTable
 
 PROGRAM = """
@@ -34,9 +33,7 @@ async def test_cost_counts_a_programs_calls_and_the_model_call_inside_it(fake_op
                           TextReply("About 5,000 km.", usage=(300, 9)),  # web_fetch's question, inside
                           TextReply("It flies 5,000 km.", usage=(150, 7)))
         async with app.run_test(size=(120, 40)) as pilot:
-            await submit(pilot, "how far does it fly?")
-            await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="web_fetch's approval")
-            await pilot.press("y")
+            await answer_approval(pilot, "how far does it fly?", "y")
             await wait_for(pilot, lambda: not app.workstream.busy and len(fake_openai.requests) == 3,
                            message="the turn")
             workstream_id = app.workstream.id

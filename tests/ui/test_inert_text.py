@@ -21,7 +21,7 @@ from app.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
 from tests.hostile import mcp_server
 from tests.hostile.mcp_server import CLEAR, HOSTILE, RETITLE
-from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
+from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for
 from tests.ui.inert_helpers import SHOWN_MARKS, assert_inert, obeyable, rendered_by_widget
 from widgets import terminal_guard
 from widgets.messages import AssistantMessage, Notice, ReasoningBlock, UserMessage
@@ -62,9 +62,7 @@ async def test_bash_output_streams_inert_and_the_model_gets_the_real_bytes(fake_
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": command}), "b1")]), TextReply("Ran it."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await submit(pilot, "run it")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval")
-        await pilot.press("y")
+        await answer_approval(pilot, "run it", "y")
         await wait_for(pilot, lambda: "Ran it." in screen_text(app), message="final answer")
         await assert_inert(pilot, "out ␛[2J␛[H ␛]0;PWNED␇ \ufffd done")
         sent = fake_openai.requests[1]["messages"][-1]["content"]
@@ -162,9 +160,7 @@ async def test_a_hostile_mcp_server_is_shown_inert_in_the_transcript_and_the_ins
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set())
         await wait_for(pilot, lambda: app.mcp.status("hostile")[0] == "ready", timeout=60, message="server ready")
-        await submit(pilot, "shout")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="MCP tools need approval")
-        await pilot.press("y")
+        await answer_approval(pilot, "shout", "y")
         await wait_for(pilot, lambda: "Shouted." in screen_text(app), timeout=30, message="final answer")
         await assert_inert(pilot, "result ␛[2J␛[H")
         assert "result \x1b[2J" in fake_openai.requests[1]["messages"][-1]["content"]
@@ -197,9 +193,7 @@ async def test_after_a_hostile_session_no_widget_renders_a_control_character(fak
         await wait_for(pilot, lambda: "PWNED" in app.workstream.name, message="reply and auto-title")
         fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": "printf 'out \\033[2J\\033]0;X\\007'"}),
                                           "b1")]), TextReply("Ran."), ErrorReply(400, f"refused {HOSTILE}"))
-        await submit(pilot, "run it")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval")
-        await pilot.press("y")
+        await answer_approval(pilot, "run it", "y")
         await wait_for(pilot, lambda: "Ran." in screen_text(app) and app.workstream.state == "idle")
         await submit(pilot, "again")
         await wait_for(pilot, lambda: "refused" in screen_text(app), message="the provider's error")

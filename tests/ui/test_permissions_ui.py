@@ -14,7 +14,7 @@ from app.screens.policy import PolicyScreen
 from app.screens.rule_save import RuleSaveScreen
 from app.sandbox.bwrap import available
 from tests.fake_llm.script import TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
+from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for
 from widgets.status_bar import StatusBar
 
 
@@ -124,9 +124,7 @@ async def test_the_audit_screen_lists_calls_and_filters(fake_openai, tmp_path):
                       bash_calls("echo hi"), TextReply("done"))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(140, 40)) as pilot:
-        await submit(pilot, "look")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="approval")
-        await pilot.press("y")
+        await answer_approval(pilot, "look", "y")
         await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn")
         app.call_later(app.action_audit_screen)
         await wait_for(pilot, lambda: screen_is(app, AuditScreen), message="audit screen")

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from app.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
+from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for
 
 
 def task(call_id: str, prompt: str) -> tuple[str, str, str]:
@@ -46,9 +46,7 @@ async def test_a_sub_agents_approval_names_it(fake_openai, tmp_path):
                       TextReply("there are some files"), TextReply("Done."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 50)) as pilot:
-        await submit(pilot, "count")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="task approval")
-        await pilot.press("y")
+        await answer_approval(pilot, "count", "y")
         await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "task-1 · bash" in screen_text(app),
                        message="the sub-agent's approval")
         await pilot.press("y")
@@ -62,9 +60,7 @@ async def test_the_plan_review_accepts_and_the_parent_goes_on(fake_openai, tmp_p
                       TextReply("1. Add the flag in app/cli.py\n2. Test it"), TextReply("Implementing the plan."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 50)) as pilot:
-        await submit(pilot, "plan it")
-        await wait_for(pilot, lambda: screen_is(app, ApprovalScreen), message="plan approval")
-        await pilot.press("y")
+        await answer_approval(pilot, "plan it", "y")
         await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "plan review" in screen_text(app),
                        message="the plan review")
         assert "1. Add the flag in app/cli.py" in screen_text(app)
