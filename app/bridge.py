@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -43,6 +43,14 @@ class EngineEventMessage(Message):
     event: EngineEvent
 
 
+class Clock(Protocol):
+    """What the emitter needs of time: the event loop has both (tests pass a clock they advance)."""
+
+    def time(self) -> float: ...
+
+    def call_later(self, delay: float, callback, *args) -> asyncio.TimerHandle: ...
+
+
 def _same_stream(a: EngineEvent, b: EngineEvent) -> bool:
     return type(a) is type(b) and getattr(a, "call_id", None) == getattr(b, "call_id", None)
 
@@ -50,9 +58,10 @@ def _same_stream(a: EngineEvent, b: EngineEvent) -> bool:
 class CoalescingEmitter:
     """An `emit` callback for a Session: posts to `target`, merging text deltas per frame."""
 
-    def __init__(self, target: MessagePump, frame_seconds: float = FRAME_SECONDS) -> None:
+    def __init__(self, target: MessagePump, frame_seconds: float = FRAME_SECONDS, clock: Clock | None = None) -> None:
         self.target = target
         self.frame_seconds = frame_seconds
+        self._given_clock = clock
         from app.engine.events import ContentDelta, ReasoningDelta, ToolOutput  # kept off the startup path
 
         self._mergeable = (ContentDelta, ReasoningDelta, ToolOutput)
@@ -78,13 +87,16 @@ class CoalescingEmitter:
         self.flush()
         self.target.post_message(EngineEventMessage(event))
 
+    def _clock(self) -> Clock:
+        return self._given_clock or asyncio.get_running_loop()
+
     def _schedule(self) -> None:
         """Post the pending text after a frame, once the last update is painted and paid for."""
         if self._timer is not None or self._painting is not None:
             return  # already due, or `_painted` will schedule it
-        loop = asyncio.get_running_loop()
-        delay = max(self.frame_seconds, self._ready_at - loop.time())
-        self._timer = loop.call_later(delay, self.flush)
+        clock = self._clock()
+        delay = max(self.frame_seconds, self._ready_at - clock.time())
+        self._timer = clock.call_later(delay, self.flush)
 
     def flush(self) -> None:
         """Post the merged text now (also done before any other event, so order is kept)."""
@@ -99,9 +111,9 @@ class CoalescingEmitter:
 
     def _await_paint(self) -> None:
         """Ask the target to report back once the screen has painted what was just posted."""
-        loop = asyncio.get_running_loop()
+        clock = self._clock()
         token = self._painting = object()
-        self._posted_at = loop.time()
+        self._posted_at = clock.time()
         if self._watchdog is not None:
             self._watchdog.cancel()
         after_refresh = getattr(self.target, "call_after_refresh", None)
@@ -109,12 +121,12 @@ class CoalescingEmitter:
             self._watchdog = None
             self._painted(token)
             return
-        self._watchdog = loop.call_later(PAINT_TIMEOUT, self._painted, token)
+        self._watchdog = clock.call_later(PAINT_TIMEOUT, self._painted, token)
 
     def _painted(self, token: object) -> None:
         if token is not self._painting:
             return  # a later post superseded this one
-        now = asyncio.get_running_loop().time()
+        now = self._clock().time()
         took = now - self._posted_at
         if self._pending is not None and self._pending_chars >= BACKLOG_CHARS:
             self._ready_at = now + min(FAST_MAX_WAIT, FAST_FACTOR * took)

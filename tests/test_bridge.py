@@ -1,11 +1,50 @@
-"""The bridge merges token deltas per frame and keeps every other event in order."""
+"""The bridge merges token deltas per frame and keeps every other event in order.
+
+The frame's timing is tested against a clock the test advances (ManualClock), so what the
+emitter does at each moment is exact however busy the machine is.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import heapq
+import itertools
 
-from app.bridge import CoalescingEmitter
+from app.bridge import BACKLOG_CHARS, FAST_FACTOR, FAST_MAX_WAIT, MAX_WAIT, PAINT_TIMEOUT, CoalescingEmitter
 from app.engine import events as ev
+
+
+class ManualClock:
+    """A clock for the emitter that moves only when the test says: `advance` runs what falls due."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._due: list[tuple[float, int, "Timer"]] = []
+        self._order = itertools.count()
+
+    def time(self) -> float:
+        return self.now
+
+    def call_later(self, delay: float, callback, *args) -> "Timer":
+        timer = Timer(callback, args)
+        heapq.heappush(self._due, (self.now + delay, next(self._order), timer))
+        return timer
+
+    def advance(self, seconds: float) -> None:
+        end = self.now + seconds
+        while self._due and self._due[0][0] <= end:
+            at, _, timer = heapq.heappop(self._due)
+            self.now = max(self.now, at)
+            if not timer.cancelled:
+                timer.callback(*timer.args)
+        self.now = end
+
+
+class Timer:
+    def __init__(self, callback, args) -> None:
+        self.callback, self.args, self.cancelled = callback, args, False
+
+    def cancel(self) -> None:
+        self.cancelled = True
 
 
 class Target:
@@ -17,19 +56,20 @@ class Target:
         return True
 
 
-async def test_text_deltas_merge_into_one_message_per_frame():
-    target = Target()
-    emit = CoalescingEmitter(target, frame_seconds=0.05)
+def test_text_deltas_merge_into_one_message_per_frame():
+    target, clock = Target(), ManualClock()
+    emit = CoalescingEmitter(target, frame_seconds=0.05, clock=clock)
     for word in ["Hel", "lo, ", "wor", "ld"]:
         emit(ev.ContentDelta(word))
+    clock.advance(0.049)
     assert target.posted == []  # nothing yet: waiting for the frame
-    await asyncio.sleep(0.1)
+    clock.advance(0.001)
     assert [e.text for e in target.posted] == ["Hello, world"]
 
 
-async def test_other_events_flush_pending_text_first_and_keep_order():
+def test_other_events_flush_pending_text_first_and_keep_order():
     target = Target()
-    emit = CoalescingEmitter(target, frame_seconds=10)
+    emit = CoalescingEmitter(target, frame_seconds=10, clock=ManualClock())
     emit(ev.ReasoningDelta("think "))
     emit(ev.ReasoningDelta("hard"))
     emit(ev.ContentDelta("answer"))
@@ -42,9 +82,9 @@ async def test_other_events_flush_pending_text_first_and_keep_order():
                      ("ToolOutput", "line 1\nline 2\n"), ("ToolOutput", "other\n"), ("TurnFinished", "")]
 
 
-async def test_the_engine_event_objects_are_not_mutated():
+def test_the_engine_event_objects_are_not_mutated():
     target = Target()
-    emit = CoalescingEmitter(target, frame_seconds=10)
+    emit = CoalescingEmitter(target, frame_seconds=10, clock=ManualClock())
     first = ev.ContentDelta("a")
     emit(first)
     emit(ev.ContentDelta("b"))
@@ -69,54 +109,68 @@ class PaintingTarget(Target):
             callback(*args)
 
 
-async def test_more_text_waits_until_the_last_update_is_painted():
-    target = PaintingTarget()
-    emit = CoalescingEmitter(target, frame_seconds=0.01)
+def test_more_text_waits_until_the_last_update_is_painted():
+    target, clock = PaintingTarget(), ManualClock()
+    emit = CoalescingEmitter(target, frame_seconds=0.01, clock=clock)
     emit(ev.ContentDelta("a"))
-    await asyncio.sleep(0.05)
+    clock.advance(0.05)
     emit(ev.ContentDelta("b"))
     emit(ev.ContentDelta("c"))
-    await asyncio.sleep(0.1)
+    clock.advance(PAINT_TIMEOUT - 0.1)
     assert [e.text for e in target.posted] == ["a"]  # the screen is still busy with "a"
-    target.paint()
-    await asyncio.sleep(0.3)  # then at most MAX_WAIT (or as long as the paint took) passes
+    target.paint()  # "a" took 0.95 s to paint: the next update waits as long, up to MAX_WAIT
+    clock.advance(MAX_WAIT - 0.001)
+    assert [e.text for e in target.posted] == ["a"]
+    clock.advance(0.001)
     assert [e.text for e in target.posted] == ["a", "bc"]
 
 
-async def test_other_events_do_not_wait_for_a_paint():
-    target = PaintingTarget()
-    emit = CoalescingEmitter(target, frame_seconds=0.01)
+def test_a_paint_that_never_reports_back_stops_blocking_after_the_timeout():
+    target, clock = PaintingTarget(), ManualClock()
+    emit = CoalescingEmitter(target, frame_seconds=0.01, clock=clock)
     emit(ev.ContentDelta("a"))
-    await asyncio.sleep(0.05)
+    clock.advance(0.01)
+    emit(ev.ContentDelta("b"))
+    clock.advance(PAINT_TIMEOUT + MAX_WAIT)  # a closing view never paints
+    assert [e.text for e in target.posted] == ["a", "b"]
+
+
+def test_other_events_do_not_wait_for_a_paint():
+    target, clock = PaintingTarget(), ManualClock()
+    emit = CoalescingEmitter(target, frame_seconds=0.01, clock=clock)
+    emit(ev.ContentDelta("a"))
+    clock.advance(0.05)
     emit(ev.ContentDelta("b"))
     emit(ev.TurnFinished("done"))
     assert [type(e).__name__ for e in target.posted] == ["ContentDelta", "ContentDelta", "TurnFinished"]
 
 
-async def _second_post_after_paint(backlog: str, checks: tuple[float, ...]) -> list[int]:
-    """Post "a", let its paint take 50 ms while `backlog` arrives; how many posts exist at each check."""
-    target = PaintingTarget()
-    emit = CoalescingEmitter(target, frame_seconds=0.001)
+def _posts_after_paint(backlog: str, checks: tuple[float, ...], paint_takes: float = 0.05) -> list[int]:
+    """Post "a", let its paint take `paint_takes` while `backlog` arrives; how many posts exist at
+    each check (seconds after the paint)."""
+    target, clock = PaintingTarget(), ManualClock()
+    emit = CoalescingEmitter(target, frame_seconds=0.001, clock=clock)
     emit(ev.ContentDelta("a"))
-    await asyncio.sleep(0.01)
+    clock.advance(0.001)  # "a" is posted; its paint starts
     emit(ev.ContentDelta(backlog))
-    await asyncio.sleep(0.05)
+    clock.advance(paint_takes)
     target.paint()
     seen, waited = [], 0.0
     for at in checks:
-        await asyncio.sleep(at - waited)
+        clock.advance(at - waited)
         waited = at
         seen.append(len(target.posted))
     return seen
 
 
-async def test_a_slow_stream_is_shown_again_as_soon_as_the_last_update_was_paid_for():
-    assert await _second_post_after_paint("few words", (0.15,)) == [2]
+def test_a_slow_stream_is_shown_again_as_soon_as_the_last_update_was_paid_for():
+    # the paint took 50 ms: the next update comes 50 ms after it, not a moment later
+    assert _posts_after_paint("few words", (0.049, 0.05)) == [1, 2]
 
 
-async def test_a_stream_outrunning_the_screen_gets_fewer_larger_updates():
-    from app.bridge import BACKLOG_CHARS, FAST_FACTOR
-
+def test_a_stream_outrunning_the_screen_gets_fewer_larger_updates():
     assert FAST_FACTOR >= 2
-    # the paint took >= 60 ms, so the next update waits >= 120 ms: nothing at 100 ms, then one post
-    assert await _second_post_after_paint("x" * BACKLOG_CHARS, (0.1, 0.6)) == [1, 2]
+    # the paint took 50 ms with a backlog waiting, so the next update waits FAST_FACTOR times as long
+    assert _posts_after_paint("x" * BACKLOG_CHARS, (FAST_FACTOR * 0.05 - 0.001, FAST_FACTOR * 0.05)) == [1, 2]
+    # ... and never longer than FAST_MAX_WAIT, however long the paint took
+    assert _posts_after_paint("x" * BACKLOG_CHARS, (FAST_MAX_WAIT - 0.001, FAST_MAX_WAIT), paint_takes=0.5) == [1, 2]
