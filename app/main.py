@@ -37,6 +37,7 @@ from styles import STYLES_DIR
 from widgets import terminal_guard
 from widgets.dialog_footer import follow_dialogs
 from widgets.footer import KeysFooter
+from widgets.textual_internals import ScreensPaintAfterBatch
 
 BOOT_AT_THE_LATEST = 0.5  # seconds after mount: boot starts then even if no footer has shown its keys
 SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 0.005)
@@ -125,7 +126,8 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, EarlyKeys, App):
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, EarlyKeys,
+                  ScreensPaintAfterBatch):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]

@@ -48,6 +48,7 @@ PRIVATE_NAMES: dict[str, str] = {
     "TextArea._on_key": "the prompt's own keys: Enter sends, history, completion (widgets/prompt.py)",
     "App._driver": "desktop notifications written to the terminal (app/attention.py)",
     "App._batch_count": "tests that paint when Textual would (tests/ui/test_frame_timer.py)",
+    "App._end_batch": "the screens behind a dialog repainted after a batch update, e.g. a theme preview (app/main.py)",
     "App._background_screens": "tests that read what a repaint sends to the terminal (tests/ui/test_inline_images.py)",
     # Rich's Text and Textual's Content pass every string through one translate table each
     "Text._CONTROL_STRIP_TRANSLATE": INERT,
@@ -99,6 +100,21 @@ class PaintTimerScreen(Screen):
     def paint_changes(self) -> None:
         """Textual's paint: a layout if one was asked for, then the widgets waiting to be painted."""
         self._on_timer_update()
+
+
+class ScreensPaintAfterBatch(App):
+    """An App whose visible screens look for changes to paint when a batch update ends.
+
+    A screen that goes idle during a batch paints nothing (Textual holds paints then), and the end of
+    the batch tells only the app: the screen's changes wait for some unrelated event. Under a dialog
+    that can be forever (the theme picker's preview left the screen behind it in the old theme)."""
+
+    def _end_batch(self) -> None:
+        super()._end_batch()
+        if not self._batch_count:
+            for screen in self.screen_stack:
+                if screen.is_attached and screen.is_current:
+                    screen.check_idle()
 
 
 def report_exception(app: App, error: Exception) -> None:

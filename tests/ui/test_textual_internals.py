@@ -25,9 +25,10 @@ from textual.widgets import Button, Footer, Label, TextArea
 
 from tests.ui.helpers import wait_for
 from widgets.textual_internals import (PRIVATE_NAMES, BindingsFooter, KeyFirstTextArea, PaintTimerScreen,
-                                       anchor_released, arrange_again, component_styles_on_first_use,
-                                       is_being_removed, placed_widgets, report_exception, require_layout,
-                                       updates_held, waits_for_paint, write_to_terminal)
+                                       ScreensPaintAfterBatch, anchor_released, arrange_again,
+                                       component_styles_on_first_use, is_being_removed, placed_widgets,
+                                       report_exception, require_layout, updates_held, waits_for_paint,
+                                       write_to_terminal)
 
 OWNERS: dict[str, object] = {cls.__name__: cls for cls in (App, Screen, Widget, DOMNode, MessagePump, Footer,
                                                            TextArea)}
@@ -342,3 +343,34 @@ def test_no_class_of_ours_overrides_a_textual_private_name_by_accident() -> None
                     same = underscore_names_defined_in(own) & theirs
                     clashes |= {f"{own.__module__}.{own.__qualname__}.{name}" for name in same}
     assert not clashes, f"these replace Textual's own attributes: {sorted(clashes)}"
+
+
+async def test_a_screen_behind_a_dialog_that_went_idle_during_a_batch_paints_when_the_batch_ends() -> None:
+    """Textual paints nothing during a batch update, and its end tells only the app: a screen that
+    went idle meanwhile keeps its changes unpainted (a theme previewed under the picker left the
+    screen behind it in the old theme). ScreensPaintAfterBatch has it look again."""
+    from textual.screen import ModalScreen
+
+    class Dialog(ModalScreen):
+        DEFAULT_CSS = "Dialog { background: $background 40%; }"
+
+        def compose(self) -> ComposeResult:
+            yield Label("dialog")
+
+    class Host(ScreensPaintAfterBatch):
+        def compose(self) -> ComposeResult:
+            yield Label("before", id="behind")
+
+    app = Host()
+    async with app.run_test() as pilot:
+        behind = app.query_one("#behind", Label)
+        base = app.screen
+        await app.push_screen(Dialog())
+        await wait_for(pilot, lambda: isinstance(app.screen, Dialog) and app.screen.is_mounted)
+        with app.batch_update():
+            behind.update("after")
+            await wait_for(pilot, lambda: waits_for_paint(base, behind), message="the change waiting in the batch")
+            await pilot.pause()  # the screen behind goes idle inside the batch: nothing is painted
+            assert waits_for_paint(base, behind), changed("App._end_batch", "painted during a batch")
+        await wait_for(pilot, lambda: not waits_for_paint(base, behind),
+                       message="the screen behind the dialog painted once the batch ended")
