@@ -32,7 +32,9 @@ async def test_hidden_stream_is_held_and_shown_on_return(fake_openai, tmp_path):
         first, view = await start_streaming(app, pilot, "alpha")
 
         burst(app, "ctrl+n")  # the new tab takes the pane: the first one streams hidden
-        await wait_for(pilot, lambda: len(app.manager) == 2)
+        # the new tab exists a moment before it takes the pane; what streams until then is rendered
+        await wait_for(pilot, lambda: len(app.manager) == 2 and not view.shown, message="the first view hidden")
+        await pilot.pause()  # a delta that was being rendered as the view was hidden finishes
         held_at = shown_text(app, first)
         await pilot.pause(0.6)
         assert first.busy, "the reply should still be streaming"
