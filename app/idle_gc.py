@@ -9,6 +9,10 @@ checks once a second (`collect_if_due`): after FULL_COLLECTION_EVERY younger col
 in the first moment nothing streams and no key was typed for IDLE_SECONDS; a session that is never
 idle still gets one after MAX_DEFERRED younger collections, so memory stays bounded. Until one is
 due the check sleeps (`when_due` wakes it), so an idle app is not woken for nothing.
+
+After a full collection the memory it freed is handed back to the system (`return_free_memory`):
+glibc's allocator keeps freed memory for reuse, so after a 10 MB reply (its widgets, the copies made
+to save and show it) the app stayed tens of MB larger than what it still used (issue 12).
 """
 
 from __future__ import annotations
@@ -33,8 +37,29 @@ def collect_if_due(idle: bool) -> bool:
     since_full = gc.get_count()[2]  # generation-1 collections since the last full one
     if since_full >= MAX_DEFERRED or (idle and since_full >= FULL_COLLECTION_EVERY):
         gc.collect()
+        return_free_memory()
         return True
     return False
+
+
+def return_free_memory() -> bool:
+    """Give memory that the C allocator holds free back to the system (glibc's `malloc_trim`; a few
+    milliseconds). False where there is no such call (macOS, musl): nothing is done there."""
+    global _trim
+    if _trim is None:
+        import ctypes
+
+        try:
+            _trim = ctypes.CDLL("libc.so.6").malloc_trim  # glibc's name on Linux
+        except (OSError, AttributeError):
+            _trim = False
+    if not _trim:
+        return False
+    _trim(0)
+    return True
+
+
+_trim = None  # glibc's malloc_trim once looked up, False where there is none
 
 
 def when_due(wake: Callable[[], None]) -> Callable[[dict], None]:
