@@ -422,8 +422,6 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
             server.kill()
             server.wait()
     peak_rss = max(peak + [after_rss])
-    if os.environ.get("HUGE_RSS_TRACE"):
-        print("RSS timeline:", " ".join(f"{v:.0f}" for v in peak[::5]))
     print(f"keystroke echo while a {size / 1e6:.1f} MB reply streams ({COLUMNS}x{ROWS} pty; one endless paragraph)")
     print(f"{'':<26}{'samples':>8}{'p50':>10}{'p95':>10}{'max':>10}")
     for name, values in (("idle", idle), ("huge reply streaming", loaded)):

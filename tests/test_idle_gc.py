@@ -94,3 +94,23 @@ def test_memory_freed_by_the_collection_goes_back_to_the_system():
         pytest.skip("no malloc_trim here (not glibc)")
     assert before - resident_mb() > 8, f"{before:.0f} MB -> {resident_mb():.0f} MB"
     assert len(blocks) == 1000
+
+
+def test_a_large_reply_makes_a_full_collection_due_at_the_next_idle_moment():
+    """After a huge reply its garbage and freed memory go at the next idle moment, however few younger
+    collections ran since the last full one (a forced one may have run just before it ended)."""
+    wakes: list[int] = []
+    callback = idle_gc.when_due(lambda: wakes.append(1))
+    try:
+        younger_collections(1)
+        idle_gc.after_output(idle_gc.LARGE_OUTPUT - 1)
+        gc.collect(0)
+        assert wakes == [] and not idle_gc.collect_if_due(idle=True)  # an ordinary reply: nothing due
+        idle_gc.after_output(idle_gc.LARGE_OUTPUT)
+        gc.collect(0)
+        assert wakes == [1]  # the sleeping check is woken
+        assert not idle_gc.collect_if_due(idle=False)  # still streaming or typing: not yet
+        assert idle_gc.collect_if_due(idle=True) and gc.get_count()[2] == 0
+        assert not idle_gc.collect_if_due(idle=True)  # once
+    finally:
+        gc.callbacks.remove(callback)
