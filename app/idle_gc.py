@@ -9,6 +9,12 @@ checks once a second (`collect_if_due`): after FULL_COLLECTION_EVERY younger col
 in the first moment nothing streams and no key was typed for IDLE_SECONDS; a session that is never
 idle still gets one after MAX_DEFERRED younger collections, so memory stays bounded. Until one is
 due the check sleeps (`when_due` wakes it), so an idle app is not woken for nothing.
+
+After a full collection the memory it freed is handed back to the system (`return_free_memory`):
+glibc's allocator keeps freed memory for reuse, so after a 10 MB reply (its widgets, the copies made
+to save and show it) the app stayed tens of MB larger than what it still used (issue 12). A reply
+past LARGE_OUTPUT characters makes such a collection due at the next idle moment (`after_output`),
+however few younger collections ran since the last one.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ FULL_COLLECTION_EVERY = 100  # younger (generation 1) collections before a full 
 MAX_DEFERRED = 1000  # ... and before one runs even though the app never goes idle
 IDLE_SECONDS = 2.0  # no key for this long (and nothing streaming) counts as idle
 NEVER = 1_000_000_000  # a generation-2 threshold that Python never reaches
+LARGE_OUTPUT = 1_000_000  # characters of one reply that make a full collection due once idle
 
 
 def defer_full_collections() -> None:
@@ -30,16 +37,48 @@ def defer_full_collections() -> None:
 
 def collect_if_due(idle: bool) -> bool:
     """Run a full collection if one is due and the app is idle (or it is long overdue)."""
+    global _asked
     since_full = gc.get_count()[2]  # generation-1 collections since the last full one
-    if since_full >= MAX_DEFERRED or (idle and since_full >= FULL_COLLECTION_EVERY):
+    if since_full >= MAX_DEFERRED or (idle and (since_full >= FULL_COLLECTION_EVERY or _asked)):
+        _asked = False
         gc.collect()
+        return_free_memory()
         return True
     return False
 
 
+def return_free_memory() -> bool:
+    """Give memory that the C allocator holds free back to the system (glibc's `malloc_trim`; a few
+    milliseconds). False where there is no such call (macOS, musl): nothing is done there."""
+    global _trim
+    if _trim is None:
+        import ctypes
+
+        try:
+            _trim = ctypes.CDLL("libc.so.6").malloc_trim  # glibc's name on Linux
+        except (OSError, AttributeError):
+            _trim = False
+    if not _trim:
+        return False
+    _trim(0)
+    return True
+
+
+_trim = None  # glibc's malloc_trim once looked up, False where there is none
+_asked = False  # a large reply has ended since the last full collection
+
+
+def after_output(size: int) -> None:
+    """A reply of `size` characters has ended: from LARGE_OUTPUT on, a full collection is due at the
+    next idle moment (`when_due` wakes its check at the next younger collection)."""
+    global _asked
+    _asked = _asked or size >= LARGE_OUTPUT
+
+
 def when_due(wake: Callable[[], None]) -> Callable[[dict], None]:
-    """Call `wake` once each time younger collections make a full one due (from whichever thread
-    collected: `wake` must be thread-safe); returns the gc callback, for `gc.callbacks.remove`."""
+    """Call `wake` once each time younger collections (or a large reply) make a full one due (from
+    whichever thread collected: `wake` must be thread-safe); returns the gc callback, for
+    `gc.callbacks.remove`."""
     armed = [True]
 
     def callback(phase: str, info: dict) -> None:
@@ -47,7 +86,7 @@ def when_due(wake: Callable[[], None]) -> Callable[[dict], None]:
             return
         if info["generation"] == 2:
             armed[0] = True  # collected: wake again when the next one is due
-        elif armed[0] and gc.get_count()[2] >= FULL_COLLECTION_EVERY:
+        elif armed[0] and (gc.get_count()[2] >= FULL_COLLECTION_EVERY or _asked):
             armed[0] = False
             try:
                 wake()

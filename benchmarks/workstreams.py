@@ -27,8 +27,8 @@ Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo
 3. huge: keystroke echo while one 10 MB reply streams (issue 12: it froze the UI for minutes). The
    fake server sends one endless paragraph (`--megabytes`, 100-character tokens, no line break:
    the worst case for a Markdown renderer) into the only workstream; the same typing is measured
-   idle and while it streams, and the RSS is read before, at its peak while streaming, and once
-   the reply has ended and memory settled. Printed: the echo figures (target p95 < 100 ms) and
+   idle and while it streams, and the RSS is read before, at its peak (read after each keystroke
+   and then every 0.1 s until the reply ends), and once the reply has ended and memory settled. Printed: the echo figures (target p95 < 100 ms) and
    the RSS growth as a multiple of the reply's size (target < 3x).
 
     .venv/bin/python benchmarks/workstreams.py [--echo | --open | --huge] [--samples 60] [--budget 60]
@@ -102,8 +102,9 @@ class Terminal:
         """The kept tail as text, escape sequences removed."""
         return strip_ansi(self.tail.decode("utf-8", errors="replace"))
 
-    def wait_text(self, text: str, timeout: float = 60.0) -> float:
-        """Read until `text` is on screen (in the recent output); seconds since spawn."""
+    def wait_text(self, text: str, timeout: float = 60.0, on_read: Callable[[], object] = lambda: None) -> float:
+        """Read until `text` is on screen (in the recent output); seconds since spawn. `on_read`
+        runs after each read (at least every 0.1 s)."""
         deadline = time.perf_counter() + timeout
         self.tail = b""
         while text not in self.text():
@@ -111,6 +112,7 @@ class Terminal:
             if remaining <= 0:
                 raise TimeoutError(f"{text!r} not on screen within {timeout}s; tail:\n{self.text()[-1500:]}")
             self.read(min(remaining, 0.1))
+            on_read()
         return time.perf_counter() - self.started
 
     def drain(self, seconds: float) -> bytes:
@@ -410,8 +412,8 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
                 peak = [rss_mb(term.pid)]
                 loaded = type_samples(term, samples, rng, budget, on_sample=lambda: peak.append(rss_mb(term.pid)))
                 still_streaming = painted_tabs(term, timeout=5.0, tabs=1).get("1", "") in BUSY_GLYPHS
-                if still_streaming:  # else its end was painted already
-                    term.wait_text("● idle", timeout=900)  # the status bar, once the reply has ended
+                if still_streaming:  # else its end was painted already; the status bar, once the reply has ended:
+                    term.wait_text("● idle", timeout=900, on_read=lambda: peak.append(rss_mb(term.pid)))
                 took = time.perf_counter() - streamed_from
                 after_rss = settled_rss(term, timeout=20)
             finally:

@@ -26,7 +26,7 @@ FENCES = ("```", "~~~")
 MARKER_ONLY = re.compile(r"[ \t]*[-*+#>|`~=:.)0-9]+[ \t]*")  # a line so far that is nothing but a block marker
 PART_CHARS = 2000  # a streamed part is closed at the first safe cut after this many characters
 PLAIN_CHARS = 16384  # ... and a part with no safe cut for this long goes on as plain text
-PLAIN_CHUNK = 8192  # plain text is shown in widgets of at most this many characters
+PLAIN_CHUNK = 65536  # plain text is shown in widgets of at most this many characters (widgets/plain_part.py)
 
 Kind = Literal["markdown", "plain"]
 

@@ -29,7 +29,8 @@ REMOVAL = "the main screen's layout before painting a widget being removed (app/
 COMPONENTS = "reply blocks' component styles worked out on first use (widgets/reply_markdown.py)"
 FOOTER = "the footer's one rebuild per burst of binding changes (widgets/footer.py)"
 INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
-DORMANT = "dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py)"
+DORMANT = ("dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py), and parts "
+           "put to sleep without their rendered lines (widgets/transcript.py)")
 PRIVATE_NAMES: dict[str, str] = {
     "Screen._update_timer": PAINT,
     "Screen._on_timer_update": PAINT,
@@ -246,6 +247,19 @@ class _NoDirtyLines(StylesCache):
 def without_dirty_lines(widget: Widget) -> None:
     """Give `widget` a styles cache that keeps no set of dirty lines (for tall, blank, cheap-to-render widgets)."""
     widget._styles_cache = _NoDirtyLines()
+
+
+def forget_rendered_lines(widget: Widget) -> None:
+    """Drop the lines Textual keeps rendered for `widget` (and its set of dirty lines): for a widget
+    leaving the screen for good. A removed widget is freed only by a full garbage collection (its
+    styles point back at it), which the app defers while output streams (app/idle_gc.py); until then
+    its rendered lines, a few thousand strips per megabyte of a streamed reply, would stay with it."""
+    widget._styles_cache.clear()
+
+
+def rendered_lines(widget: Widget) -> int:
+    """How many rendered lines Textual keeps for `widget` (tests read it)."""
+    return len(widget._styles_cache._cache)
 
 
 def dirty_lines(widget: Widget) -> int:

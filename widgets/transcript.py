@@ -24,7 +24,7 @@ from widgets.dormant import DormantParts, PartSource, wake
 from widgets.inline_image import MessageImages
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.no_relayout import virtual_size_without_relayout
-from widgets.textual_internals import anchor_released
+from widgets.textual_internals import anchor_released, forget_rendered_lines
 from widgets.tool_card import ToolCard
 
 PAGE = 60  # messages rendered per page
@@ -261,10 +261,20 @@ class Transcript(VerticalScroll):
                 slept[id(widget)] = parts[-1]
             first = run[0][0]
             message_index = getattr(first, "message_index", 0)
+            asleep = [widget for widget, _ in run]
             with self.app.batch_update():
                 await self.mount(DormantParts(parts, message_index), before=first)
-                await self.remove_children([widget for widget, _ in run])
+                await self.remove_children(asleep)
             self._forget_parts(message_index, slept)
+            self._let_go(asleep)
+
+    def _let_go(self, removed: list[Widget]) -> None:
+        """What removed parts still hold goes now, not with them at the next full collection: their
+        rendered lines, and the list of displayed children that Textual keeps until it is next read."""
+        for widget in removed:
+            for node in widget.walk_children(with_self=True):
+                forget_rendered_lines(node)
+        _ = self.displayed_children  # reading it replaces the list that still held them
 
     def _forget_parts(self, message_index: int, slept: dict[int, PartSource]) -> None:
         """The reply's own list of its parts keeps their text, not the removed widgets (and their

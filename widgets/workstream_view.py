@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from app.bridge import EngineEventMessage
+from app.idle_gc import after_output
 from app.vocabulary.inert import inert
 from widgets.held_banner import READ_ONLY_PLACEHOLDER, TAKE_OVER_ID, HeldBanner
 from widgets.held_output import SLICE_CHARS, HeldOutput
@@ -210,6 +211,7 @@ class WorkstreamView(Vertical):
                 await self._release()  # a finished reply is rendered once, shown or not
                 await self._assistant.finish()
                 transcript.follow()  # also puts the parts now far above the view to sleep
+                after_output(len(event.content or "") + len(event.reasoning or ""))  # a huge reply: collected once idle
                 if not (event.content or event.reasoning):
                     await self._assistant.remove()
                 self._assistant = None

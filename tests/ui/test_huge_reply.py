@@ -171,7 +171,7 @@ async def test_a_long_reply_is_held_once_and_its_dormant_parts_keep_no_per_line_
     from widgets.dormant import DormantParts
     from widgets.textual_internals import dirty_lines
 
-    text = PARAGRAPH * 4  # 800 KB, one endless paragraph: ~100 plain parts, most of them dormant
+    text = PARAGRAPH * 4  # 800 KB, one endless paragraph: a dozen plain parts, most of them dormant
     app = TranscriptApp()
     async with app.run_test(size=(100, 30)) as pilot:
         message = await stream(app, text, 16_000)
@@ -187,9 +187,44 @@ async def test_a_long_reply_is_held_once_and_its_dormant_parts_keep_no_per_line_
         assert len({id(source) for source in sources if source}) == len([s for s in sources if s])
         (dormant,) = transcript.query(DormantParts)
         await wait_for(pilot, lambda: dormant.outer_size.height > 5000, message="the stand-in laid out, reply-tall")
-        assert len(dormant.parts) > 80
+        assert len(dormant.parts) >= len(text) // PLAIN_CHUNK - 3
         transcript.refresh()  # a refresh of the tall stand-in marks all of its lines dirty in Textual's cache
         dormant.refresh()
         await pilot.pause()
         assert dirty_lines(dormant) == 0
         assert len([w for w in message.parts if isinstance(w, Widget)]) <= 10, "only the parts near the view"
+
+
+async def test_a_long_reply_takes_about_its_own_size_in_memory() -> None:
+    """Once its garbage is collected, the transcript holds little more than a long reply's text
+    (issue 12: each plain part kept its text a second time, as its Content, with every wrapped line
+    rendered, and Textual's cached list of displayed children kept parts put to sleep alive)."""
+    import gc
+    import tracemalloc
+
+    from widgets.dormant import DormantParts
+
+    text = PARAGRAPH * 5  # 1 MB, one endless paragraph
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        await stream(app, PARAGRAPH[:PLAIN_CHARS + 5000], 4000)  # imports, styles and caches warmed first
+        await pilot.pause()
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            await stream(app, text, 16_000)
+            await wait_for(pilot, lambda: transcript.max_scroll_y > 5000 and transcript.scroll_y >= transcript.max_scroll_y,
+                           message="the reply laid out and the view at its end")
+            await transcript.settle_parts()
+            await wait_for(pilot, lambda: any(len(d.parts) > 5 for d in transcript.query(DormantParts)),
+                           message="the parts above the view dormant")
+            await pilot.pause()
+            gc.collect()
+            held = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+        # 1.8 bytes a character here (the text once; the rest is the few parts on screen, their rendered
+        # lines and the layout); 6 before the plain parts were rebuilt (issue 12)
+        assert held < 2.5 * len(text), f"{held / len(text):.2f} bytes held per character of the reply"

@@ -26,9 +26,9 @@ from textual.widgets import Button, Footer, Label, TextArea
 from tests.ui.helpers import wait_for
 from widgets.textual_internals import (PRIVATE_NAMES, BindingsFooter, KeyFirstTextArea, PaintTimerScreen,
                                        ScreensPaintAfterBatch, anchor_released, arrange_again,
-                                       component_styles_on_first_use, is_being_removed, placed_widgets,
-                                       report_exception, require_layout, updates_held, waits_for_paint,
-                                       write_to_terminal)
+                                       component_styles_on_first_use, forget_rendered_lines, is_being_removed,
+                                       placed_widgets, rendered_lines, report_exception, require_layout,
+                                       updates_held, waits_for_paint, write_to_terminal)
 
 OWNERS: dict[str, object] = {cls.__name__: cls for cls in (App, Screen, Widget, DOMNode, MessagePump, Footer,
                                                            TextArea)}
@@ -268,6 +268,21 @@ async def test_anchor_released_follows_release_anchor() -> None:
         assert not anchor_released(scroll), changed("Widget._anchor_released", "is set by anchor()")
         scroll.release_anchor()
         assert anchor_released(scroll), changed("Widget._anchor_released", "is not set by release_anchor()")
+
+
+class Lines(App):
+    def compose(self) -> ComposeResult:
+        yield Label("\n".join(f"line {n}" for n in range(8)), id="lines")
+
+
+async def test_forget_rendered_lines_empties_the_styles_cache_a_paint_fills() -> None:
+    app = Lines()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        label = app.query_one("#lines")
+        assert rendered_lines(label) == 8, changed("Widget._styles_cache", "no longer keeps a painted widget's lines")
+        forget_rendered_lines(label)
+        assert rendered_lines(label) == 0, changed("Widget._styles_cache", "keeps its lines after clear()")
 
 
 async def test_the_driver_is_there_while_the_app_runs() -> None:
