@@ -28,6 +28,8 @@ async def ask(pilot, text: str, answer: str) -> None:
     pilot.app.main_screen.view_for(pilot.app.focused_id).prompt.insert(text)
     await pilot.press("enter")
     await wait_for(pilot, lambda: answer in screen_text(pilot.app), message=answer)
+    # the answer can be on screen while the reply still streams: F6 would copy it as far as it got
+    await wait_for(pilot, lambda: not pilot.app.workstream.busy, message="the reply finished")
 
 
 def test_code_blocks_are_found_with_their_language():
