@@ -147,6 +147,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
+        self._first_frame_waiting = {"footer", "tabs"}  # painted before boot starts (first_frame_part_shown)
         self._typed_before_ready = False  # a key was typed before boot knew the models (warm_sdk_on_first_key)
         self._sdk_warm_started = False
         self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/quit_signals.py)
@@ -179,13 +180,23 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         quit_signals.install(self)  # before the terminal is taken over, so a signal always restores it
 
     def on_mount(self) -> None:
-        # Boot once the first frame is complete (the footer's keys painted): its imports, on a thread,
-        # would slow that frame down; BOOT_AT_THE_LATEST in case no footer is shown.
+        # Boot once the first frame is complete (the footer's keys and the saved tabs painted): its
+        # imports, on a thread, would slow that frame down; BOOT_AT_THE_LATEST in case one never shows.
         self.set_timer(BOOT_AT_THE_LATEST, self.start_boot)
         follow_dialogs(self)  # each dialog's footer shows its own keys
         self._apply_look()
 
     @on(KeysFooter.KeysShown)
+    def footer_shown(self) -> None:
+        self.first_frame_part_shown("footer")
+
+    def first_frame_part_shown(self, part: str) -> None:
+        """`part` of the first frame ("footer", "tabs": app/first_frame.py) is on screen; boot starts
+        once all are."""
+        self._first_frame_waiting.discard(part)
+        if not self._first_frame_waiting:
+            self.start_boot()
+
     def start_boot(self) -> None:
         if not self._boot_started:
             self._boot_started = True
