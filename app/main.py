@@ -29,6 +29,7 @@ from app.mcp_wiring import McpWiring
 from app.mentions import MentionIndex
 from app.ownership_wiring import OwnershipWiring
 from app.permission_wiring import PermissionWiring
+from app.sdk_warmup import SdkWarmup
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
 from app.screens.main import MainScreen
@@ -37,7 +38,6 @@ from styles import STYLES_DIR
 from widgets import terminal_guard
 from widgets.dialog_footer import follow_dialogs
 from widgets.footer import KeysFooter
-from widgets.prompt import PromptInput
 
 BOOT_AT_THE_LATEST = 0.5  # seconds after mount: boot starts then even if no footer has shown its keys
 SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 0.005)
@@ -96,7 +96,7 @@ WORKER_TASKS = {
     "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
     "theme": "Saving the theme", "mention-index": "Listing the workspace's files",
     "settings": "Saving the settings", "image": "Attaching the image",
-    "first-frame": "Showing the saved tabs",
+    "first-frame": "Showing the saved tabs", "sdk": "Loading the model's SDK",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 
@@ -126,7 +126,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, EarlyKeys, App):
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, SdkWarmup, EarlyKeys, App):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -148,8 +148,6 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
         self._first_frame_waiting = {"footer", "tabs"}  # painted before boot starts (first_frame_part_shown)
-        self._typed_before_ready = False  # a key was typed before boot knew the models (warm_sdk_on_first_key)
-        self._sdk_warm_started = False
         self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/quit_signals.py)
         self.temporary_store = False  # the data dir's store could not be opened: nothing is kept
         self.mention_index = MentionIndex(options.workdir)  # @-mention completion (listed on first use)
@@ -240,8 +238,8 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self.ready.set()
         if self.models is None:
             self.open_setup()
-        elif self._typed_before_ready:
-            self.warm_sdk_on_first_key()
+        else:
+            self.warm_sdk_if_typed()  # app/sdk_warmup.py: otherwise the first key typed starts it
         if not self.is_headless:
             tune_interpreter_for_input()
             checks = self.set_interval(1.0, lambda: self.collect_garbage_when_idle() and checks.pause(), pause=True)
@@ -249,6 +247,8 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
 
     def collect_garbage_when_idle(self) -> bool:
         """A full garbage collection, if one is due, while nothing streams and nobody types."""
+        from widgets.prompt import PromptInput
+
         typing = time.monotonic() - PromptInput.last_typed < IDLE_SECONDS
         streaming = self.manager is not None and any(w.busy for w in self.manager)
         return collect_if_due(idle=not (typing or streaming))
@@ -304,25 +304,6 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
 
         alias = settings.alias or "default"
         return ModelRegistry({alias: settings}, default=alias)
-
-    @on(PromptInput.Echoed)
-    def warm_sdk_on_first_key(self) -> None:
-        """The first key typed in a prompt starts importing the model's SDK on a thread (openai is
-        ~18 MB and ~0.4 s here): an idle app that is never asked anything never loads it, and the
-        import is done, or under way, by the time the prompt is sent (the turn waits for it anyway)."""
-        if self._sdk_warm_started:
-            return
-        if not self.ready.is_set() or self.models is None:
-            self._typed_before_ready = True  # boot warms it once the models are known
-            return
-        self._sdk_warm_started = True
-        self.run_worker(self._warm_sdk_import(), group="model", exit_on_error=False)
-
-    async def _warm_sdk_import(self) -> None:
-        """Import the default model's SDK on a thread, so the first request does not stall the UI."""
-        from app.providers.registry import import_sdk_off_loop
-
-        await import_sdk_off_loop(self.models.settings(self.models.default))
 
     @property
     def provider(self):
