@@ -71,7 +71,8 @@ def first_frame_status(options, saved: SavedTabs | None = None) -> FirstFrameSta
 
 
 def show_first_frame(app) -> None:
-    """Fill the main screen's status bar now and its tab bar once the saved tabs are read."""
+    """Fill the main screen's status bar now and its tab bar once the saved tabs are read
+    (`app.first_frame_part_shown("tabs")` once they are painted, or there are none)."""
     status = first_frame_status(app.options)
     if status is not None:
         app.main_screen.query_one(StatusBar).show(status)
@@ -79,6 +80,14 @@ def show_first_frame(app) -> None:
 
 
 async def _show_saved_tabs(app) -> None:
+    """Show the saved tabs, then tell the app they are on screen (boot waits for that)."""
+    try:
+        await _read_and_show_saved_tabs(app)
+    finally:
+        app.call_after_refresh(app.first_frame_part_shown, "tabs")
+
+
+async def _read_and_show_saved_tabs(app) -> None:
     saved = await asyncio.to_thread(saved_tabs, app.options.data_dir / "whimbrel.db")
     if saved is None or app.manager is not None:
         return  # nothing saved, or boot has shown the real workspace already

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from textual import on
-from textual.app import App
 from textual.worker import Worker, WorkerState
 
 from app import checkpoint_wiring, quit_signals, terminal_graphics
@@ -29,6 +28,7 @@ from app.mcp_wiring import McpWiring
 from app.mentions import MentionIndex
 from app.ownership_wiring import OwnershipWiring
 from app.permission_wiring import PermissionWiring
+from app.sdk_warmup import SdkWarmup
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
 from app.screens.main import MainScreen
@@ -96,7 +96,7 @@ WORKER_TASKS = {
     "transcript-settle": "Laying out the transcript", "editor": "Opening the editor",
     "theme": "Saving the theme", "mention-index": "Listing the workspace's files",
     "settings": "Saving the settings", "image": "Attaching the image",
-    "first-frame": "Showing the saved tabs",
+    "first-frame": "Showing the saved tabs", "sdk": "Loading the model's SDK",
 }
 PER_WORKSTREAM_TASKS = {"turn-": "Running the turn", "history-": "Showing the conversation"}  # group + id
 
@@ -126,7 +126,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, EarlyKeys,
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, SdkWarmup, EarlyKeys,
                   ScreensPaintAfterBatch):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
@@ -148,6 +148,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
+        self._first_frame_waiting = {"footer", "tabs"}  # painted before boot starts (first_frame_part_shown)
         self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/quit_signals.py)
         self.temporary_store = False  # the data dir's store could not be opened: nothing is kept
         self.mention_index = MentionIndex(options.workdir)  # @-mention completion (listed on first use)
@@ -178,13 +179,23 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         quit_signals.install(self)  # before the terminal is taken over, so a signal always restores it
 
     def on_mount(self) -> None:
-        # Boot once the first frame is complete (the footer's keys painted): its imports, on a thread,
-        # would slow that frame down; BOOT_AT_THE_LATEST in case no footer is shown.
+        # Boot once the first frame is complete (the footer's keys and the saved tabs painted): its
+        # imports, on a thread, would slow that frame down; BOOT_AT_THE_LATEST in case one never shows.
         self.set_timer(BOOT_AT_THE_LATEST, self.start_boot)
         follow_dialogs(self)  # each dialog's footer shows its own keys
         self._apply_look()
 
     @on(KeysFooter.KeysShown)
+    def footer_shown(self) -> None:
+        self.first_frame_part_shown("footer")
+
+    def first_frame_part_shown(self, part: str) -> None:
+        """`part` of the first frame ("footer", "tabs": app/first_frame.py) is on screen; boot starts
+        once all are."""
+        self._first_frame_waiting.discard(part)
+        if not self._first_frame_waiting:
+            self.start_boot()
+
     def start_boot(self) -> None:
         if not self._boot_started:
             self._boot_started = True
@@ -229,7 +240,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         if self.models is None:
             self.open_setup()
         else:
-            await self._warm_sdk_import()
+            self.warm_sdk_if_typed()  # app/sdk_warmup.py: otherwise the first key typed starts it
         if not self.is_headless:
             tune_interpreter_for_input()
             checks = self.set_interval(1.0, lambda: self.collect_garbage_when_idle() and checks.pause(), pause=True)
@@ -294,12 +305,6 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
 
         alias = settings.alias or "default"
         return ModelRegistry({alias: settings}, default=alias)
-
-    async def _warm_sdk_import(self) -> None:
-        """Import the default model's SDK on a thread, so the first request does not stall the UI."""
-        from app.providers.registry import import_sdk_off_loop
-
-        await import_sdk_off_loop(self.models.settings(self.models.default))
 
     @property
     def provider(self):

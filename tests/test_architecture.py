@@ -47,7 +47,7 @@ UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palett
       "app.mentions", "app.workspace_files", "app.copying", "app.settings_file",
       "app.workstream_transfer", "app.images", "app.image_attach", "app.mention_resources",
       "app.daily_actions", "app.agent_wiring", "app.permission_wiring", "app.watch_wiring", "app.tool_mode_wiring",
-      "app.subagent_panes", "app.terminal_graphics", "app.first_frame", "app.early_keys"}
+      "app.subagent_panes", "app.terminal_graphics", "app.first_frame", "app.early_keys", "app.sdk_warmup"}
 LOWER = {"app.vocabulary", "app.storage", "app.sandbox", "app.permissions", "app.providers", "tools",
          "app.memory", "app.checkpoints", "app.mcp"}
 ROOMS: dict[str, set[str]] = {

@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from rich.console import Group
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.widgets import Static
 
@@ -61,6 +60,8 @@ class CodeProgram(Static):
     def rendered(self) -> Group:
         parts: list[Any] = []
         if self.code:
+            from rich.syntax import Syntax  # with pygments: only once a program is shown, not at startup
+
             parts.append(Syntax(self.code, "python", theme="ansi_dark", background_color="default", word_wrap=True))
         if self.calls:
             rows = Text()

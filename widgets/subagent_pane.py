@@ -12,7 +12,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from app.engine.layout import subagent_leaf
 from app.vocabulary.inert import inert
@@ -66,6 +66,8 @@ class SubagentPane(Vertical):
         self.names: dict[str, str] = {}  # call id -> tool name
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import RichLog  # with its rich.pretty and attrs (~1 MB): only once a pane opens
+
         yield Static(self._title(), classes="subagent-pane-title", markup=False)
         yield RichLog(wrap=True, markup=False, highlight=False, id="subagent-pane-log")
         yield Static("", classes="subagent-pane-partial", markup=False)
@@ -79,8 +81,9 @@ class SubagentPane(Vertical):
         return text
 
     @property
-    def log(self) -> RichLog:
-        return self.query_one(RichLog)
+    def log(self):
+        """The pane's RichLog."""
+        return self.query_one("#subagent-pane-log")
 
     def replay(self, events: list[Any]) -> None:
         for event in events:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import importlib
+import sys
+import threading
+
 from app.providers.base import ModelSettings, Provider
 
 PROVIDERS = ("openai", "openai-responses", "anthropic", "google")
@@ -33,10 +39,34 @@ def make_provider(settings: ModelSettings, provider: str | None = None) -> Provi
 async def import_sdk_off_loop(settings: ModelSettings) -> None:
     """Import the SDK a model needs on a worker thread (anthropic alone takes over a second here),
     so the first request after startup or a /model switch never freezes the UI."""
-    import asyncio
-    import importlib
-    import sys
+    await import_off_loop(SDK_MODULES.get(settings.provider or "openai", "openai"))
 
-    module = SDK_MODULES.get(settings.provider or "openai", "openai")
-    if module not in sys.modules:
-        await asyncio.to_thread(importlib.import_module, module)
+
+_imports_under_way: dict[str, concurrent.futures.Future] = {}
+_imports_lock = threading.Lock()
+
+
+async def import_off_loop(module: str) -> None:
+    """Import `module` on a worker thread; a caller that comes while the import is under way waits for
+    the same import. A module being imported is already in sys.modules, half made: a second caller that
+    went on then would import it again on the event loop, which blocks there until the thread is done."""
+    with _imports_lock:
+        future = _imports_under_way.get(module)
+        if future is None:
+            if module in sys.modules:
+                return
+            future = _imports_under_way[module] = concurrent.futures.Future()
+            threading.Thread(target=_import_into, args=(module, future), name=f"import {module}", daemon=True).start()
+    await asyncio.shield(asyncio.wrap_future(future))  # a cancelled caller leaves the import to the others
+
+
+def _import_into(module: str, future: concurrent.futures.Future) -> None:
+    try:
+        importlib.import_module(module)
+    except BaseException as error:  # noqa: BLE001 - handed to every caller
+        future.set_exception(error)
+    else:
+        future.set_result(None)
+    finally:
+        with _imports_lock:
+            _imports_under_way.pop(module, None)

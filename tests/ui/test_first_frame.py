@@ -118,3 +118,25 @@ async def test_ctrl_o_before_boot_says_it_is_starting_and_keeps_the_text(tmp_pat
         await wait_for(pilot, lambda: any("Still starting up" in str(n.message) for n in app._notifications),
                        message="the starting-up notice")
         assert app.focused.id == "boot-prompt" and app.focused.text == "draft"
+
+
+async def test_boot_starts_once_the_saved_tabs_and_the_footer_are_on_screen(tmp_path, monkeypatch):
+    """Boot's imports on a thread would slow the first frame's last pieces: it waits for them (the
+    fallback timer is pushed out of reach here, so only the painted pieces can start it)."""
+    import app.main
+
+    monkeypatch.setattr(app.main, "BOOT_AT_THE_LATEST", 600.0)
+    saved_store(tmp_path)
+    whimbrel = configured_app(tmp_path)
+    seen_at_boot: list[list[str]] = []
+    start_boot = whimbrel.start_boot
+
+    def recording_start_boot() -> None:
+        if not whimbrel._boot_started:
+            seen_at_boot.append(tab_names(whimbrel))
+        start_boot()
+
+    whimbrel.start_boot = recording_start_boot
+    async with whimbrel.run_test() as pilot:
+        await booted(pilot)
+        assert seen_at_boot == [["parser fix", "docs", "release"]]
