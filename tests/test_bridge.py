@@ -109,9 +109,14 @@ class PaintingTarget(Target):
             callback(*args)
 
 
-def test_more_text_waits_until_the_last_update_is_painted():
+def painting(frame_seconds: float = 0.01) -> tuple[PaintingTarget, ManualClock, CoalescingEmitter]:
+    """A view that paints when told, the clock the test moves, and the emitter posting to that view."""
     target, clock = PaintingTarget(), ManualClock()
-    emit = CoalescingEmitter(target, frame_seconds=0.01, clock=clock)
+    return target, clock, CoalescingEmitter(target, frame_seconds=frame_seconds, clock=clock)
+
+
+def test_more_text_waits_until_the_last_update_is_painted():
+    target, clock, emit = painting()
     emit(ev.ContentDelta("a"))
     clock.advance(0.05)
     emit(ev.ContentDelta("b"))
@@ -126,8 +131,7 @@ def test_more_text_waits_until_the_last_update_is_painted():
 
 
 def test_a_paint_that_never_reports_back_stops_blocking_after_the_timeout():
-    target, clock = PaintingTarget(), ManualClock()
-    emit = CoalescingEmitter(target, frame_seconds=0.01, clock=clock)
+    target, clock, emit = painting()
     emit(ev.ContentDelta("a"))
     clock.advance(0.01)
     emit(ev.ContentDelta("b"))
@@ -136,8 +140,7 @@ def test_a_paint_that_never_reports_back_stops_blocking_after_the_timeout():
 
 
 def test_other_events_do_not_wait_for_a_paint():
-    target, clock = PaintingTarget(), ManualClock()
-    emit = CoalescingEmitter(target, frame_seconds=0.01, clock=clock)
+    target, clock, emit = painting()
     emit(ev.ContentDelta("a"))
     clock.advance(0.05)
     emit(ev.ContentDelta("b"))
@@ -148,8 +151,7 @@ def test_other_events_do_not_wait_for_a_paint():
 def _posts_after_paint(backlog: str, checks: tuple[float, ...], paint_takes: float = 0.05) -> list[int]:
     """Post "a", let its paint take `paint_takes` while `backlog` arrives; how many posts exist at
     each check (seconds after the paint)."""
-    target, clock = PaintingTarget(), ManualClock()
-    emit = CoalescingEmitter(target, frame_seconds=0.001, clock=clock)
+    target, clock, emit = painting(frame_seconds=0.001)
     emit(ev.ContentDelta("a"))
     clock.advance(0.001)  # "a" is posted; its paint starts
     emit(ev.ContentDelta(backlog))
