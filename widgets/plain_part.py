@@ -85,7 +85,8 @@ class PlainPart(Widget):
         self._starts.extend(wrap_starts(self.source, self._starts[from_line], max(1, self._width)))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        self._wrap(len(self._starts) - 1, width)
+        if width != self._width or not self._width:  # an append at this width has wrapped already
+            self._wrap(width=width)
         return len(self._starts) + self._noted if self.source else self._noted
 
     # -- rendering -----------------------------------------------------------------------------

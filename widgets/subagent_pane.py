@@ -7,7 +7,7 @@ The parent's view keeps each sub-agent's events (`SubagentRuns`), so a pane open
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,6 +17,9 @@ from textual.widgets import Static
 from app.engine.layout import subagent_leaf
 from app.vocabulary.inert import inert
 from widgets.subagent_log import ICONS
+
+if TYPE_CHECKING:
+    from textual.widgets import RichLog
 
 MAX_EVENTS = 20_000  # per sub-agent; streamed text is merged, so this is many tool calls
 RESULT_LINES = 8
@@ -81,7 +84,7 @@ class SubagentPane(Vertical):
         return text
 
     @property
-    def log(self):
+    def log(self) -> RichLog:
         """The pane's RichLog."""
         return self.query_one("#subagent-pane-log")
 
