@@ -194,6 +194,18 @@ async def _model(app, view, args: str) -> None:
         raise CommandError(str(error.args[0] if error.args else error)) from None
 
 
+async def _theme(app, view, args: str) -> None:
+    from app.theming import open_theme_picker, use_theme
+
+    name = args.strip()
+    if not name:
+        open_theme_picker(app)
+        return
+    problem = use_theme(app, name)
+    if problem:
+        raise CommandError(problem)
+
+
 async def _cost(app, view, args: str) -> None:
     await app.show_cost()
 
@@ -259,7 +271,7 @@ HANDLERS = {
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost, "watches": _watches,
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
-    "subagent": _subagent,
+    "subagent": _subagent, "theme": _theme,
     "settings": lambda app, view, args: app.open_settings(), "image": _image, "agent": _agent,
     "policy": lambda app, view, args: _later(app.action_policy_screen),
     "audit": lambda app, view, args: _later(app.action_audit_screen),

@@ -71,6 +71,17 @@ def open_theme_picker(app) -> None:
     app.push_screen(ThemePickerScreen(theme_names(app)), callback=kept)
 
 
+def use_theme(app, name: str) -> str | None:
+    """/theme NAME: use the named theme and save it; returns a problem when no theme has that name."""
+    if name not in app.available_themes:
+        close = [known for known in theme_names(app) if name.lower() in known.lower()]
+        hint = f" Did you mean {', '.join(close[:5])}?" if close else " /theme alone lists them with a preview."
+        return f"No theme is called {name!r}.{hint}"
+    app.theme = name
+    app.run_worker(_keep(app, name), group="theme", exit_on_error=False)
+    return None
+
+
 async def _keep(app, name: str) -> None:
     path = app.options.config_path
     try:

@@ -48,6 +48,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("init", "", "have the model draft an AGENTS.md for this workspace (you approve the write)"),
     SlashCommand("image", "<path>", "attach an image to your next message (models that take images)"),
     SlashCommand("settings", "", "theme, bell, limits, default model and keys, saved to config.toml"),
+    SlashCommand("theme", "[name]", "pick a theme with a live preview, or use the named one; saved to config.toml"),
     SlashCommand("tools", "[mode native|code|both|default]", "the tool mode: native calls, code (run_code) or both"),
     SlashCommand("quit", "", "quit Whimbrel"),
 )

@@ -1,5 +1,6 @@
-"""Themes: the palette's "Theme" opens Whimbrel's picker; moving through it previews live, Esc puts the
-old theme back, Enter keeps one and writes it to config.toml (comments kept); a restart uses it."""
+"""Themes: the palette's "Theme" (or /theme) opens Whimbrel's picker; moving through it previews live, Esc
+puts the old theme back, Enter keeps one and writes it to config.toml (comments kept); a restart uses it.
+/theme NAME uses and saves a theme at once; a name that is no theme is refused with the near ones."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from textual.command import CommandPalette
 from app.config import load_config
 from app.screens.theme_picker import ThemePickerScreen
 from app.theming import theme_names
-from tests.ui.helpers import booted, make_app, screen_is, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, send, wait_for
 
 COMMENTED = """\
 # my Whimbrel settings
@@ -87,3 +88,21 @@ async def test_an_unknown_configured_theme_is_reported_and_the_default_kept(tmp_
         await wait_for(pilot, lambda: any("'no-such-theme' is not a theme" in n.message
                                           for n in app._notifications), message="the problem is shown")
         assert app.theme == "textual-dark"
+
+
+async def test_slash_theme_opens_the_picker_and_slash_theme_name_uses_and_saves_it(tmp_path):
+    app, path = app_with_config(tmp_path, COMMENTED)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await booted(pilot)
+        await send(pilot, "/theme")
+        await wait_for(pilot, lambda: screen_is(app, ThemePickerScreen), message="/theme opens the picker")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ThemePickerScreen))
+        assert not path.read_text().count("theme =")
+        await send(pilot, "/theme whimbrel-light")
+        await wait_for(pilot, lambda: app.theme == "whimbrel-light", message="the named theme is used")
+        await wait_for(pilot, lambda: 'theme = "whimbrel-light"' in path.read_text(), message="and saved")
+        assert path.read_text().startswith("# my Whimbrel settings\n")
+        await send(pilot, "/theme Light")
+        await wait_for(pilot, lambda: "No theme is called 'Light'" in screen_text(app), message="refused")
+        assert "whimbrel-light" in screen_text(app) and app.theme == "whimbrel-light"
