@@ -69,6 +69,7 @@ def test_the_private_methods_keep_their_kind_and_signature() -> None:
         changed("Footer.bindings_changed", "is not (screen)")
     assert inspect.iscoroutinefunction(TextArea._on_key), changed("TextArea._on_key", "is not a coroutine")
     assert parameters(TextArea._on_key) == ["self", "event"], changed("TextArea._on_key", "is not (event)")
+    assert parameters(Compositor._get_renders) == ["self", "crop"], changed("Compositor._get_renders", "is not (crop)")
 
 
 # -- the screen's paint ------------------------------------------------------------------------
