@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from textual import events
+from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.css.styles import RenderStyles
 from textual.dom import DOMNode
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TextArea
@@ -31,6 +33,7 @@ FOOTER = "the footer's one rebuild per burst of binding changes (widgets/footer.
 INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
 DORMANT = ("dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py), and parts "
            "put to sleep without their rendered lines (widgets/transcript.py)")
+OVERLAP = "a partial paint (a cursor's blink, a streamed line) renders only the widgets it shows (app/screens/main.py)"
 PRIVATE_NAMES: dict[str, str] = {
     "Screen._update_timer": PAINT,
     "Screen._on_timer_update": PAINT,
@@ -55,6 +58,7 @@ PRIVATE_NAMES: dict[str, str] = {
     "Text._CONTROL_STRIP_TRANSLATE": INERT,
     "Content._CONTROL_STRIP_TRANSLATE": INERT,
     "Widget._styles_cache": DORMANT,
+    "Compositor._get_renders": OVERLAP,
 }
 
 
@@ -80,14 +84,42 @@ class PaintTimer(Protocol):
     def pause(self) -> None: ...
 
 
+class OverlapCompositor(Compositor):
+    """A compositor whose partial updates render only what they paint: the widgets seen in the area
+    they update, and of each only the lines of that area.
+
+    Textual's own renders each widget whose clip meets that area, whole, and a widget's clip is mostly
+    the whole screen: a prompt's blinking cursor (one line, twice a second) rendered every line of
+    every widget on screen, the transcript, the tab bar and the footer included. What lies outside
+    the area is never painted (the spans a partial update writes all lie in it), so it is left out.
+    """
+
+    def _get_renders(self, crop: Region | None = None):
+        if crop is None:
+            yield from super()._get_renders(None)
+            return
+        for widget, (region, clip) in self.visible_widgets.items():
+            rows = Region(clip.x, crop.y, clip.width, crop.height)  # the area's lines, the clip's width
+            part = region.intersection(clip).intersection(rows)
+            if not (part and crop.overlaps(part)):
+                continue  # nothing of this widget shows in the area
+            yield region, clip.intersection(rows), widget.render_lines(
+                Region(part.x - region.x, part.y - region.y, part.width, part.height))
+
+
 class PaintTimerScreen(Screen):
     """A Screen that paints from the timer `new_paint_timer()` makes instead of Textual's interval.
 
     Textual's screen reads its timer from `Screen._update_timer`; the timer's callback should call
-    `paint_changes()`, which pauses the timer as Textual's own callback does.
+    `paint_changes()`, which pauses the timer as Textual's own callback does. Its partial paints
+    render only the widgets they show (`OverlapCompositor`).
     """
 
     paint_timer: PaintTimer | None = None  # made on first use
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._compositor = OverlapCompositor()
 
     def new_paint_timer(self) -> PaintTimer:
         raise NotImplementedError(f"{type(self).__name__} must make its paint timer")

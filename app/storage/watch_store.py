@@ -49,10 +49,14 @@ def count_active(store: Any, workstream_id: str) -> int:
 
 def claim_due(store: Any, now: float, lease: float) -> list[dict[str, Any]]:
     """Active watches due by `now`, each pushed `lease` seconds ahead in the same transaction (so
-    another instance does not poll it meanwhile)."""
+    another instance does not poll it meanwhile). While none is due (an idle app, every few seconds)
+    a plain read says so: no write lock is taken."""
+    due = select(watches).where(and_(watches.c.status == ACTIVE, watches.c.next_at <= now))
+    with store._reads.connect() as conn:
+        if conn.execute(due.with_only_columns(watches.c.id).limit(1)).first() is None:
+            return []
     with store._engine.begin() as conn:
-        rows = [dict(r) for r in conn.execute(select(watches).where(
-            and_(watches.c.status == ACTIVE, watches.c.next_at <= now))).mappings()]
+        rows = [dict(r) for r in conn.execute(due).mappings()]
         for row in rows:
             conn.execute(update(watches).where(watches.c.id == row["id"]).values(next_at=now + lease))
     return rows

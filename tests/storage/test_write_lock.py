@@ -66,3 +66,20 @@ def test_an_open_read_never_blocks_another_processs_write(store: Store, db_path:
         assert store.get_workstream(ws).title == "renamed"
     finally:
         writer.close()
+
+
+def test_a_poll_for_due_watches_takes_no_lock_while_none_is_due(store: Store, db_path: Path) -> None:
+    """An idle app polls its watches every few seconds: while none is due that is a plain read, which
+    answers while another process holds the write lock; a due watch is still claimed under the lock."""
+    from app.storage import watch_store
+
+    ws = store.create_workstream(title="watched")
+    watch_store.create(store, ws, name="later", command="true", interval=60, stop_on=None, max_polls=5,
+                       now=2_000.0)
+    locker = _locker(db_path)
+    try:
+        assert watch_store.claim_due(store, now=1_999.0, lease=30) == []  # not due yet: no wait for the lock
+    finally:
+        locker.close()
+    assert [row["name"] for row in watch_store.claim_due(store, now=2_000.0, lease=30)] == ["later"]
+    assert watch_store.claim_due(store, now=2_000.0, lease=30) == [], "claimed: pushed ahead by its lease"

@@ -13,6 +13,7 @@ import rich.control
 import textual
 import textual.content
 from textual import events
+from textual._compositor import Compositor
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -24,14 +25,15 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Label, TextArea
 
 from tests.ui.helpers import wait_for
-from widgets.textual_internals import (PRIVATE_NAMES, BindingsFooter, KeyFirstTextArea, PaintTimerScreen,
+from widgets.textual_internals import (PRIVATE_NAMES, BindingsFooter, KeyFirstTextArea, OverlapCompositor,
+                                       PaintTimerScreen,
                                        ScreensPaintAfterBatch, anchor_released, arrange_again,
                                        component_styles_on_first_use, forget_rendered_lines, is_being_removed,
                                        placed_widgets, rendered_lines, report_exception, require_layout,
                                        updates_held, waits_for_paint, write_to_terminal)
 
 OWNERS: dict[str, object] = {cls.__name__: cls for cls in (App, Screen, Widget, DOMNode, MessagePump, Footer,
-                                                           TextArea)}
+                                                           TextArea, Compositor)}
 # module-level tables: named after the class whose constructor reads them
 OWNERS.update({"Text": rich.control, "Content": textual.content})
 
@@ -67,6 +69,7 @@ def test_the_private_methods_keep_their_kind_and_signature() -> None:
         changed("Footer.bindings_changed", "is not (screen)")
     assert inspect.iscoroutinefunction(TextArea._on_key), changed("TextArea._on_key", "is not a coroutine")
     assert parameters(TextArea._on_key) == ["self", "event"], changed("TextArea._on_key", "is not (event)")
+    assert parameters(Compositor._get_renders) == ["self", "crop"], changed("Compositor._get_renders", "is not (crop)")
 
 
 # -- the screen's paint ------------------------------------------------------------------------
@@ -122,6 +125,59 @@ async def test_the_screen_paints_through_the_timer_read_from_update_timer() -> N
         assert timer.paused > paused, changed("Screen._on_timer_update", "does not pause the paint timer")
         assert not waits_for_paint(screen, label), \
             changed("Screen._on_timer_update", "does not paint the widgets in Screen._dirty_widgets")
+
+
+class CountedLines(Widget):
+    """A block of text that counts the lines it is asked to render: the work a paint does."""
+
+    DEFAULT_CSS = "CountedLines { height: 6; background: $panel; }"
+    lines_rendered = 0
+
+    def render(self) -> str:
+        return "a block\nof several\nlines"
+
+    def render_lines(self, crop):
+        self.lines_rendered += crop.height
+        return super().render_lines(crop)
+
+
+class Blocks(ManualScreen):
+    def compose(self) -> ComposeResult:
+        yield CountedLines(id="above")
+        with Vertical(id="box"):
+            yield Label("before", id="label")
+        yield CountedLines(id="below")
+
+
+class PaintedBlocks(App):
+    def get_default_screen(self) -> Screen:
+        return Blocks()
+
+
+def partial_paint(compositor: Compositor, console, widget: Widget) -> list:
+    """What a partial update of all of `widget` writes to the terminal, as segments."""
+    widget.refresh()
+    compositor.update_widgets({widget})
+    update = compositor.render_partial_update()
+    return [(segment.text, segment.style, segment.control) for segment in console.render(update, console.options)]
+
+
+async def test_a_partial_paint_renders_only_the_lines_it_paints_and_paints_them_as_textual_does() -> None:
+    app = PaintedBlocks()
+    async with app.run_test(size=(40, 20)):
+        screen, label, above = app.screen, app.query_one("#label", Label), app.query_one("#above", CountedLines)
+        assert isinstance(screen._compositor, OverlapCompositor), changed("Screen._compositor", "is not ours")
+        textuals = Compositor()
+        textuals.reflow(screen, screen.size)
+        textuals.render_update(full=True)  # as painted so far: nothing left to update
+        label.update("after!")  # as wide as "before": no new layout needed
+        await unpainted_until(lambda: waits_for_paint(screen, label), "the label waiting for its paint")
+        rendered = above.lines_rendered
+        ours = partial_paint(screen._compositor, app.console, label)
+        assert above.lines_rendered == rendered, "a block outside the changed line was rendered for its paint"
+        assert partial_paint(textuals, app.console, label) == ours, \
+            changed("Compositor._get_renders", "renders a partial update otherwise")
+        assert "after!" in "".join(text for text, _style, _control in ours)
 
 
 async def test_a_widget_being_removed_is_left_out_of_the_layout_its_paint_is_asked_to_make() -> None:
