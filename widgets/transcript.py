@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from app.vocabulary.messages import Message, ToolCall
-from widgets.dormant import DormantParts, PartSource, wake
+from widgets.dormant import DormantParts, PartSource, part_source, wake
 from widgets.inline_image import MessageImages
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.no_relayout import virtual_size_without_relayout
@@ -252,20 +252,22 @@ class Transcript(VerticalScroll):
                 continue
             parts: list[PartSource] = []
             slept: dict[int, PartSource] = {}
+            first = run[0][0]
+            message_index = getattr(first, "message_index", 0)
+            head = self._reply_head(message_index)
+            reply = getattr(head, "reply_text", None)
             for index, (widget, place) in enumerate(run):
                 if isinstance(widget, DormantParts):
                     parts.extend(widget.parts)
                     continue
                 end = run[index + 1][1].y if index + 1 < len(run) else place.bottom
-                parts.append(PartSource(widget.source, " ".join(sorted(widget.classes)), end - place.y))
+                parts.append(part_source(widget, " ".join(sorted(widget.classes)), end - place.y, reply))
                 slept[id(widget)] = parts[-1]
-            first = run[0][0]
-            message_index = getattr(first, "message_index", 0)
             asleep = [widget for widget, _ in run]
             with self.app.batch_update():
                 await self.mount(DormantParts(parts, message_index), before=first)
                 await self.remove_children(asleep)
-            self._forget_parts(message_index, slept)
+            self._forget_parts(head, slept)
             self._let_go(asleep)
 
     def _let_go(self, removed: list[Widget]) -> None:
@@ -276,13 +278,19 @@ class Transcript(VerticalScroll):
                 forget_rendered_lines(node)
         _ = self.displayed_children  # reading it replaces the list that still held them
 
-    def _forget_parts(self, message_index: int, slept: dict[int, PartSource]) -> None:
+    def _reply_head(self, message_index: int) -> AssistantMessage | None:
+        """The AssistantMessage whose parts follow it for message `message_index`."""
+        for head in self.query_children(AssistantMessage):
+            if getattr(head, "message_index", None) == message_index and isinstance(head.parts, list):
+                return head
+        return None
+
+    @staticmethod
+    def _forget_parts(head: AssistantMessage | None, slept: dict[int, PartSource]) -> None:
         """The reply's own list of its parts keeps their text, not the removed widgets (and their
         rendered lines): a PartSource has the `source` that list is read for."""
-        for head in self.query_children(AssistantMessage):
-            parts = getattr(head, "parts", None)
-            if getattr(head, "message_index", None) == message_index and isinstance(parts, list):
-                head.parts = [slept.get(id(part), part) for part in parts]
+        if head is not None:
+            head.parts = [slept.get(id(part), part) for part in head.parts]
 
     async def _wake_parts_from(self, limit: float) -> None:
         """Render again the dormant parts that reach below `limit` (those above it stay dormant)."""
