@@ -254,7 +254,7 @@ class Transcript(VerticalScroll):
             slept: dict[int, PartSource] = {}
             first = run[0][0]
             message_index = getattr(first, "message_index", 0)
-            head = self._reply_head(message_index)
+            head = self._reply_head(next(widget for widget, _ in run if not isinstance(widget, DormantParts)))
             reply = getattr(head, "reply_text", None)
             for index, (widget, place) in enumerate(run):
                 if isinstance(widget, DormantParts):
@@ -278,10 +278,11 @@ class Transcript(VerticalScroll):
                 forget_rendered_lines(node)
         _ = self.displayed_children  # reading it replaces the list that still held them
 
-    def _reply_head(self, message_index: int) -> AssistantMessage | None:
-        """The AssistantMessage whose parts follow it for message `message_index`."""
+    def _reply_head(self, part: Widget) -> AssistantMessage | None:
+        """The AssistantMessage that `part` is a part of."""
         for head in self.query_children(AssistantMessage):
-            if getattr(head, "message_index", None) == message_index and isinstance(head.parts, list):
+            if getattr(head, "message_index", None) == getattr(part, "message_index", None) and \
+                    any(mine is part for mine in head.parts):
                 return head
         return None
 

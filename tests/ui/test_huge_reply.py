@@ -50,10 +50,12 @@ def classes_of(part) -> set[str]:
     return set(part.classes.split()) if isinstance(part.classes, str) else set(part.classes)
 
 
-async def stream(app: App, text: str, piece: int) -> AssistantMessage:
-    """`text` appended to a new reply in `piece`-sized updates, as the bridge would."""
+async def stream(app: App, text: str, piece: int, reply_text=None) -> AssistantMessage:
+    """`text` appended to a new reply in `piece`-sized updates, as the bridge would (`reply_text`: the
+    engine's own text of the reply, as the workstream view hands it over from AssistantStarted)."""
     transcript = app.query_one(Transcript)
     message = await transcript.start_assistant()
+    message.reply_text = reply_text
     for start in range(0, len(text), piece):
         await message.append_content(text[start:start + piece])
         transcript.follow()
@@ -228,3 +230,44 @@ async def test_a_long_reply_takes_about_its_own_size_in_memory() -> None:
         # 1.8 bytes a character here (the text once; the rest is the few parts on screen, their rendered
         # lines and the layout); 6 before the plain parts were rebuilt (issue 12)
         assert held < 2.5 * len(text), f"{held / len(text):.2f} bytes held per character of the reply"
+
+
+async def test_a_long_reply_the_engine_holds_is_not_held_again_by_its_dormant_parts() -> None:
+    """When the reply's text can be read from the engine (AssistantStarted.reply_text), the parts that
+    went dormant keep where their text lies in it, not a copy: the transcript then holds only the parts
+    near the view beyond the engine's string (issue 12: the UI's copy was 1x the reply again). Scrolled
+    back, the woken parts show that text."""
+    import gc
+    import tracemalloc
+
+    from widgets.dormant import DormantParts
+
+    text = PARAGRAPH * 10 + "\n\nThe end."  # 2 MB, one endless paragraph: the engine's string of the reply
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        await stream(app, PARAGRAPH[:PLAIN_CHARS + 5000], 4000)  # imports, styles and caches warmed first
+        await pilot.pause()
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            message = await stream(app, text, 16_000, reply_text=lambda: text)
+            await wait_for(pilot, lambda: transcript.max_scroll_y > 5000 and transcript.scroll_y >= transcript.max_scroll_y,
+                           message="the reply laid out and the view at its end")
+            await transcript.settle_parts()
+            await wait_for(pilot, lambda: any(len(d.parts) > 20 for d in transcript.query(DormantParts)),
+                           message="the parts above the view dormant")
+            await pilot.pause()
+            gc.collect()
+            held = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+        # 0.5 bytes a character here (the parts near the view and the layout); 1.8 with a copy in the parts
+        assert held < 0.8 * len(text), f"{held / len(text):.2f} bytes held per character of the reply"
+        assert message.content == text
+        transcript.scroll_to(y=0, animate=False, immediate=True)  # back to the start of the reply
+        await pilot.pause()
+        await transcript.settle_parts()
+        await wait_for(pilot, lambda: "word word" in "\n".join(
+            strip.text for strip in app.screen._compositor.render_strips()), message="its start on screen again")
