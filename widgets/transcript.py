@@ -272,10 +272,14 @@ class Transcript(VerticalScroll):
 
     def _let_go(self, removed: list[Widget]) -> None:
         """What removed parts still hold goes now, not with them at the next full collection: their
-        rendered lines, and the list of displayed children that Textual keeps until it is next read."""
+        rendered lines, a plain part's text, and the list of displayed children that Textual keeps
+        until it is next read."""
         for widget in removed:
             for node in widget.walk_children(with_self=True):
                 forget_rendered_lines(node)
+            release = getattr(widget, "release_text", None)
+            if release is not None:
+                release()
         _ = self.displayed_children  # reading it replaces the list that still held them
 
     def _reply_head(self, part: Widget) -> AssistantMessage | None:
