@@ -271,3 +271,33 @@ async def test_a_long_reply_the_engine_holds_is_not_held_again_by_its_dormant_pa
         await transcript.settle_parts()
         await wait_for(pilot, lambda: "word word" in "\n".join(
             strip.text for strip in app.screen._compositor.render_strips()), message="its start on screen again")
+
+
+async def test_parts_put_to_sleep_hold_no_text_while_they_wait_to_be_collected() -> None:
+    """The app defers full garbage collections until it is idle (app/idle_gc.py), and a removed widget
+    lives on in reference cycles until one runs: the plain parts a streaming reply put to sleep must not
+    keep their text meanwhile (a 10 MB reply kept it all a second time until it ended)."""
+    import gc
+    import weakref
+
+    from widgets.dormant import DormantParts
+    from widgets.plain_part import PlainPart
+
+    text = PARAGRAPH * 4  # 800 KB: a dozen plain parts, most of them put to sleep
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        gc.disable()  # as between the app's idle collections: cycles are not collected
+        try:
+            message = await stream(app, text, 16_000, reply_text=lambda: text)
+            made = [weakref.ref(part) for part in message.parts if isinstance(part, PlainPart)]
+            await wait_for(pilot, lambda: transcript.max_scroll_y > 5000 and transcript.scroll_y >= transcript.max_scroll_y,
+                           message="the reply laid out and the view at its end")
+            await transcript.settle_parts()
+            await wait_for(pilot, lambda: any(len(d.parts) > 5 for d in transcript.query(DormantParts)),
+                           message="the parts above the view dormant")
+            removed = [part for ref in made if (part := ref()) is not None and not part.is_attached]
+            assert sum(len(part.source) for part in removed) == 0, "characters still held by removed parts"
+        finally:
+            gc.enable()
+        assert message.content == text
