@@ -6,11 +6,16 @@ so both grow with the reply, and so does the wait of every keystroke behind them
 reply (the Markdown widgets it is split into while streaming) that are more than a few screens
 above the view are therefore replaced by one `DormantParts` of the same height that keeps only
 their sources; scrolling near it renders them again (`Transcript.settle_parts`).
+
+A part's source is not kept as a copy when the reply's whole text can be read (`reply_text` of its
+AssistantMessage: the engine's own string of the reply): the dormant part keeps where its text lies
+in it and slices it out when woken, so a 10 MB reply is held once, by the engine, not twice (issue 12).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from textual.widget import Widget
 
@@ -19,11 +24,33 @@ from widgets.textual_internals import without_dirty_lines
 
 @dataclass
 class PartSource:
-    """What a dormant part needs to be rendered again: its Markdown, CSS classes and height."""
+    """What a dormant part needs to be rendered again: its Markdown, CSS classes and height.
 
-    source: str
+    Its text is `text` (its own copy) or, when `reply` is set, `length` characters of the reply's
+    text from `start` (read again each time it is needed)."""
+
+    text: str
     classes: str
     height: int
+    start: int | None = None  # where the text begins in the reply's text, when known
+    reply: Callable[[], str] | None = None
+    length: int = 0
+
+    @property
+    def source(self) -> str:
+        if self.reply is None:
+            return self.text
+        return self.reply()[self.start:self.start + self.length]
+
+
+def part_source(widget: Widget, classes: str, height: int, reply: Callable[[], str] | None) -> PartSource:
+    """A dormant `widget`'s PartSource: a span of `reply()` when its source is there at its offset
+    (checked, not copied: `startswith` at the offset), else a copy of its source."""
+    source = widget.source
+    start = getattr(widget, "reply_offset", None)
+    if reply is not None and start is not None and source and reply().startswith(source, start):
+        return PartSource("", classes, height, start, reply, len(source))
+    return PartSource(source, classes, height, start)
 
 
 class DormantParts(Widget):
@@ -52,5 +79,7 @@ def wake(parts: list[PartSource], message_index: int) -> list[Widget]:
         kind = PlainPart if "assistant-plain" in part.classes.split() else ReplyMarkdown
         widget = kind(part.source, classes=part.classes)
         widget.message_index = message_index  # type: ignore[attr-defined]
+        if part.start is not None:
+            widget.reply_offset = part.start  # type: ignore[attr-defined]  # so it can go dormant by reference again
         widgets.append(widget)
     return widgets

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -71,6 +73,10 @@ class AssistantMessage(Vertical):
     next safe cut closes the Markdown being appended to and a new Markdown part is mounted after it
     in the transcript, so each frame lays out only the growing part, not the whole reply. A block
     that grows past PLAIN_CHARS without a safe cut goes on in plain-text parts (widgets/plain_part.py).
+
+    `reply_text`, when set, reads the reply's whole text as the engine (or the stored message) holds
+    it; each part knows where its text begins in it (`reply_offset`), so parts gone dormant refer to
+    that text instead of keeping a copy (widgets/dormant.py).
     """
 
     DEFAULT_CSS = "AssistantMessage { height: auto; }"
@@ -85,6 +91,8 @@ class AssistantMessage(Vertical):
         self._initial_content = "" if long else content
         self._replay = content if long else ""
         self._initial_reasoning = reasoning
+        self.reply_text: Callable[[], str] | None = (lambda: content) if long else None
+        self._placed = 0  # characters of content handed to the head and the parts so far
         self._head = None  # the first Markdown, made in compose
         self._live = None  # the part being appended to: the head's Markdown, then the newest part
         self._splitter: PartSplitter | None = None  # made with the first append
@@ -150,6 +158,7 @@ class AssistantMessage(Vertical):
     async def _append_text(self, text: str) -> None:
         if self._head is None:  # not composed yet (a loaded machine): compose shows it with the rest
             self._initial_content += text
+            self._placed += len(text)
             return
         if self._splitter is None:
             self._live, self._splitter = self.markdown, PartSplitter()
@@ -163,6 +172,7 @@ class AssistantMessage(Vertical):
                         await self._open_part(step)
                 if step.text:
                     await self._live.append(step.text)
+                    self._placed += len(step.text)
 
     async def _open_part(self, step: Step) -> None:
         """Mount a new, empty part after the last one; the following text goes there.
@@ -178,6 +188,7 @@ class AssistantMessage(Vertical):
         else:
             part = ReplyMarkdown(classes="assistant-markdown assistant-part")
         part.message_index = getattr(self, "message_index", 0)  # type: ignore[attr-defined]
+        part.reply_offset = self._placed  # type: ignore[attr-defined]
         await self.parent.mount(part, after=self.parts[-1] if self.parts else self)
         self.parts.append(part)
         self._live = part

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from app.vocabulary.messages import Message, ToolCall
-from widgets.dormant import DormantParts, PartSource, wake
+from widgets.dormant import DormantParts, PartSource, part_source, wake
 from widgets.inline_image import MessageImages
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.no_relayout import virtual_size_without_relayout
@@ -252,37 +252,50 @@ class Transcript(VerticalScroll):
                 continue
             parts: list[PartSource] = []
             slept: dict[int, PartSource] = {}
+            first = run[0][0]
+            message_index = getattr(first, "message_index", 0)
+            head = self._reply_head(next(widget for widget, _ in run if not isinstance(widget, DormantParts)))
+            reply = getattr(head, "reply_text", None)
             for index, (widget, place) in enumerate(run):
                 if isinstance(widget, DormantParts):
                     parts.extend(widget.parts)
                     continue
                 end = run[index + 1][1].y if index + 1 < len(run) else place.bottom
-                parts.append(PartSource(widget.source, " ".join(sorted(widget.classes)), end - place.y))
+                parts.append(part_source(widget, " ".join(sorted(widget.classes)), end - place.y, reply))
                 slept[id(widget)] = parts[-1]
-            first = run[0][0]
-            message_index = getattr(first, "message_index", 0)
             asleep = [widget for widget, _ in run]
             with self.app.batch_update():
                 await self.mount(DormantParts(parts, message_index), before=first)
                 await self.remove_children(asleep)
-            self._forget_parts(message_index, slept)
+            self._forget_parts(head, slept)
             self._let_go(asleep)
 
     def _let_go(self, removed: list[Widget]) -> None:
         """What removed parts still hold goes now, not with them at the next full collection: their
-        rendered lines, and the list of displayed children that Textual keeps until it is next read."""
+        rendered lines, a plain part's text, and the list of displayed children that Textual keeps
+        until it is next read."""
         for widget in removed:
             for node in widget.walk_children(with_self=True):
                 forget_rendered_lines(node)
+            release = getattr(widget, "release_text", None)
+            if release is not None:
+                release()
         _ = self.displayed_children  # reading it replaces the list that still held them
 
-    def _forget_parts(self, message_index: int, slept: dict[int, PartSource]) -> None:
+    def _reply_head(self, part: Widget) -> AssistantMessage | None:
+        """The AssistantMessage that `part` is a part of."""
+        for head in self.query_children(AssistantMessage):
+            if getattr(head, "message_index", None) == getattr(part, "message_index", None) and \
+                    any(mine is part for mine in head.parts):
+                return head
+        return None
+
+    @staticmethod
+    def _forget_parts(head: AssistantMessage | None, slept: dict[int, PartSource]) -> None:
         """The reply's own list of its parts keeps their text, not the removed widgets (and their
         rendered lines): a PartSource has the `source` that list is read for."""
-        for head in self.query_children(AssistantMessage):
-            parts = getattr(head, "parts", None)
-            if getattr(head, "message_index", None) == message_index and isinstance(parts, list):
-                head.parts = [slept.get(id(part), part) for part in parts]
+        if head is not None:
+            head.parts = [slept.get(id(part), part) for part in head.parts]
 
     async def _wake_parts_from(self, limit: float) -> None:
         """Render again the dormant parts that reach below `limit` (those above it stay dormant)."""

@@ -194,6 +194,7 @@ class WorkstreamView(Vertical):
                 await transcript.add_user(text, images)
             case ev.AssistantStarted():
                 self._assistant = await transcript.start_assistant()
+                self._assistant.reply_text = event.reply_text  # its dormant parts refer to the engine's text
             case ev.ContentDelta(text=text) if self._assistant is not None and self._holding():
                 self._held.add(self._assistant, "content", text)
             case ev.ContentDelta(text=text) if self._assistant is not None and len(text) > SLICE_CHARS:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Callable, Literal
 
 State = Literal["idle", "thinking", "running", "attention", "error"]
 ToolStatus = Literal["pending", "approved", "denied", "running", "done", "error"]
@@ -35,7 +35,10 @@ class UserMessageAdded(EngineEvent):
 
 @dataclass
 class AssistantStarted(EngineEvent):
-    """A new model response begins streaming."""
+    """A new model response begins streaming. `reply_text` reads its text so far (the session's own
+    string, not a copy): a frontend can refer to it instead of keeping the text a second time."""
+
+    reply_text: Callable[[], str] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

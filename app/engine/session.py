@@ -276,8 +276,8 @@ class Session:
         model of the fallback chain (announced in the transcript); open breakers are skipped.
         """
         assert self.provider is not None
-        self.emit(ev.AssistantStarted())
         content, reasoning = TextParts(), TextParts()  # not a list of tokens: see text_parts.py
+        self.emit(ev.AssistantStarted(reply_text=content.text))
         raw: dict[str, Any] = {}
         assembler = ToolCallAssembler()
         finish_reason: str | None = None

@@ -3,6 +3,7 @@ scrolled back into view: the transcript then shows exactly what one Markdown wid
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 
 import widgets.markdown_split as markdown_split
@@ -54,7 +55,13 @@ async def lines_at(app: App, pilot, y: int) -> list[tuple[str, str]]:
     return [(strip.text, "".join(str(segment.style) for segment in strip)) for strip in strips]
 
 
-async def test_dormant_parts_render_like_one_markdown(monkeypatch) -> None:
+# What the reply's `reply_text` reads: nothing (parts keep copies), the engine's text of the reply (parts
+# refer to it), or a text that does not match what was shown (parts find that out and keep copies).
+REPLY_TEXTS = {"copies": None, "engine's text": lambda: REPLY, "mismatched": lambda: REPLY.upper()}
+
+
+@pytest.mark.parametrize("reply_text", REPLY_TEXTS.values(), ids=REPLY_TEXTS.keys())
+async def test_dormant_parts_render_like_one_markdown(monkeypatch, reply_text) -> None:
     monkeypatch.setattr(markdown_split, "PART_CHARS", 60)
     monkeypatch.setattr(transcript_module, "SLEEP_SCREENS", 1)
     monkeypatch.setattr(transcript_module, "WAKE_SCREENS", 0.5)
@@ -62,6 +69,7 @@ async def test_dormant_parts_render_like_one_markdown(monkeypatch) -> None:
     async with streamed.run_test(size=(60, 20)) as pilot:
         transcript = streamed.query_one(Transcript)
         message = await transcript.start_assistant()
+        message.reply_text = reply_text
         for start in range(0, len(REPLY), 23):
             await message.append_content(REPLY[start:start + 23])
             transcript.follow()

@@ -50,10 +50,12 @@ def classes_of(part) -> set[str]:
     return set(part.classes.split()) if isinstance(part.classes, str) else set(part.classes)
 
 
-async def stream(app: App, text: str, piece: int) -> AssistantMessage:
-    """`text` appended to a new reply in `piece`-sized updates, as the bridge would."""
+async def stream(app: App, text: str, piece: int, reply_text=None) -> AssistantMessage:
+    """`text` appended to a new reply in `piece`-sized updates, as the bridge would (`reply_text`: the
+    engine's own text of the reply, as the workstream view hands it over from AssistantStarted)."""
     transcript = app.query_one(Transcript)
     message = await transcript.start_assistant()
+    message.reply_text = reply_text
     for start in range(0, len(text), piece):
         await message.append_content(text[start:start + piece])
         transcript.follow()
@@ -195,36 +197,97 @@ async def test_a_long_reply_is_held_once_and_its_dormant_parts_keep_no_per_line_
         assert len([w for w in message.parts if isinstance(w, Widget)]) <= 10, "only the parts near the view"
 
 
+async def streamed_and_settled(app: App, pilot, text: str, reply_text=None) -> AssistantMessage:
+    """`text` streamed as a new reply, laid out with the view at its end and its far parts dormant."""
+    message = await stream(app, text, 16_000, reply_text)
+    await settled(app, pilot)
+    return message
+
+
+async def settled(app: App, pilot) -> None:
+    """Once the streamed reply is laid out with the view at its end, its far parts put to sleep."""
+    from widgets.dormant import DormantParts
+
+    transcript = app.query_one(Transcript)
+    await wait_for(pilot, lambda: transcript.max_scroll_y > 5000 and transcript.scroll_y >= transcript.max_scroll_y,
+                   message="the reply laid out and the view at its end")
+    await transcript.settle_parts()
+    await wait_for(pilot, lambda: any(len(d.parts) > 5 for d in transcript.query(DormantParts)),
+                   message="the parts above the view dormant")
+
+
+async def held_by_reply(app: App, pilot, text: str, reply_text=None) -> tuple[int, AssistantMessage]:
+    """(bytes still allocated once `text` streamed, settled and its garbage collected, the reply);
+    `text` itself was allocated before the count starts, as the engine holds it."""
+    import gc
+    import tracemalloc
+
+    await stream(app, PARAGRAPH[:PLAIN_CHARS + 5000], 4000)  # imports, styles and caches warmed first
+    await pilot.pause()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        message = await streamed_and_settled(app, pilot, text, reply_text)
+        await pilot.pause()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before, message
+    finally:
+        tracemalloc.stop()
+
+
 async def test_a_long_reply_takes_about_its_own_size_in_memory() -> None:
     """Once its garbage is collected, the transcript holds little more than a long reply's text
     (issue 12: each plain part kept its text a second time, as its Content, with every wrapped line
     rendered, and Textual's cached list of displayed children kept parts put to sleep alive)."""
-    import gc
-    import tracemalloc
-
-    from widgets.dormant import DormantParts
-
     text = PARAGRAPH * 5  # 1 MB, one endless paragraph
     app = TranscriptApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        transcript = app.query_one(Transcript)
-        await stream(app, PARAGRAPH[:PLAIN_CHARS + 5000], 4000)  # imports, styles and caches warmed first
-        await pilot.pause()
-        gc.collect()
-        tracemalloc.start()
-        try:
-            before = tracemalloc.get_traced_memory()[0]
-            await stream(app, text, 16_000)
-            await wait_for(pilot, lambda: transcript.max_scroll_y > 5000 and transcript.scroll_y >= transcript.max_scroll_y,
-                           message="the reply laid out and the view at its end")
-            await transcript.settle_parts()
-            await wait_for(pilot, lambda: any(len(d.parts) > 5 for d in transcript.query(DormantParts)),
-                           message="the parts above the view dormant")
-            await pilot.pause()
-            gc.collect()
-            held = tracemalloc.get_traced_memory()[0] - before
-        finally:
-            tracemalloc.stop()
+        held, _ = await held_by_reply(app, pilot, text)
         # 1.8 bytes a character here (the text once; the rest is the few parts on screen, their rendered
         # lines and the layout); 6 before the plain parts were rebuilt (issue 12)
         assert held < 2.5 * len(text), f"{held / len(text):.2f} bytes held per character of the reply"
+
+
+async def test_a_long_reply_the_engine_holds_is_not_held_again_by_its_dormant_parts() -> None:
+    """When the reply's text can be read from the engine (AssistantStarted.reply_text), the parts that
+    went dormant keep where their text lies in it, not a copy: the transcript then holds only the parts
+    near the view beyond the engine's string (issue 12: the UI's copy was 1x the reply again). Scrolled
+    back, the woken parts show that text."""
+    text = PARAGRAPH * 10 + "\n\nThe end."  # 2 MB, one endless paragraph: the engine's string of the reply
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        held, message = await held_by_reply(app, pilot, text, reply_text=lambda: text)
+        # 0.5 bytes a character here (the parts near the view and the layout); 1.8 with a copy in the parts
+        assert held < 0.8 * len(text), f"{held / len(text):.2f} bytes held per character of the reply"
+        assert message.content == text
+        transcript = app.query_one(Transcript)
+        transcript.scroll_to(y=0, animate=False, immediate=True)  # back to the start of the reply
+        await pilot.pause()
+        await transcript.settle_parts()
+        await wait_for(pilot, lambda: "word word" in "\n".join(
+            strip.text for strip in app.screen._compositor.render_strips()), message="its start on screen again")
+
+
+async def test_parts_put_to_sleep_hold_no_text_while_they_wait_to_be_collected() -> None:
+    """The app defers full garbage collections until it is idle (app/idle_gc.py), and a removed widget
+    lives on in reference cycles until one runs: the plain parts a streaming reply put to sleep must not
+    keep their text meanwhile (a 10 MB reply kept it all a second time until it ended)."""
+    import gc
+    import weakref
+
+    from widgets.plain_part import PlainPart
+
+    text = PARAGRAPH * 4  # 800 KB: a dozen plain parts, most of them put to sleep
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        gc.disable()  # as between the app's idle collections: cycles are not collected
+        try:
+            message = await stream(app, text, 16_000, reply_text=lambda: text)
+            made = [weakref.ref(part) for part in message.parts if isinstance(part, PlainPart)]
+            await settled(app, pilot)
+            removed = [part for ref in made if (part := ref()) is not None and not part.is_attached]
+            assert sum(len(part.source) for part in removed) == 0, "characters still held by removed parts"
+        finally:
+            gc.enable()
+        assert message.content == text
