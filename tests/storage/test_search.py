@@ -252,3 +252,63 @@ def test_version_1_database_is_upgraded_and_backfilled(db_path: Path) -> None:
                         "'ix_messages_workstream_seq'") == [("ix_messages_workstream_seq",)]
     finally:
         s.close()
+
+
+def _index_bytes(path: Path) -> int:
+    return _db_rows(path, "SELECT coalesce(sum(length(block)), 0) FROM messages_fts_data")[0][0]
+
+
+@needs_fts5
+def test_the_index_takes_a_bounded_prefix_of_a_huge_message(store: Store) -> None:
+    """A text of distinct words (a hex dump) cost the index memory many times its size while it was stored
+    (a 10 MB one: +161 MB at the peak, and a 12 MB index). Only its first INDEXED_CHARS characters are
+    indexed now."""
+    ws = store.create_workstream()
+    words = " ".join(f"w{n:07x}" for n in range(3 * fts.INDEXED_CHARS // 9))  # ~3x the cap, all distinct
+    store.add_message(ws, Message(role="assistant", content="opening " + words + " closing"))
+    assert len(store.search("opening")) == 1
+    assert store.search("closing") == []  # past the cap: not searched (the documented limit)
+    capped = _index_bytes(store.path)
+    store.add_message(ws, Message(role="assistant", content="another " + words))
+    assert _index_bytes(store.path) < 2.6 * capped  # the second message costs no more than the first
+    assert capped < 2 * fts.INDEXED_CHARS  # uncapped, these 2.4 MB of text made a 2.9 MB index
+    hit = store.search("another")[0]
+    assert hit.snippet.startswith(f"{MARK_START}another{MARK_END} w0000000")
+    store.delete_workstream(ws)  # the delete trigger takes out exactly what was indexed
+    assert store.search("another") == [] and store.search("opening") == []
+    check = "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)"
+    conn = sqlite3.connect(store.path)
+    try:
+        conn.execute(check)  # raises "database disk image is malformed" on an index out of step
+    finally:
+        conn.close()
+
+
+@needs_fts5
+def test_an_index_made_by_an_older_version_is_made_anew(db_path: Path) -> None:
+    s = Store(db_path, clock=Clock())
+    ws = s.create_workstream()
+    s.add_message(ws, Message(role="user", content="kept from before"))
+    s.close()
+    conn = sqlite3.connect(db_path)  # the index as versions before the cap made it: over `messages` itself
+    for name in fts.TRIGGERS:
+        conn.execute(f"DROP TRIGGER {name}")
+    conn.execute("DROP TABLE messages_fts")
+    conn.execute("DROP VIEW messages_fts_source")
+    conn.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', "
+                 "content_rowid='id', tokenize='unicode61', prefix='2 3')")
+    conn.execute("INSERT INTO messages_fts(rowid, content) SELECT id, content FROM messages WHERE role = 'user'")
+    for sql in fts.TRIGGERS.values():
+        conn.execute(sql.replace(f"substr(new.content, 1, {fts.INDEXED_CHARS})", "new.content")
+                     .replace(f"substr(old.content, 1, {fts.INDEXED_CHARS})", "old.content"))
+    conn.commit()
+    conn.close()
+    s = Store(db_path, clock=Clock())
+    try:
+        assert s.fts_enabled and len(s.search("kept")) == 1
+        table = _db_rows(db_path, "SELECT sql FROM sqlite_master WHERE name = 'messages_fts'")[0][0]
+        assert "messages_fts_source" in table
+        s.add_message(ws, Message(role="user", content="added after"))
+        assert len(s.search("added")) == 1
+    finally:
+        s.close()
