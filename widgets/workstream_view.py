@@ -86,6 +86,9 @@ class WorkstreamView(Vertical):
         self._held_since = 0.0
         self._release_timer = None
         self.subagent_runs = SubagentRuns()  # every sub-agent's events, for a pane opened late
+        # Made here, not in compose: callers set up the prompt (completer, past prompts) right after
+        # mounting the view, and under load a take-over found the view's children not there yet.
+        self._prompt = PromptInput()
 
     def compose(self) -> ComposeResult:
         yield ViewTitle(classes="view-title")
@@ -93,7 +96,7 @@ class WorkstreamView(Vertical):
         yield SlashSuggestions()
         yield MentionSuggestions()
         yield HeldBanner(classes="held-banner")
-        yield PromptInput()
+        yield self._prompt
 
     def on_mount(self) -> None:
         self.transcript.source = lambda: self.workstream.session.messages
@@ -127,7 +130,7 @@ class WorkstreamView(Vertical):
 
     @property
     def prompt(self) -> PromptInput:
-        return self.query_one(PromptInput)
+        return self._prompt
 
     def set_shown(self, shown: bool) -> None:
         """Called as panes change: a hidden view holds streamed text until it is shown or the reply ends."""
