@@ -7,7 +7,11 @@ another window is read-only and redraws as that window writes, until the user ta
 
 from __future__ import annotations
 
+import logging
+
 from widgets.workstream_view import WorkstreamView
+
+log = logging.getLogger("whimbrel")
 
 
 class OwnershipWiring:
@@ -21,7 +25,7 @@ class OwnershipWiring:
         if hasattr(self.store, "guard_writes"):  # a write into a workstream taken over elsewhere is refused
             self.store.guard_writes(self.manager.ownership.owner)
             self.store.on_refused = lambda _error: self._tick("leases", self._heartbeat)  # read-only at once
-        self.set_interval(self.manager.ownership.interval, lambda: self._tick("leases", self._heartbeat))
+        self.run_worker(self._heartbeats(), name="ownership heartbeats", group="ownership", exit_on_error=False)
         self._read_only_timer = self.set_interval(READ_ONLY_POLL, self._read_only_tick, pause=True)
         self.follow_read_only()
 
@@ -55,6 +59,22 @@ class OwnershipWiring:
                 self._ticking.discard(name)
 
         self.run_worker(run(), name=f"ownership {name}", group="ownership", exit_on_error=False)
+
+    async def _heartbeats(self) -> None:
+        """Every heartbeat interval, refresh the leases. One worker for the app's life: a worker per beat
+        cost the idle app a Worker and its state messages every few seconds (issue 20)."""
+        import asyncio
+
+        while True:
+            await asyncio.sleep(self.manager.ownership.interval)
+            if "leases" not in self._ticking:  # a beat asked for by a refused write may be running
+                self._ticking.add("leases")
+                try:
+                    await self._heartbeat()
+                except Exception:  # noqa: BLE001 - a store hiccup must not end the heartbeats
+                    log.exception("lease heartbeat failed")
+                finally:
+                    self._ticking.discard("leases")
 
     async def _heartbeat(self) -> None:
         """Refresh leases; a workstream another window took over meanwhile stops here and turns read-only."""

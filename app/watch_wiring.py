@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-DEFAULT_TICK = 5.0
+DEFAULT_TICK = 60.0  # seconds at most between the runner's reads of the store (a watch made here wakes it at once)
 
 
 async def _opened(app: Any, workstream_id: str) -> Any | None:

@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -98,6 +99,7 @@ class WatchTool:
                             interval=interval, stop_on=stop_on, max_polls=max_polls, limit=MAX_ACTIVE)
         except ValueError as error:
             raise ToolError(f"watch: {error}") from None
+        wake_runner(store)
         condition = f"when {stop_on}" if stop_on else "when its output changes"
         return (f"Watching `{command}` every {interval:g}s as {name!r}; this conversation wakes {condition} "
                 f"(at most {max_polls} polls).")
@@ -130,18 +132,36 @@ def fired_message(row: dict[str, Any], code: int, output: str, reason: str) -> s
             f"{shown.rstrip()}")
 
 
-class WatchRunner:
-    """Polls due watches every `tick` seconds and calls `fire(workstream_id, text)` when one fires.
+_RUNNERS: weakref.WeakKeyDictionary[Any, WatchRunner] = weakref.WeakKeyDictionary()  # store -> its runner
 
+
+def wake_runner(store: Any) -> None:
+    """A watch was just created in `store`: its runner in this process (if any) looks at once."""
+    runner = _RUNNERS.get(store)
+    if runner is not None:
+        runner.wake()
+
+
+class WatchRunner:
+    """Polls due watches and calls `fire(workstream_id, text)` when one fires.
+
+    Between rounds it sleeps until the earliest active watch is due, at most `tick` seconds (so a
+    watch another process added is seen that late at worst); one this process creates wakes it
+    (`wake_runner`). An idle app with no watch reads the store once a `tick`, not every few seconds.
     `vet(row)`, when given, puts each poll through its workstream's permission gate first: a command
     the gate now refuses (a deny rule added since, plan mode) stops the watch and says why.
     """
 
-    def __init__(self, store: Any, fire: Fire, workspace: Path, *, tick: float = 5.0,
+    def __init__(self, store: Any, fire: Fire, workspace: Path, *, tick: float = 60.0,
                  clock: Callable[[], float] = time.time, vet: Vet | None = None) -> None:
         self.store, self.fire, self.workspace, self.tick, self.clock = store, fire, Path(workspace), tick, clock
         self.vet = vet
         self._task: asyncio.Task | None = None
+        self._woken = asyncio.Event()
+        _RUNNERS[store] = self
+
+    def wake(self) -> None:
+        self._woken.set()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self.run_forever(), name="watch-runner")
@@ -157,13 +177,24 @@ class WatchRunner:
 
     async def run_forever(self) -> None:
         while True:
+            delay = self.tick
             try:
                 await self.poll_once()
+                delay = await self._until_due()
             except asyncio.CancelledError:
                 raise
             except Exception:  # a broken row or a store hiccup must not end all watches
                 log.exception("watch runner failed a round")
-            await asyncio.sleep(self.tick)
+            try:
+                await asyncio.wait_for(self._woken.wait(), delay)
+            except TimeoutError:
+                pass
+            self._woken.clear()
+
+    async def _until_due(self) -> float:
+        """Seconds until the earliest active watch is due (0 if one is), at most `tick`."""
+        due_at = await self.store.run(watch_store.next_due, self.store.store)
+        return self.tick if due_at is None else min(self.tick, max(0.0, due_at - self.clock()))
 
     async def poll_once(self) -> int:
         """Poll every due watch once; returns how many fired."""

@@ -43,6 +43,10 @@ class StoreLockedError(RuntimeError):
 
 
 def _on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
+    set_pragmas(dbapi_conn)
+
+
+def set_pragmas(dbapi_conn: sqlite3.Connection) -> None:
     """Set the pragmas on a new connection. Switching a fresh file to WAL needs the lock, and
     SQLite may answer "locked" at once (no busy wait) while another process creates the file,
     so each pragma is retried like a write."""

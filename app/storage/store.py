@@ -269,4 +269,5 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
 
     def close(self) -> None:
         """Release every connection (the WAL is checkpointed by SQLite on last close)."""
+        self.close_heartbeat()
         self._engine.dispose()

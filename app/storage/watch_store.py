@@ -62,6 +62,12 @@ def claim_due(store: Any, now: float, lease: float) -> list[dict[str, Any]]:
     return rows
 
 
+def next_due(store: Any) -> float | None:
+    """When the earliest active watch is due; None when there is no active watch."""
+    with store._reads.connect() as conn:
+        return conn.execute(select(func.min(watches.c.next_at)).where(watches.c.status == ACTIVE)).scalar()
+
+
 def record_poll(store: Any, watch_id: str, output: str, next_at: float) -> None:
     with store._engine.begin() as conn:
         conn.execute(update(watches).where(watches.c.id == watch_id).values(

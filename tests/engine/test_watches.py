@@ -3,7 +3,9 @@ a turn in its workstream (stored), and watches survive a restart (a new store on
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
 from app.engine.watches import WatchRunner
 from app.storage import watch_store
@@ -18,6 +20,14 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+async def until(condition, timeout: float = 60.0) -> None:
+    """Wait for `condition()` (checked every 50 ms); fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        await asyncio.sleep(0.05)
 
 
 def watch_call(call_id: str = "w1", **args) -> ToolCallReply:
@@ -110,3 +120,33 @@ async def test_stop_on_fires_only_when_it_holds(tmp_path):
     clock.now += 10
     assert await runner.poll_once() == 1 and fired[0].startswith("[watch 'pr' fired]")
     await store.aclose()
+
+
+async def test_the_runner_sleeps_until_the_next_due_watch_and_a_new_watch_wakes_it(fake_openai, tmp_path):
+    """Issue 20 (idle CPU): an idle runner reads the store once a `tick` (an hour here), yet a stored
+    watch is polled when it falls due and one the tool creates is polled at once."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    recorder = Recorder()
+    session, store = await make_session(fake_openai, workspace, tmp_path, recorder)
+    polled: list[str] = []
+
+    async def fire(_target: str, text: str) -> None:
+        polled.append(text)
+
+    await store.run(watch_store.create, store.store, session.workstream_id, name="soon", command="echo soon",
+                    interval=10, stop_on="True", max_polls=100, now=time.time() + 0.5)  # due in half a second
+    runner = WatchRunner(store, fire, workspace, tick=3600)
+    runner.start()
+    try:
+        await until(lambda: polled)
+        assert polled[0].startswith("[watch 'soon' fired] `echo soon`")  # it did not sleep an hour
+
+        fake_openai.queue(watch_call(command="echo now", poll_every="1h", stop_on="True", name="now"),
+                          TextReply("Watching."))
+        await session.run_turn("watch it")  # the tool's new row wakes the sleeping runner
+        await until(lambda: len(polled) == 2)
+        assert polled[1].startswith("[watch 'now' fired] `echo now`")
+    finally:
+        await runner.stop()
+        await shutdown(session, store)

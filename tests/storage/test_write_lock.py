@@ -83,3 +83,31 @@ def test_a_poll_for_due_watches_takes_no_lock_while_none_is_due(store: Store, db
         locker.close()
     assert [row["name"] for row in watch_store.claim_due(store, now=2_000.0, lease=30)] == ["later"]
     assert watch_store.claim_due(store, now=2_000.0, lease=30) == [], "claimed: pushed ahead by its lease"
+
+
+def test_a_heartbeat_waits_for_another_processs_lock_then_refreshes(store: Store, db_path: Path) -> None:
+    """The heartbeat has its own connection (issue 20): it takes the lock up front like every write,
+    waits while another process holds it, refreshes only this owner's leases, and reports lost ones."""
+    import threading
+
+    from app.storage.lease_rules import Owner
+
+    mine, theirs = Owner("mine", 1, "host"), Owner("theirs", 2, "host")
+    kept, lost = store.create_workstream(title="kept"), store.create_workstream(title="lost")
+    store.take_lease(kept, mine)
+    store.take_lease(lost, theirs)
+    before = store.lease(kept).heartbeat_at
+    locker = _locker(db_path)
+    done: list[list[str]] = []
+    beat = threading.Thread(target=lambda: done.append(store.refresh_leases(mine, [kept, lost])))
+    beat.start()
+    try:
+        beat.join(timeout=0.5)
+        assert beat.is_alive(), "it waits while the lock is held"
+    finally:
+        locker.close()  # the other process goes away without writing
+    beat.join(timeout=60)
+    assert done == [[lost]]  # the lease another instance holds is reported, not refreshed
+    assert store.lease(kept).heartbeat_at > before and store.lease(lost).owner == theirs
+    store.close()
+    assert store._heartbeat is None, "closed with the store"
