@@ -7,11 +7,9 @@ another window is read-only and redraws as that window writes, until the user ta
 
 from __future__ import annotations
 
-import logging
+import asyncio
 
 from widgets.workstream_view import WorkstreamView
-
-log = logging.getLogger("whimbrel")
 
 
 class OwnershipWiring:
@@ -63,16 +61,17 @@ class OwnershipWiring:
     async def _heartbeats(self) -> None:
         """Every heartbeat interval, refresh the leases. One worker for the app's life: a worker per beat
         cost the idle app a Worker and its state messages every few seconds (issue 20)."""
-        import asyncio
-
         while True:
             await asyncio.sleep(self.manager.ownership.interval)
             if "leases" not in self._ticking:  # a beat asked for by a refused write may be running
                 self._ticking.add("leases")
                 try:
                     await self._heartbeat()
-                except Exception:  # noqa: BLE001 - a store hiccup must not end the heartbeats
-                    log.exception("lease heartbeat failed")
+                except Exception as error:  # noqa: BLE001 - a store hiccup must not end the heartbeats
+                    from app.error_log import internal_failure
+
+                    self.notify(internal_failure("Keeping this window's workstreams open", error),
+                                severity="error", timeout=10)
                 finally:
                     self._ticking.discard("leases")
 

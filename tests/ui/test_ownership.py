@@ -218,3 +218,24 @@ async def test_a_setting_changed_after_a_take_over_is_not_saved_and_the_user_is_
         assert workstream.session.guard.gate.mode == "ask"
     assert store.get_config(workstream.id) == {"policy_mode": "plan"}
     assert store.lease(workstream.id).owner.pid == other_window.pid
+
+
+async def test_the_heartbeat_keeps_this_windows_lease_fresh_and_notices_a_take_over(tmp_path, store,
+                                                                                     other_window) -> None:
+    """The heartbeat (one worker for the app's life) refreshes the lease while the app idles; once
+    another window has taken the workstream over (this one looked stale), the next beat turns the idle
+    pane read-only, without any write from this window."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        workstream = app.workstream
+        view = app.main_screen.view_for(workstream.id)
+        app.manager.ownership.interval = 0.2  # from the next beat on
+        first = store.lease(workstream.id).heartbeat_at
+        await wait_for(pilot, lambda: store.lease(workstream.id).heartbeat_at > first, timeout=30,
+                       message="a beat refreshed the lease")
+        assert store.take_lease(workstream.id, _owner_of(other_window), stale_after=-1) is None
+        await wait_for(pilot, lambda: workstream.read_only and view.query_one(HeldBanner).display
+                       and view.prompt.disabled, timeout=30, message="read-only after the next beat")
+        assert f"open in another window (pid {other_window.pid})" in screen_text(app)
+    assert store.lease(workstream.id).owner.pid == other_window.pid
