@@ -79,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     models = ModelRegistry.from_config(config, provider=args.provider, base_url=args.base_url,
                                        api_key=args.api_key, model=args.model, env=os.environ)
     settings = models.settings(models.default) if models.default else None
+    data_dir = (args.data_dir or default_data_dir()).expanduser()
+    from app.storage.peek import read_in_background
+
+    saved_tabs = read_in_background(data_dir / "whimbrel.db")  # while Textual is imported: the first frame shows them
     from app.main import AppOptions, WhimbrelApp
 
     options = AppOptions(
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         auto_compact_pct=config.auto_compact_pct,
         config=config,
         workdir=workdir.resolve(),
-        data_dir=(args.data_dir or default_data_dir()).expanduser(),
+        data_dir=data_dir,
         config_path=config_path,
         resume=args.resume,
         bash_timeout=config.bash_timeout,
@@ -98,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         notifications=config.notifications,
         worktree=args.worktree,
         bypass=args.bypass,
+        saved_tabs=saved_tabs,
     )
     app = WhimbrelApp(options)
     app.run()

@@ -72,23 +72,33 @@ def first_frame_status(options, saved: SavedTabs | None = None) -> FirstFrameSta
 
 def show_first_frame(app) -> None:
     """Fill the main screen's status bar now and its tab bar once the saved tabs are read
-    (`app.first_frame_part_shown("tabs")` once they are painted, or there are none)."""
+    (`app.first_frame_part_shown("tabs")` once they are painted, or there are none). The CLI began
+    reading them before Textual was imported (`options.saved_tabs`): usually they are in already,
+    and this very frame shows them."""
     status = first_frame_status(app.options)
     if status is not None:
         app.main_screen.query_one(StatusBar).show(status)
-    app.run_worker(_show_saved_tabs(app), group="first-frame", exit_on_error=False)
+    early = app.options.saved_tabs
+    if early is not None and early.done() and early.exception() is None:
+        _show_saved(app, early.result())
+        app.call_after_refresh(app.first_frame_part_shown, "tabs")
+    else:
+        app.run_worker(_show_saved_tabs(app, early), group="first-frame", exit_on_error=False)
 
 
-async def _show_saved_tabs(app) -> None:
-    """Show the saved tabs, then tell the app they are on screen (boot waits for that)."""
+async def _show_saved_tabs(app, early) -> None:
+    """Show the saved tabs once read, then tell the app they are on screen (boot waits for that)."""
     try:
-        await _read_and_show_saved_tabs(app)
+        if early is not None:
+            saved = await asyncio.wrap_future(early)
+        else:
+            saved = await asyncio.to_thread(saved_tabs, app.options.data_dir / "whimbrel.db")
+        _show_saved(app, saved)
     finally:
         app.call_after_refresh(app.first_frame_part_shown, "tabs")
 
 
-async def _read_and_show_saved_tabs(app) -> None:
-    saved = await asyncio.to_thread(saved_tabs, app.options.data_dir / "whimbrel.db")
+def _show_saved(app, saved: SavedTabs | None) -> None:
     if saved is None or app.manager is not None:
         return  # nothing saved, or boot has shown the real workspace already
     screen = app.main_screen

@@ -84,6 +84,7 @@ class AppOptions:
     auto_compact_pct: float = 80.0
     worktree: bool = False  # --worktree: the first workstream works in its own git worktree
     bypass: bool = False  # --dangerously-bypass-approvals: the permission mode is bypass everywhere
+    saved_tabs: Any = None  # a Future of app.storage.peek.saved_tabs, started by the CLI (None: read at mount)
 
 
 # What each group of background workers does, in words, for the sentence shown when one fails.

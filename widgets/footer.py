@@ -30,7 +30,9 @@ class KeysFooter(BindingsFooter):
             return
         if self.is_attached and screen is self.screen and not self._rebuild_pending:
             self._rebuild_pending = True
-            self.call_after_refresh(self._rebuild)
+            # The first keys go into the first frame (after a refresh they came one frame late, the
+            # last part of the first screen); later changes fold into one rebuild per refresh.
+            (self.call_later if not self._shown else self.call_after_refresh)(self._rebuild)
 
     async def _rebuild(self) -> None:
         self._rebuild_pending = False

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from concurrent.futures import Future
 
 from app.storage.lease_rules import Lease, Owner
 
@@ -51,6 +52,23 @@ def saved_tabs(db_path: Path) -> SavedTabs | None:
         return None
     finally:
         connection.close()
+
+
+def read_in_background(db_path: Path) -> Future[SavedTabs | None]:
+    """Start `saved_tabs(db_path)` on a thread of its own and return its future: the CLI starts it
+    before Textual is imported, so the first frame can show the tabs instead of a frame later."""
+    import threading
+
+    future: Future[SavedTabs | None] = Future()
+
+    def read() -> None:
+        try:
+            future.set_result(saved_tabs(db_path))
+        except BaseException as error:  # noqa: BLE001 - handed to whoever waits for it
+            future.set_exception(error)
+
+    threading.Thread(target=read, name="whimbrel-saved-tabs", daemon=True).start()
+    return future
 
 
 def _state(connection: sqlite3.Connection, key: str):

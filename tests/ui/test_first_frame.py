@@ -140,3 +140,31 @@ async def test_boot_starts_once_the_saved_tabs_and_the_footer_are_on_screen(tmp_
     async with whimbrel.run_test() as pilot:
         await booted(pilot)
         assert seen_at_boot == [["parser fix", "docs", "release"]]
+
+
+async def test_the_tabs_the_cli_read_while_textual_loaded_are_shown_at_mount(tmp_path):
+    """The CLI starts reading the saved tabs before Textual is imported (`options.saved_tabs`, a future):
+    read by then, they are on the tab bar when the main screen mounts, so the first frame has them;
+    still being read, they follow once the read is done. (No store is on disk here: what is shown
+    can only come from the CLI's read.)"""
+    from concurrent.futures import Future
+
+    from app.storage.peek import SavedTabs
+
+    read = Future()
+    read.set_result(SavedTabs(["read by the cli", "while textual loaded"], focused=1))
+    app = configured_app(tmp_path)
+    app.options.saved_tabs = read
+    app._boot_started = True
+    async with app.run_test():
+        assert tab_names(app) == ["read by the cli", "while textual loaded"]  # no wait: there at mount
+        assert app.main_screen.query_one(TabBar).active == 1
+
+    reading = Future()
+    app = configured_app(tmp_path)
+    app.options.saved_tabs = reading
+    app._boot_started = True
+    async with app.run_test() as pilot:
+        assert tab_names(app) == []
+        reading.set_result(SavedTabs(["read a moment later"]))
+        await wait_for(pilot, lambda: tab_names(app) == ["read a moment later"], message="the tabs once read")
