@@ -8,8 +8,10 @@ another window is read-only and redraws as that window writes, until the user ta
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
-from widgets.workstream_view import WorkstreamView
+if TYPE_CHECKING:
+    from widgets.workstream_view import WorkstreamView
 
 
 class OwnershipWiring:
