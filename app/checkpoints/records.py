@@ -11,11 +11,11 @@ import json
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import delete, exists, func, insert, or_, select, update
 
-from app.storage.drafts import with_pieces
+from app.storage.pieces import insert_message, with_pieces
 from app.storage.engine import reader
 from app.storage.schema import (checkpoint_ops, checkpoints, context_resets, messages, workstream_forks,
                                 workstreams)
@@ -253,10 +253,13 @@ def messages_from(store: Any, workstream_id: str, seq: int) -> int:
             messages.c.role != "tool_call")).scalar_one()
 
 
-def _take(conn: Any, table: Any, *where: Any, order: Any) -> list[dict[str, Any]]:
-    """Delete the rows of `table` matching `where`; return them without their workstream, their id
-    kept as `old_id` (an undo links checkpoints to their messages' new ids)."""
-    rows = [dict(r._mapping) for r in conn.execute(select(table).where(*where).order_by(order))]
+def _take(conn: Any, table: Any, *where: Any, order: Any, whole: Callable = lambda conn, rows: rows
+          ) -> list[dict[str, Any]]:
+    """Delete the rows of `table` matching `where`; return them (made `whole`: messages with their
+    pieces' text) without their workstream, their id kept as `old_id` (an undo links checkpoints to
+    their messages' new ids)."""
+    found = [r._mapping for r in conn.execute(select(table).where(*where).order_by(order))]
+    rows = [dict(r) for r in whole(conn, found)]
     for row in rows:
         row["old_id"] = row.pop("id")
         row.pop("workstream_id")
@@ -269,7 +272,7 @@ def _cut(conn: Any, workstream_id: str, cut_seq: int) -> tuple[str, int]:
     (for an undo) and the number of messages."""
     removed = {
         "messages": _take(conn, messages, messages.c.workstream_id == workstream_id, messages.c.seq >= cut_seq,
-                          order=messages.c.seq),
+                          order=messages.c.seq, whole=with_pieces),
         "checkpoints": _take(conn, checkpoints, checkpoints.c.workstream_id == workstream_id,
                              checkpoints.c.user_seq >= cut_seq, order=checkpoints.c.id),
     }
@@ -288,8 +291,7 @@ def _put_back(conn: Any, workstream_id: str, removed: dict[str, list[dict[str, A
     new_ids: dict[int, int] = {}
     for row in rows:
         old_id = row.pop("old_id", None)
-        new_id = conn.execute(insert(messages).values(workstream_id=workstream_id,
-                                                      **{**row, "seq": row["seq"] + shift})).inserted_primary_key[0]
+        new_id = insert_message(conn, {**row, "workstream_id": workstream_id, "seq": row["seq"] + shift})
         if old_id is not None:
             new_ids[old_id] = new_id
     count = _count(rows)
@@ -330,8 +332,9 @@ def fork_workstream(store: Any, parent_id: str, upto_seq: int, *, title: str, wo
     """A new workstream holding the parent's messages up to seq `upto_seq` (inclusive); its id.
 
     A reply the parent is still streaming (in another window) or that a crash cut is stored as a row
-    plus appended pieces (app/storage/drafts.py): the fork gets its text so far in one row, still
-    marked interrupted, since the fork will never finish it."""
+    plus appended pieces (app/storage/drafts.py): the fork gets its text so far as a finished row
+    (a long text as head and pieces, app/storage/pieces.py), still marked interrupted, since the
+    fork will never finish it."""
     child = uuid.uuid4().hex
     now = time.time()
     with store.engine.begin() as conn:
@@ -342,7 +345,7 @@ def fork_workstream(store: Any, parent_id: str, upto_seq: int, *, title: str, wo
         for row in with_pieces(conn, [r._mapping for r in rows]):
             row = dict(row)
             row.pop("id")
-            conn.execute(insert(messages).values(**{**row, "workstream_id": child}))
+            insert_message(conn, {**row, "workstream_id": child})
         conn.execute(insert(workstream_forks).values(child_id=child, parent_id=parent_id, upto_seq=upto_seq,
                                                      created_at=now))
     return child

@@ -4,8 +4,8 @@ The first save of a streaming reply adds its `messages` row (marked interrupted,
 so far). Every later save appends only the text that came since as one `draft_pieces` row, so a
 save costs the size of what it adds: rewriting the whole row and its search index on every save
 cost a 10 MB reply seconds of SQLite work and most of the app's memory growth (issue 12). When the
-reply completes, its row gets the whole text in one update (the FTS index is updated that once)
-and its pieces go.
+reply completes, its row gets the whole text (a long one as a head and message pieces,
+app/storage/pieces.py, so no write holds all of it) and its draft pieces go.
 
 A reader always sees row + pieces (`with_pieces`), so a read-only window follows a reply streaming
 in another one. A process killed mid-stream leaves row and pieces behind: the next Store to open
@@ -19,55 +19,20 @@ folded text and its completion replaces the whole row.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Any, Iterable, Mapping
-
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select
 
 from app.storage.codec import message_rows
+from app.storage.pieces import update_message, with_pieces
 from app.storage.schema import draft_pieces, messages
 from app.vocabulary.messages import Message
 
 
-def _pieces(conn: Connection, message_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
-    """message id → (content, reasoning) of its pieces, joined in the order they were written."""
-    ids = list(message_ids)
-    if not ids:
-        return {}
-    found: dict[int, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
-    query = (select(draft_pieces.c.message_id, draft_pieces.c.content, draft_pieces.c.reasoning)
-             .where(draft_pieces.c.message_id.in_(ids)).order_by(draft_pieces.c.id))
-    for message_id, content, reasoning in conn.execute(query):
-        found[message_id][0].append(content)
-        found[message_id][1].append(reasoning)
-    return {key: ("".join(content), "".join(reasoning)) for key, (content, reasoning) in found.items()}
-
-
-def with_pieces(conn: Connection, rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """`rows` of `messages`, each streaming draft among them with its pieces' text appended."""
-    drafts = [row["id"] for row in rows if row["role"] == "assistant" and row["interrupted"]]
-    extra = _pieces(conn, drafts)
-    if not extra:
-        return rows
-    out: list[Mapping[str, Any]] = []
-    for row in rows:
-        if row["id"] in extra:
-            content, reasoning = extra[row["id"]]
-            row = {**row, "content": (row["content"] or "") + content,
-                   "reasoning": (row["reasoning"] or "") + reasoning}
-        out.append(row)
-    return out
-
-
 def fold_drafts(conn: Connection) -> int:
-    """Move every draft's pieces into its row (one update each); how many drafts were folded."""
+    """Move every draft's pieces into its row; how many drafts were folded."""
     ids = list(conn.execute(select(draft_pieces.c.message_id).distinct()).scalars())
-    for message_id, (content, reasoning) in _pieces(conn, ids).items():
-        row = conn.execute(select(messages.c.content, messages.c.reasoning)
-                           .where(messages.c.id == message_id)).first()
-        if row is not None:
-            conn.execute(update(messages).where(messages.c.id == message_id)
-                         .values(content=(row.content or "") + content, reasoning=(row.reasoning or "") + reasoning))
+    rows = [r._mapping for r in conn.execute(select(messages).where(messages.c.id.in_(ids)))]
+    for row in with_pieces(conn, rows, drafts=ids):
+        update_message(conn, row["id"], {"content": row["content"], "reasoning": row["reasoning"]})
     conn.execute(delete(draft_pieces).where(draft_pieces.c.message_id.in_(ids)))
     return len(ids)
 
@@ -85,7 +50,7 @@ class DraftMixin:
         with self._writing(len(msg.content or "") + len(msg.reasoning or "")) as conn:
             self._touch(conn, workstream_id)
             conn.execute(delete(draft_pieces).where(draft_pieces.c.message_id == message_id))
-            conn.execute(update(messages).where(messages.c.id == message_id).values(**head))
+            update_message(conn, message_id, head)
             self._append_rows(conn, workstream_id, calls)
         msg.db_id = message_id
         return message_id

@@ -27,7 +27,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from app.storage.codec import rows_to_messages
-from app.storage.drafts import with_pieces
+from app.storage.pieces import with_pieces
 from app.storage.leases import live_lease_ids
 from app.storage.schema import app_state, context_resets, messages, prompt_history, workstreams
 from app.storage.search import Order, SearchHit, search

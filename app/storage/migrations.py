@@ -111,6 +111,13 @@ def _v15_mcp_calls(conn: Connection) -> None:
     mcp_calls.create(conn, checkfirst=True)
 
 
+def _v16_message_pieces(conn: Connection) -> None:
+    """Long message texts as a head in their row plus pieces (issue 12: no 10 MB value in one write)."""
+    from app.storage.schema import message_pieces
+
+    message_pieces.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, Migration]] = [
     (1, _v1_initial),
     (2, _v2_usage_and_compactions),
@@ -122,6 +129,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
     (8, _v8_subagents_and_watches),
     (9, _v9_draft_pieces),
     (15, _v15_mcp_calls),
+    (16, _v16_message_pieces),
 ]
 
 

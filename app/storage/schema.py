@@ -333,14 +333,19 @@ watches = Table(
 
 # The text a streaming reply got since its previous save, one row per save after the first; folded
 # into the reply's `messages` row when it completes (or when a Store opens after a crash).
-draft_pieces = Table(
-    "draft_pieces",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("message_id", Integer, ForeignKey("messages.id", ondelete="CASCADE"), nullable=False, index=True),
-    Column("content", Text, nullable=False, default=""),
-    Column("reasoning", Text, nullable=False, default=""),
-)
+def _text_pieces(name: str) -> Table:
+    """A table of pieces of messages' text (content and reasoning), read in id order."""
+    return Table(
+        name,
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("message_id", Integer, ForeignKey("messages.id", ondelete="CASCADE"), nullable=False, index=True),
+        Column("content", Text, nullable=False, default=""),
+        Column("reasoning", Text, nullable=False, default=""),
+    )
+
+
+draft_pieces = _text_pieces("draft_pieces")
 
 
 # -- version 15 (issue 18): the MCP inspector's call history -----------------------------------
@@ -365,3 +370,10 @@ mcp_calls = Table(
     Column("answer", Text, nullable=False),  # JSON: {"result": …, "problems": …, "uri": …} or {"error": …}
     Index("ix_mcp_calls_server_at", "server", "at"),
 )
+
+
+# -- version 16 (issue 12): long texts stored in pieces (app/storage/pieces.py) ---------------------
+
+# What follows the first HEAD_CHARS characters of a long message's content and reasoning, in
+# PIECE_CHARS slices, in id order: the row plus its pieces is the whole text.
+message_pieces = _text_pieces("message_pieces")

@@ -20,10 +20,11 @@ from sqlalchemy.exc import IntegrityError
 
 from app.vocabulary.messages import Message
 from app.storage.codec import message_rows, rows_to_messages
-from app.storage.drafts import DraftMixin, with_pieces
+from app.storage.drafts import DraftMixin
 from app.storage.engine import make_engine, reader
 from app.storage.fts import ensure_fts
 from app.storage.migrations import migrate
+from app.storage.pieces import insert_message, with_pieces
 from app.storage.schema import messages, workstream_config, workstreams
 from app.storage.history import HistoryMixin
 from app.storage.leases import LeaseMixin
@@ -209,8 +210,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
             select(func.coalesce(func.max(messages.c.seq), 0))
             .where(messages.c.workstream_id == workstream_id)
         ).scalar_one()
-        return [conn.execute(insert(messages).values(workstream_id=workstream_id, seq=seq + offset,
-                                                     created_at=now, **row)).inserted_primary_key[0]
+        return [insert_message(conn, {"workstream_id": workstream_id, "seq": seq + offset, "created_at": now, **row})
                 for offset, row in enumerate(rows, start=1)]
 
     # -- a reply while it streams: stored as appended pieces (app/storage/drafts.py) ------
