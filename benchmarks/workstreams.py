@@ -67,8 +67,8 @@ ALPHABET = "АБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯаб
 STREAMS = 4
 ECHO_TARGET = 2.0
 ESC, CTRL_N, CTRL_U = "\x1b", "\x0e", "\x15"
-BUSY_GLYPHS = "◐◓◑◒"
-TAB = re.compile(r"(\d) stream \d ([◐◓◑◒●✖])")
+BUSY_GLYPHS = frozenset("◐◓◑◒")  # a set: "" is in every string, never in a set
+TAB = re.compile(r"(?:^|\s)(\d) [^◐◓◑◒●✖\n]{1,40}? ([◐◓◑◒●✖])")  # a tab: number, title, state glyph
 
 
 # -- a pty whose output is read as bytes, keeping only a tail --------------------------------
@@ -389,8 +389,9 @@ HUGE_ECHO_TARGET = 0.100
 HUGE_RSS_TARGET = 3.0
 
 
-WARM_REPLY = "warmed " * 3
-WARM_FIRST = [{"type": "tokens", "count": 3, "token": "warmed "},  # the short first reply (--warm) ...
+WARM_REPLY = "warmed-up"  # one token: painted in one piece (words streamed one by one are painted apart,
+# with cursor moves between them, so the output never holds them side by side)
+WARM_FIRST = [{"type": "tokens", "count": 1, "token": WARM_REPLY},  # the short first reply (--warm) ...
               {"type": "tokens", "count": 1, "token": "Warm title"}]  # ... and the auto-title request after it
 
 
@@ -418,7 +419,7 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
                 if warm:  # what only a first reply costs (markdown-it, the connection, the store's writer) is paid
                     term.send("warm")
                     term.send("\r")
-                    term.wait_text(WARM_REPLY.strip(), timeout=60)
+                    term.wait_text(WARM_REPLY, timeout=60)
                     idle_rss = settled_rss(term, timeout=20)
                 term.send("stream 1")
                 start_stream(term, 1)
