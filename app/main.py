@@ -58,10 +58,9 @@ def tune_interpreter_for_input() -> None:
 
 
 def _import_engine() -> None:
-    """Import the engine, tools and the workstream views on a worker thread: the UI keeps painting meanwhile."""
+    """Import the engine and tools on a worker thread: the UI keeps painting meanwhile."""
     import app.engine.workstreams  # noqa: F401  (session, tools, providers follow)
     import app.storage.async_store  # noqa: F401
-    import widgets.workstream_view  # noqa: F401  (the views: the first frame needs none of them)
 
 
 @dataclass

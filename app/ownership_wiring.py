@@ -8,10 +8,8 @@ another window is read-only and redraws as that window writes, until the user ta
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from widgets.workstream_view import WorkstreamView
+from widgets.workstream_view import WorkstreamView
 
 
 class OwnershipWiring:

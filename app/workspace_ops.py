@@ -7,14 +7,11 @@ A mixin of WhimbrelApp (kept apart so each file reads in one sitting). It relies
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from app import checkpoint_wiring, subagent_panes
 from app.bridge import make_emitter
 from app.engine.layout import LayoutError, LayoutTree
-
-if TYPE_CHECKING:
-    from widgets.workstream_view import WorkstreamView
+from widgets.workstream_view import WorkstreamView
 
 
 def _limit_error():
@@ -33,8 +30,6 @@ class WorkspaceOps:
             await self._drop_view(evicted)
             self.notify(f"Closed idle workstream “{evicted.name}” to stay within {self.manager.max_open} "
                         "open; it is saved (/resume).")
-        from widgets.workstream_view import WorkstreamView  # imported by boot's thread already
-
         checkpoint_wiring.apply_saved_worktree(self, workstream)  # one saved with its own worktree goes on there
         view = WorkstreamView(workstream)
         await screen.pane_area.mount(view)

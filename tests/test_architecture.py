@@ -22,18 +22,6 @@ def test_startup_path_does_not_import_heavy_sdks():
     assert not loaded & set(HEAVY), f"imported on the startup path: {sorted(loaded & set(HEAVY))}"
 
 
-def test_the_first_frame_imports_no_workstream_view():
-    """The first frame (issue 20) shows a boot prompt, tabs and bars; the views' modules (transcript,
-    tool cards, suggestions: 20-30 ms of imports) load with the engine on boot's thread."""
-    code = ("import sys, json\nimport app.cli, app.main, app.screens.main, widgets.pane_area\n"
-            "print(json.dumps(sorted(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
-    views = {"widgets.workstream_view", "widgets.transcript", "widgets.tool_card", "widgets.slash_suggestions",
-             "widgets.mention_suggestions"}
-    assert not loaded & views, f"imported before boot: {sorted(loaded & views)}"
-
-
 def test_engine_and_backends_never_import_textual():
     loaded = loaded_after(
         "import app.engine.session, app.engine.workstream, app.providers.openai_chat, app.providers.retry, "

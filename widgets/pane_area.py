@@ -7,15 +7,11 @@ watch a sub-agent (widgets/subagent_pane.py), placed the same way by its leaf.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.containers import Container
 
 from app.engine.layout import LayoutTree
-
-if TYPE_CHECKING:  # queried by name: their modules load with the engine, after the first frame
-    from widgets.subagent_pane import SubagentPane
-    from widgets.workstream_view import WorkstreamView
+from widgets.subagent_pane import SubagentPane
+from widgets.workstream_view import WorkstreamView
 
 
 def _place(widget, region: tuple[int, int, int, int] | None) -> None:
@@ -34,10 +30,10 @@ class PaneArea(Container):
         self.focused = ""
 
     def views(self) -> list[WorkstreamView]:
-        return list(self.query_children("WorkstreamView"))
+        return list(self.query_children(WorkstreamView))
 
     def subagent_panes(self) -> list[SubagentPane]:
-        return list(self.query_children("SubagentPane"))
+        return list(self.query_children(SubagentPane))
 
     def view_for(self, workstream_id: str) -> WorkstreamView | None:
         return next((v for v in self.views() if v.workstream.id == workstream_id), None)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from functools import partial
-from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from textual import events, on
@@ -23,15 +21,15 @@ from app.first_frame import show_first_frame
 from app.screens.frame_timer import FrameTimer
 from app.storage.write_refused import WriteRefused
 from widgets.footer import KeysFooter
+from widgets.mention_suggestions import MentionSuggestions
 from widgets.pane_area import PaneArea
 from widgets.prompt import PromptInput
+from widgets.slash_suggestions import SlashSuggestions
 from widgets.status_bar import StatusBar
 from widgets.tab_bar import TabBar, TabInfo
 from widgets.textual_internals import (PaintTimerScreen, arrange_again, is_being_removed, placed_widgets,
                                        report_exception, require_layout, waits_for_paint)
-
-if TYPE_CHECKING:  # the views' modules load with the engine, on boot's thread: the first frame needs none
-    from widgets.workstream_view import WorkstreamView
+from widgets.workstream_view import WorkstreamView
 
 SETUP_MESSAGE = """\
 [b]No model is configured yet.[/b]
@@ -64,24 +62,6 @@ def _switch_bindings() -> list[Binding]:
                                 priority=True, id=f"tab_{number}"))
     return bindings
 
-
-
-def view_of(node: Widget) -> WorkstreamView | None:
-    """The workstream view that holds `node`, if any. Until boot has imported the views' module
-    (app/main.py, `_import_engine`) there is none: the boot prompt's events need no import."""
-    if "widgets.workstream_view" not in sys.modules:
-        return None
-    from widgets.workstream_view import WorkstreamView
-
-    return next((a for a in node.ancestors_with_self if isinstance(a, WorkstreamView)), None)
-
-
-def suggestions(view: WorkstreamView):
-    """The view's slash-command and @-mention suggestion lists."""
-    from widgets.mention_suggestions import MentionSuggestions
-    from widgets.slash_suggestions import SlashSuggestions
-
-    return view.query_one(SlashSuggestions), view.query_one(MentionSuggestions)
 
 class MainScreen(PaintTimerScreen):
     """Routes prompts to their workstream and keeps tabs, titles and the status bar current.
@@ -212,8 +192,7 @@ class MainScreen(PaintTimerScreen):
         view = self.view_for(self.app.focused_id)
         if view is None:
             return None
-        slash, mentions = suggestions(view)
-        return mentions.completion(text) or slash.completion()
+        return view.query_one(MentionSuggestions).completion(text) or view.query_one(SlashSuggestions).completion()
 
     # -- messages from views -------------------------------------------------------------
     @on(PromptInput.Submitted, "#boot-prompt")
@@ -224,11 +203,11 @@ class MainScreen(PaintTimerScreen):
 
     @on(PromptInput.Submitted)
     def submit(self, message: PromptInput.Submitted) -> None:
-        view = view_of(message.prompt)
+        view = next((a for a in message.prompt.ancestors if isinstance(a, WorkstreamView)), None)
         if view is None:
             return
-        for listed in suggestions(view):
-            listed.update_for("")
+        view.query_one(SlashSuggestions).update_for("")
+        view.query_one(MentionSuggestions).update_for("")
         self.route(view, message.text)
 
     def route(self, view: WorkstreamView, text: str) -> None:
@@ -252,22 +231,24 @@ class MainScreen(PaintTimerScreen):
 
     @on(TextArea.Changed)
     def prompt_changed(self, message: TextArea.Changed) -> None:
-        view = view_of(message.text_area)
+        view = next((a for a in message.text_area.ancestors if isinstance(a, WorkstreamView)), None)
         if view is not None:
-            for listed in suggestions(view):
-                listed.update_for(message.text_area.text)
+            view.query_one(SlashSuggestions).update_for(message.text_area.text)
+            view.query_one(MentionSuggestions).update_for(message.text_area.text)
 
     @on(PromptInput.Echoed)
     def echo_painted(self) -> None:
         """Between two keys is when the panes may show a little of what streamed meanwhile."""
         for view in self.pane_area.views():
             if view.shown:
-                view.post_message(type(view).CatchUp(after_echo=True))
+                view.post_message(WorkstreamView.CatchUp(after_echo=True))
 
-    def on_workstream_view_changed(self) -> None:  # WorkstreamView.Changed
+    @on(WorkstreamView.Changed)
+    def workstream_changed(self) -> None:
         self.app.refresh_chrome()  # type: ignore[attr-defined]
 
-    def on_workstream_view_approval_needed(self, message: WorkstreamView.ApprovalNeeded) -> None:
+    @on(WorkstreamView.ApprovalNeeded)
+    def approval_needed(self, message: WorkstreamView.ApprovalNeeded) -> None:
         self.app.approval_arrived(message.view)  # type: ignore[attr-defined]
 
     @on(TabBar.Selected)
@@ -275,7 +256,7 @@ class MainScreen(PaintTimerScreen):
         self.app.switch_to_index(message.index)  # type: ignore[attr-defined]
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        view = view_of(event.widget)
+        view = next((a for a in event.widget.ancestors_with_self if isinstance(a, WorkstreamView)), None)
         if view is not None:
             self.app.view_focused(view)  # type: ignore[attr-defined]
 
