@@ -42,8 +42,8 @@ def fill_messages(store: Store, count: int, rng: random.Random) -> None:
     rows = [(ids[n % 100], n, "user" if n % 2 else "assistant", sentence(rng), now - n) for n in range(count)]
     rows[count // 2] = (ids[7], count // 2, "user", "the ossified pelican protocol was agreed", now - 7 * 86400)
     with store.engine.begin() as conn:
-        conn.exec_driver_sql("INSERT INTO messages (workstream_id, seq, role, content, reasoning, is_error, "
-                             "interrupted, created_at) VALUES (?, ?, ?, ?, '', 0, 0, ?)", rows)
+        conn.executemany("INSERT INTO messages (workstream_id, seq, role, content, reasoning, is_error, "
+                         "interrupted, created_at) VALUES (?, ?, ?, ?, '', 0, 0, ?)", rows)
 
 
 def fill_memories(store: Store, count: int, rng: random.Random) -> MemoryStore:
@@ -53,8 +53,8 @@ def fill_memories(store: Store, count: int, rng: random.Random) -> MemoryStore:
              ("global", "workspace", "workstream")[n % 3], ("", "/work/p", f"ws{n % 50}")[n % 3], now, now, 0)
             for n in range(count)]
     with store.engine.begin() as conn:
-        conn.exec_driver_sql("INSERT INTO memories (name, description, content, type, scope, scope_key, "
-                             "created_at, updated_at, access_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany("INSERT INTO memories (name, description, content, type, scope, scope_key, "
+                         "created_at, updated_at, access_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     return memories
 
 
@@ -84,13 +84,13 @@ def main() -> None:
               f"{time.perf_counter() - started:.1f} s (FTS5: {store.fts_enabled})")
         reads = reader(store.engine)
         with reads.connect() as conn:
-            plain = median_ms(lambda: conn.exec_driver_sql(
+            plain = median_ms(lambda: conn.execute(
                 "SELECT id, content FROM messages WHERE workstream_id = (SELECT id FROM workstreams LIMIT 1) "
                 "ORDER BY id DESC LIMIT 20").all(), args.runs)
             phrase = median_ms(lambda: recall(conn, '"ossified pelican"', use_fts=store.fts_enabled), args.runs)
             words = median_ms(lambda: recall(conn, "retry backoff jitter", use_fts=store.fts_enabled), args.runs)
             like = median_ms(lambda: recall(conn, "ossified pelican", use_fts=False), max(3, args.runs // 5))
-            plain_memories = median_ms(lambda: conn.exec_driver_sql(
+            plain_memories = median_ms(lambda: conn.execute(
                 "SELECT id, name, description FROM memories WHERE scope = 'global' LIMIT 5").all(), args.runs)
         selector = MemorySelector(memories)
         here = Visibility("ws7", "/work/p")

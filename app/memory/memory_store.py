@@ -10,24 +10,26 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable
 
-from sqlalchemy import Engine, and_, delete, func, insert, or_, select, update
-
 from app.memory.records import (CONTENT_LIMIT, Memory, check_content, check_description, check_name, check_scope,
                                 check_type, InvalidMemory, Visibility)
-from app.storage.engine import reader
-from app.storage.schema import memories
+from app.storage.engine import Connection, Engine, Row, reader
 
 NARROWEST_FIRST = {"workstream": 0, "workspace": 1, "global": 2}
+NEWEST_FIRST = " ORDER BY updated_at DESC, id DESC"
 
 
-def visible_to(visibility: Visibility) -> Any:
-    """The SQL condition for the memories `visibility` sees."""
-    return or_(memories.c.scope == "global",
-               and_(memories.c.scope == "workstream", memories.c.scope_key == visibility.workstream_id),
-               and_(memories.c.scope == "workspace", memories.c.scope_key == visibility.workspace))
+def visible_to(visibility: Visibility) -> tuple[str, list[Any]]:
+    """The SQL condition (and its parameters) for the memories `visibility` sees."""
+    return ("(scope = 'global' OR (scope = 'workstream' AND scope_key = ?)"
+            " OR (scope = 'workspace' AND scope_key = ?))", [visibility.workstream_id, visibility.workspace])
 
 
-def _memory(row: Any) -> Memory:
+def marks(values: list[Any]) -> str:
+    """`?, ?, …`, one per value, for `IN (…)` (none: SQLite's empty list, which matches nothing)."""
+    return ", ".join("?" * len(values))
+
+
+def _memory(row: Row) -> Memory:
     m = row._mapping
     return Memory(id=m["id"], name=m["name"], description=m["description"], content=m["content"],
                   type=m["type"], scope=m["scope"], scope_key=m["scope_key"], created_at=m["created_at"],
@@ -38,6 +40,22 @@ def like_pattern(text: str) -> str:
     """`text` as a LIKE pattern matching it literally anywhere (%, _ and the escape escaped)."""
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+def _where(visibility: Visibility | None, type: str | None, scope: str | None,
+           *conditions: tuple[str, list[Any]]) -> tuple[str, list[Any]]:
+    """` WHERE …` for the memories `visibility` sees (None: all) of `type` and `scope` (when given)
+    that meet every one of `conditions` (SQL, parameters); its parameters."""
+    found = list(conditions)
+    if visibility is not None:
+        found.insert(0, visible_to(visibility))
+    if type:
+        found.append(("type = ?", [check_type(type)]))
+    if scope:
+        found.append(("scope = ?", [check_scope(scope)]))
+    if not found:
+        return "", []
+    return " WHERE " + " AND ".join(sql for sql, _ in found), [value for _, values in found for value in values]
 
 
 class MemoryStore:
@@ -67,19 +85,19 @@ class MemoryStore:
         if type is not None:
             fields["type"] = check_type(type)
         now = self._clock()
-        where = and_(memories.c.name == name, memories.c.scope == scope, memories.c.scope_key == key)
+        where = " WHERE name = ? AND scope = ? AND scope_key = ?"
         with self._engine.begin() as conn:
-            exists = conn.execute(select(memories.c.id).where(where)).scalar()
+            exists = conn.execute("SELECT id FROM memories" + where, (name, scope, key)).scalar()
             if exists is not None:
-                conn.execute(update(memories).where(memories.c.id == exists).values(updated_at=now, **fields))
+                _update(conn, exists, {"updated_at": now, **fields})
             else:
                 if not fields.get("content", "").strip():
                     raise InvalidMemory(f"a new memory needs content: nothing is saved as {name!r}")
-                conn.execute(insert(memories).values(
-                    name=name, description=fields.get("description", ""), content=fields["content"],
-                    type=fields.get("type", "project"), scope=scope, scope_key=key, created_at=now,
-                    updated_at=now, accessed_at=None, access_count=0))
-            row = conn.execute(select(memories).where(where)).first()
+                conn.insert("memories", {
+                    "name": name, "description": fields.get("description", ""), "content": fields["content"],
+                    "type": fields.get("type", "project"), "scope": scope, "scope_key": key, "created_at": now,
+                    "updated_at": now, "accessed_at": None, "access_count": 0})
+            row = conn.execute("SELECT * FROM memories" + where, (name, scope, key)).first()
         return _memory(row), exists is None
 
     def get(self, visibility: Visibility | None, name: str, scope: str | None = None) -> Memory | None:
@@ -90,46 +108,35 @@ class MemoryStore:
     def list(self, visibility: Visibility | None, *, type: str | None = None, scope: str | None = None,
              names: Iterable[str] | None = None, limit: int | None = None) -> list[Memory]:
         """Memories `visibility` sees (None: every memory), most recently updated first."""
-        query = select(memories)
-        if visibility is not None:
-            query = query.where(visible_to(visibility))
-        if type:
-            query = query.where(memories.c.type == check_type(type))
-        if scope:
-            query = query.where(memories.c.scope == check_scope(scope))
+        named: list[tuple[str, list[Any]]] = []
         if names is not None:
-            query = query.where(memories.c.name.in_(list(names)))
-        query = query.order_by(memories.c.updated_at.desc(), memories.c.id.desc())
+            names = list(names)
+            named.append((f"name IN ({marks(names)})", names))
+        where, params = _where(visibility, type, scope, *named)
+        sql = "SELECT * FROM memories" + where + NEWEST_FIRST
         if limit:
-            query = query.limit(limit)
+            sql += " LIMIT ?"
+            params.append(limit)
         with self._reads.connect() as conn:
-            return [_memory(r) for r in conn.execute(query)]
+            return [_memory(r) for r in conn.execute(sql, params)]
 
     def by_ids(self, ids: list[int]) -> list[Memory]:
         """Memories by id, in the order given (ids that are gone are skipped)."""
         with self._reads.connect() as conn:
-            rows = {r.id: _memory(r) for r in conn.execute(select(memories).where(memories.c.id.in_(ids)))}
+            rows = {r.id: _memory(r) for r in conn.execute(f"SELECT * FROM memories WHERE id IN ({marks(ids)})",
+                                                           list(ids))}
         return [rows[i] for i in ids if i in rows]
 
     def search(self, visibility: Visibility | None, query: str, *, type: str | None = None,
                scope: str | None = None, limit: int = 20) -> list[Memory]:
         """Memories whose name, description or content contains every word of `query` literally
         (LIKE with %, _ and \\ escaped), most recently updated first."""
-        words = query.split()
-        statement = select(memories)
-        if visibility is not None:
-            statement = statement.where(visible_to(visibility))
-        for word in words:
-            pattern = like_pattern(word)
-            statement = statement.where(or_(*(column.like(pattern, escape="\\") for column in
-                                              (memories.c.name, memories.c.description, memories.c.content))))
-        if type:
-            statement = statement.where(memories.c.type == check_type(type))
-        if scope:
-            statement = statement.where(memories.c.scope == check_scope(scope))
-        statement = statement.order_by(memories.c.updated_at.desc(), memories.c.id.desc()).limit(limit)
+        words = [("(name LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\' OR content LIKE ? ESCAPE '\\')",
+                  [like_pattern(word)] * 3) for word in query.split()]
+        where, params = _where(visibility, type, scope, *words)
         with self._reads.connect() as conn:
-            return [_memory(r) for r in conn.execute(statement)]
+            rows = conn.execute("SELECT * FROM memories" + where + NEWEST_FIRST + " LIMIT ?", [*params, limit])
+            return [_memory(r) for r in rows]
 
     def delete(self, visibility: Visibility | None, name: str, scope: str | None = None) -> Memory | None:
         """Delete the memory `get` would find; returns it, or None when there was none."""
@@ -140,7 +147,7 @@ class MemoryStore:
 
     def delete_id(self, memory_id: int) -> None:
         with self._engine.begin() as conn:
-            conn.execute(delete(memories).where(memories.c.id == memory_id))
+            conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
 
     def update(self, memory_id: int, **fields: Any) -> None:
         """Edit a memory in place (the browser's edit): name, description, content, type."""
@@ -148,26 +155,30 @@ class MemoryStore:
                   "content": lambda text: check_content(text, self._content_limit), "type": check_type}
         values = {key: checks[key](value) for key, value in fields.items()}
         with self._engine.begin() as conn:
-            conn.execute(update(memories).where(memories.c.id == memory_id).values(updated_at=self._clock(),
-                                                                                  **values))
+            _update(conn, memory_id, {"updated_at": self._clock(), **values})
 
     def touch(self, ids: list[int]) -> None:
         """Count one more use of each memory (given to the model in a turn)."""
         if not ids:
             return
         with self._engine.begin() as conn:
-            conn.execute(update(memories).where(memories.c.id.in_(ids)).values(
-                accessed_at=self._clock(), access_count=memories.c.access_count + 1))
+            conn.execute("UPDATE memories SET accessed_at = ?, access_count = access_count + 1"
+                         f" WHERE id IN ({marks(ids)})", [self._clock(), *ids])
 
     def signature(self) -> tuple[int, float, int]:
         """(count, newest update, highest id): changes whenever a memory is added, edited or deleted."""
         with self._reads.connect() as conn:
-            row = conn.execute(select(func.count(), func.max(memories.c.updated_at), func.max(memories.c.id))).one()
+            row = conn.execute("SELECT count(*), max(updated_at), max(id) FROM memories").one()
         return int(row[0]), float(row[1] or 0), int(row[2] or 0)
 
     def index_rows(self) -> list[tuple[int, str, str, str, str, float]]:
         """(id, name, description, scope, scope_key, updated_at) of every memory: what BM25 indexes."""
         with self._reads.connect() as conn:
-            return [tuple(r) for r in conn.execute(select(
-                memories.c.id, memories.c.name, memories.c.description, memories.c.scope, memories.c.scope_key,
-                memories.c.updated_at))]
+            return [tuple(r) for r in conn.execute(
+                "SELECT id, name, description, scope, scope_key, updated_at FROM memories")]
+
+
+def _update(conn: Connection, memory_id: int, values: dict[str, Any]) -> None:
+    """Set the columns `values` names (code's own names, never the user's) of memory `memory_id`."""
+    assignments = ", ".join(f"{column} = :{column}" for column in values)
+    conn.execute(f"UPDATE memories SET {assignments} WHERE id = :id", {**values, "id": memory_id})

@@ -9,12 +9,11 @@ a query FTS5 cannot parse becomes a `RecallError` in words, never an exception f
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, text
-from sqlalchemy.exc import OperationalError
-
+from app.storage.engine import Connection
 from app.storage.fts import FTS_TABLE
 from app.storage.search import MARK_END, MARK_START, Term, fts_query, like_snippet, parse_query
 from app.memory.memory_store import like_pattern
@@ -77,9 +76,9 @@ def _fts(conn: Connection, match: str, limit: int, where: str, params: dict[str,
     # Rank alone picks the ids; rows and snippets follow for those few. FTS5's snippet() over every
     # match before the sort made a common-word query over 100k messages take ~1 s.
     join = "JOIN messages m ON m.id = f.rowid" if where else ""
-    ids = [row[0] for row in conn.execute(text(f"""
+    ids = [row[0] for row in conn.execute(f"""
         SELECT f.rowid FROM {FTS_TABLE} f {join}
-        WHERE f.{FTS_TABLE} MATCH :q {where} ORDER BY f.rank LIMIT :limit"""),
+        WHERE f.{FTS_TABLE} MATCH :q {where} ORDER BY f.rank LIMIT :limit""",
         {"q": match, "limit": limit, **params})]
     return _rows_for(conn, ids, terms)
 
@@ -88,8 +87,8 @@ def _rows_for(conn: Connection, ids: list[int], terms: list[Term]) -> list[Recal
     if not ids:
         return []
     marks = ", ".join(f":id{n}" for n in range(len(ids)))
-    rows = conn.execute(text(f"""{_SELECT} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
-        WHERE m.id IN ({marks})"""), {f"id{n}": value for n, value in enumerate(ids)}).all()
+    rows = conn.execute(f"""{_SELECT} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
+        WHERE m.id IN ({marks})""", {f"id{n}": value for n, value in enumerate(ids)}).all()
     by_id = {row.id: row for row in rows}
     return [_hit(by_id[i], like_snippet(by_id[i].content, terms)) for i in ids if i in by_id]
 
@@ -103,18 +102,17 @@ def _highlight_terms(query: str) -> list[Term]:
 
 def _like(conn: Connection, words: list[str], limit: int, where: str, params: dict[str, Any]) -> list[RecallHit]:
     conds = " ".join(f"AND m.content LIKE :w{i} ESCAPE '\\'" for i in range(len(words)))
-    sql = text(f"""{_SELECT} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
+    sql = f"""{_SELECT} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
         WHERE m.role IN ('user', 'assistant', 'tool_result') {conds} {where}
-        ORDER BY m.id DESC LIMIT :limit""")
+        ORDER BY m.id DESC LIMIT :limit"""
     values = {f"w{i}": like_pattern(word) for i, word in enumerate(words)}
     rows = conn.execute(sql, {"limit": limit, **values, **params}).all()
     terms = parse_query(" ".join(f'"{w}"' for w in words))
     return [_hit(r, like_snippet(r.content, terms)) for r in rows]
 
 
-def explain_fts_error(query: str, error: OperationalError) -> str:
-    detail = str(error.orig) if getattr(error, "orig", None) is not None else str(error)
-    detail = re.sub(r"^fts5: ", "", detail)
+def explain_fts_error(query: str, error: sqlite3.OperationalError) -> str:
+    detail = re.sub(r"^fts5: ", "", str(error))
     return (f"The search syntax of {query!r} is not valid ({detail}). Use words and \"quoted phrases\", "
             "AND, OR, NOT, NEAR(a b), prefix*, and balanced quotes and parentheses — or search without "
             "syntax=true to match the words literally.")
@@ -132,7 +130,7 @@ def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, synt
                               "(words and \"phrases\" are matched literally)")
         try:
             return _fts(conn, query, limit, where, params, _highlight_terms(query))
-        except OperationalError as error:
+        except sqlite3.OperationalError as error:
             raise RecallError(explain_fts_error(query, error)) from None
     terms = parse_query(query)
     if not terms:

@@ -71,49 +71,50 @@ class AuditRow:
 
 def append(engine: Any, row: AuditRow) -> int:
     """Write one row (its own short transaction); returns its id."""
-    from sqlalchemy import insert
-
-    from app.storage.schema import audit_log
-
     values = {k: v for k, v in asdict(row).items() if k != "id"}
     values["created_at"] = row.created_at or time.time()
     with engine.begin() as conn:
-        return int(conn.execute(insert(audit_log).values(**values)).inserted_primary_key[0])
+        return int(conn.insert("audit_log", values))
+
+
+def _prefix_pattern(text: str) -> str:
+    """A LIKE pattern (escape character /) for the values that start with `text` literally."""
+    return text.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
 
 
 def query(engine: Any, *, since: float | None = None, tool: str | None = None, decision: str | None = None,
           workstream: str | None = None, limit: int = 10_000) -> list[AuditRow]:
     """Rows, oldest first, filtered by time, tool (glob), decision and workstream (an id prefix, or a
     sub-agent's name such as task-1)."""
-    from sqlalchemy import or_, select
-
     from app.storage.engine import reader
-    from app.storage.schema import audit_log as a
 
-    stmt = select(a).order_by(a.c.created_at, a.c.id).limit(limit)
+    where: list[str] = []
+    params: list[Any] = []
     if since is not None:
-        stmt = stmt.where(a.c.created_at >= since)
+        where.append("created_at >= ?")
+        params.append(since)
     if tool:
-        stmt = stmt.where(a.c.tool.op("GLOB")(tool))
+        where.append("tool GLOB ?")
+        params.append(tool)
     if decision:
-        stmt = stmt.where(a.c.decision == decision)
+        where.append("decision = ?")
+        params.append(decision)
     if workstream:
-        stmt = stmt.where(or_(a.c.workstream_id.startswith(workstream, autoescape=True), a.c.agent == workstream))
+        where.append("(workstream_id LIKE ? ESCAPE '/' OR agent = ?)")
+        params += [_prefix_pattern(workstream), workstream]
+    sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "")
     with reader(engine).connect() as conn:
-        return [AuditRow(**dict(r._mapping)) for r in conn.execute(stmt)]
+        rows = conn.execute(sql + " ORDER BY created_at, id LIMIT ?", [*params, limit])
+        return [AuditRow(**r._mapping) for r in rows]
 
 
 def prune(engine: Any, retention_days: float, now: float | None = None) -> int:
     """Delete rows older than the retention setting (0 keeps them forever); returns how many."""
     if retention_days <= 0:
         return 0
-    from sqlalchemy import delete
-
-    from app.storage.schema import audit_log
-
     cutoff = (now or time.time()) - retention_days * 86400
     with engine.begin() as conn:
-        return conn.execute(delete(audit_log).where(audit_log.c.created_at < cutoff)).rowcount or 0
+        return conn.execute("DELETE FROM audit_log WHERE created_at < ?", (cutoff,)).rowcount or 0
 
 
 def parse_since(text: str, now: float | None = None) -> float:

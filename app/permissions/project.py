@@ -33,27 +33,19 @@ def policy_path(workspace: Path) -> Path:
 
 
 def accepted_digest(engine: Any, path: Path) -> str | None:
-    from sqlalchemy import select
-
     from app.storage.engine import reader
-    from app.storage.schema import policy_reviews
 
     with reader(engine).connect() as conn:
-        return conn.execute(select(policy_reviews.c.sha256).where(policy_reviews.c.path == str(path))).scalar()
+        return conn.execute("SELECT sha256 FROM policy_reviews WHERE path = ?", (str(path),)).scalar()
 
 
 def accept(engine: Any, path: Path, text: str) -> None:
     """Record `text` as the accepted content of the policy file at `path`."""
-    from sqlalchemy.dialects.sqlite import insert
-
-    from app.storage.schema import policy_reviews
-
     digest = hashlib.sha256(text.encode()).hexdigest()
-    stmt = insert(policy_reviews).values(path=str(path), sha256=digest, accepted_at=time.time())
-    stmt = stmt.on_conflict_do_update(index_elements=[policy_reviews.c.path],
-                                      set_={"sha256": digest, "accepted_at": time.time()})
     with engine.begin() as conn:
-        conn.execute(stmt)
+        conn.execute("INSERT INTO policy_reviews (path, sha256, accepted_at) VALUES (?, ?, ?) ON CONFLICT(path)"
+                     " DO UPDATE SET sha256 = excluded.sha256, accepted_at = excluded.accepted_at",
+                     (str(path), digest, time.time()))
 
 
 def read_project(workspace: Path, engine: Any | None) -> ProjectFile:

@@ -120,7 +120,7 @@ class ResumeScreen(ModalScreen[str | None]):
             self.row_ids = [hit.workstream_id for hit in hits]
             status = f"{len(hits)} matching message(s)"
         else:
-            from app.checkpoints.fork import tree_order  # the store's side imports SQLAlchemy: not at startup
+            from app.checkpoints.fork import tree_order  # the store's side: not at startup
             from app.checkpoints.records import fork_parents
 
             infos = [i for i in await self.store.list_workstreams() if i.message_count]

@@ -1,5 +1,5 @@
-"""Persistence: workstreams and conversations in SQLite (SQLAlchemy Core).
+"""Persistence: workstreams and conversations in SQLite (the standard library's sqlite3).
 
-Importing this package pulls in SQLAlchemy; keep it off the startup path (open the
-store with `AsyncStore.open`, which imports and migrates on a worker thread).
+Keep the store's modules off the startup path: open the store with `AsyncStore.open`,
+which imports and migrates on a worker thread.
 """

@@ -2,7 +2,7 @@
 
 The UI event loop never blocks on SQLite, and because there is exactly one worker, calls
 run in the order they were made — a message is always written before the next one.
-This module itself does not import SQLAlchemy; `AsyncStore.open` does, on the worker.
+This module itself does not import the store's modules; `AsyncStore.open` does, on the worker.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from app.storage.write_refused import WriteRefused
 
-if TYPE_CHECKING:  # importing store.py imports SQLAlchemy: keep it off the caller's thread
+if TYPE_CHECKING:  # store.py and its mixins are imported on the worker, off the caller's thread
     from app.vocabulary.messages import Message
     from app.storage.history import Conversation
     from app.storage.leases import Lease, Owner
@@ -61,7 +61,7 @@ class AsyncStore:
 
     @classmethod
     async def open(cls, path: Path) -> AsyncStore:
-        """Import SQLAlchemy, open and migrate the database, all off the event loop."""
+        """Import the store, open and migrate the database, all off the event loop."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="whimbrel-db")
         loop = asyncio.get_running_loop()
         try:

@@ -19,21 +19,22 @@ folded text and its completion replaces the whole row.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, delete, insert, select
-
 from app.storage.codec import message_rows
+from app.storage.engine import Connection
 from app.storage.pieces import update_message, with_pieces
-from app.storage.schema import draft_pieces, messages
 from app.vocabulary.messages import Message
 
 
 def fold_drafts(conn: Connection) -> int:
     """Move every draft's pieces into its row; how many drafts were folded."""
-    ids = list(conn.execute(select(draft_pieces.c.message_id).distinct()).scalars())
-    rows = [r._mapping for r in conn.execute(select(messages).where(messages.c.id.in_(ids)))]
+    ids = conn.execute("SELECT DISTINCT message_id FROM draft_pieces").scalars()
+    if not ids:
+        return 0
+    marks = ", ".join("?" * len(ids))
+    rows = [r._mapping for r in conn.execute(f"SELECT * FROM messages WHERE id IN ({marks})", ids)]
     for row in with_pieces(conn, rows, drafts=ids):
         update_message(conn, row["id"], {"content": row["content"], "reasoning": row["reasoning"]})
-    conn.execute(delete(draft_pieces).where(draft_pieces.c.message_id.in_(ids)))
+    conn.execute(f"DELETE FROM draft_pieces WHERE message_id IN ({marks})", ids)
     return len(ids)
 
 
@@ -42,14 +43,14 @@ class DraftMixin:
         """Add the text that streamed since the last save to the draft stored as row `message_id`."""
         with self._writing(len(content) + len(reasoning)) as conn:
             self._check_writer(conn, workstream_id)
-            conn.execute(insert(draft_pieces).values(message_id=message_id, content=content, reasoning=reasoning))
+            conn.insert("draft_pieces", {"message_id": message_id, "content": content, "reasoning": reasoning})
 
     def complete_draft(self, workstream_id: str, message_id: int, msg: Message) -> int:
         """Store the finished reply `msg` in the draft row `message_id` and add its tool calls."""
         head, *calls = message_rows(msg)
         with self._writing(len(msg.content or "") + len(msg.reasoning or "")) as conn:
             self._touch(conn, workstream_id)
-            conn.execute(delete(draft_pieces).where(draft_pieces.c.message_id == message_id))
+            conn.execute("DELETE FROM draft_pieces WHERE message_id = ?", (message_id,))
             update_message(conn, message_id, head)
             self._append_rows(conn, workstream_id, calls)
         msg.db_id = message_id
@@ -58,7 +59,7 @@ class DraftMixin:
     def fold_drafts(self) -> int:
         """Fold the pieces of drafts a killed process left (see the module docstring)."""
         with self._reads.connect() as conn:
-            if conn.execute(select(draft_pieces.c.id).limit(1)).first() is None:
+            if conn.execute("SELECT id FROM draft_pieces LIMIT 1").first() is None:
                 return 0  # the common case: a plain read, no write lock taken
         with self._writing(0) as conn:
             return fold_drafts(conn)

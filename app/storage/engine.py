@@ -1,34 +1,37 @@
-"""Create the SQLAlchemy engine for a SQLite file, with the pragmas Whimbrel relies on.
+"""The store's engine: a small pool of sqlite3 connections with the pragmas and transactions Whimbrel relies on.
 
 WAL lets readers run alongside the writer; synchronous=NORMAL keeps every committed
 transaction across a process crash (only a power loss can drop the newest ones);
 foreign_keys=ON enforces the schema's references.
 
-Python's sqlite3 module opens transactions lazily and never around DDL, so the engine
-takes over: the driver runs in autocommit mode and SQLAlchemy emits BEGIN itself
-(the recipe from SQLAlchemy's pysqlite docs). That makes migrations truly transactional.
+Python's sqlite3 module would open transactions lazily and never around DDL, so every
+connection runs in autocommit mode and the engine emits BEGIN itself. That makes
+migrations truly transactional.
 
 Several Whimbrel processes may share one file (two terminals in one project). A transaction
 that starts with a plain BEGIN reads first and asks for the write lock later; if another
 process wrote in between, SQLite fails it at once with "database is locked", busy timeout or
-not. So every transaction on the engine starts with BEGIN IMMEDIATE (the write lock up front,
-waited for, retried with backoff), and reads go through `reader(engine)`, whose transactions
+not. So `engine.begin()` starts with BEGIN IMMEDIATE (the write lock up front, waited for,
+retried with backoff), and reads go through `reader(engine).connect()`, whose transactions
 start with a plain BEGIN and never take the lock: in WAL mode they never block a writer.
+
+This is plain `sqlite3` (issue 20: SQLAlchemy alone was 13 MB of an idle app's memory).
+Statements are SQL text with `:name` or `?` parameters; rows are tuples that also answer
+`row.column` and `row._mapping`; BOOLEAN columns come back as `bool`.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
-
-from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.exc import OperationalError
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 BUSY_TIMEOUT_MS = 2000  # SQLite's own wait for the lock, per attempt
 LOCK_PATIENCE = 60.0  # seconds of attempts before a write gives up and says why
-_READS = "whimbrel_reads"  # the execution option that marks a read-only engine
+POOL_SIZE = 5  # idle connections kept open for reuse
 
 PRAGMAS = (
     f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",  # first: switching to WAL needs the lock too
@@ -37,30 +40,136 @@ PRAGMAS = (
     "PRAGMA foreign_keys=ON",
 )
 
+Params = Mapping[str, Any] | Sequence[Any]
+
+sqlite3.register_converter("BOOLEAN", lambda value: value not in (b"0", b""))
+
 
 class StoreLockedError(RuntimeError):
     """Another process held the database's write lock for longer than LOCK_PATIENCE."""
 
 
-def _on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
-    set_pragmas(dbapi_conn)
+class Row(tuple):
+    """One result row: a tuple whose values are also attributes named after their columns."""
+
+    __slots__ = ()
+    _index: dict[str, int] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[self._index[name]]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def _mapping(self) -> dict[str, Any]:
+        """The row as a dict, column name to value."""
+        return dict(zip(self._index, self))
+
+
+_ROW_CLASSES: dict[tuple[str, ...], type[Row]] = {}
+
+
+def _row_class(names: tuple[str, ...]) -> type[Row]:
+    cls = _ROW_CLASSES.get(names)
+    if cls is None:
+        cls = type("Row", (Row,), {"__slots__": (), "_index": {n: i for i, n in enumerate(names)}})
+        _ROW_CLASSES[names] = cls
+    return cls
+
+
+def _row_factory(cursor: sqlite3.Cursor, values: tuple) -> Row:
+    return _row_class(tuple(d[0] for d in cursor.description))(values)
+
+
+class Result:
+    """A statement's outcome: its rows (read once, like a cursor), `rowcount` and `lastrowid`."""
+
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self._cursor = cursor
+        self.rowcount: int = cursor.rowcount
+        self.lastrowid: int | None = cursor.lastrowid
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self._cursor)
+
+    def all(self) -> list[Row]:
+        return self._cursor.fetchall()
+
+    def first(self) -> Row | None:
+        """The first row (None when there is none); the rest are dropped."""
+        row = self._cursor.fetchone()
+        self._cursor.close()
+        return row
+
+    def one(self) -> Row:
+        """The only row; LookupError when there is none or more than one."""
+        rows = self._cursor.fetchmany(2)
+        if len(rows) != 1:
+            raise LookupError(f"expected one row, got {'none' if not rows else 'several'}")
+        return rows[0]
+
+    def scalar(self) -> Any:
+        """The first column of the first row, None when there is no row."""
+        row = self.first()
+        return None if row is None else row[0]
+
+    def scalars(self) -> list[Any]:
+        """The first column of every row."""
+        return [row[0] for row in self._cursor]
+
+
+class Connection:
+    """One pooled sqlite3 connection, lent out for one `with` block."""
+
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        self.raw = raw
+        self.discard = False  # set by `invalidate()`: closed on return instead of pooled
+
+    def execute(self, sql: str, params: Params = ()) -> Result:
+        return Result(self.raw.execute(sql, params))
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> Result:
+        return Result(self.raw.executemany(sql, rows))
+
+    def insert(self, table: str, values: Mapping[str, Any]) -> int:
+        """INSERT one row into `table`, the schema's defaults filled in for columns not given; its rowid."""
+        from app.storage.schema import DEFAULTS
+
+        row = {**DEFAULTS.get(table, {}), **values}
+        columns = ", ".join(f'"{name}"' for name in row)
+        marks = ", ".join(f":{name}" for name in row)
+        rowid = self.raw.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", row).lastrowid
+        assert rowid is not None  # an INSERT always sets it
+        return rowid
+
+    @contextmanager
+    def begin(self) -> Iterator["Connection"]:
+        """A write transaction on this connection (BEGIN IMMEDIATE), committed when the block ends."""
+        begin_immediate(self.raw.execute)
+        try:
+            yield self
+        except BaseException:
+            self.raw.execute("ROLLBACK")
+            raise
+        self.raw.execute("COMMIT")
+
+    def invalidate(self) -> None:
+        """Close this connection when the block ends (it may hold large statements' bindings)."""
+        self.discard = True
 
 
 def set_pragmas(dbapi_conn: sqlite3.Connection) -> None:
     """Set the pragmas on a new connection. Switching a fresh file to WAL needs the lock, and
     SQLite may answer "locked" at once (no busy wait) while another process creates the file,
     so each pragma is retried like a write."""
-    dbapi_conn.isolation_level = None  # autocommit at the driver; BEGIN comes from _on_begin
-    cursor = dbapi_conn.cursor()
-    try:
-        for pragma in PRAGMAS:
-            retry_while_locked(cursor.execute, pragma)
-    finally:
-        cursor.close()
+    dbapi_conn.isolation_level = None  # autocommit at the driver; BEGIN comes from the engine
+    for pragma in PRAGMAS:
+        retry_while_locked(dbapi_conn.execute, pragma)
 
 
 def _is_busy(error: Exception) -> bool:
-    text = str(getattr(error, "orig", error)).lower()
+    text = str(error).lower()
     return "locked" in text or "busy" in text
 
 
@@ -81,7 +190,7 @@ def retry_while_locked(execute: Callable[[str], Any], sql: str, *, patience: flo
         try:
             execute(sql)
             return
-        except (OperationalError, sqlite3.OperationalError) as error:
+        except sqlite3.OperationalError as error:
             if not _is_busy(error):
                 raise
             if time.monotonic() + delay > deadline:
@@ -93,16 +202,92 @@ def retry_while_locked(execute: Callable[[str], Any], sql: str, *, patience: flo
         delay = min(delay * 2, 1.0)
 
 
-def _on_begin(conn: Connection) -> None:
-    if conn.get_execution_options().get(_READS):
-        conn.exec_driver_sql("BEGIN")
-    else:
-        begin_immediate(conn.exec_driver_sql)
+def connect_raw(path: Path) -> sqlite3.Connection:
+    """A new sqlite3 connection on `path` with Whimbrel's pragmas, rows and BOOLEAN converter."""
+    raw = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                          detect_types=sqlite3.PARSE_DECLTYPES)
+    raw.row_factory = _row_factory
+    try:
+        set_pragmas(raw)
+    except BaseException:
+        raw.close()
+        raise
+    return raw
+
+
+class Engine:
+    """Connections to one SQLite file, lent out per transaction and pooled (safe across threads)."""
+
+    def __init__(self, path: Path, *, reads_only: bool = False, pool: "Engine | None" = None) -> None:
+        self.path = Path(path)
+        self._reads_only = reads_only
+        self._pool = pool if pool is not None else self  # a reader shares its writer's connections
+        self._idle: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def _checkout(self) -> Connection:
+        pool = self._pool
+        with pool._lock:
+            raw = pool._idle.pop() if pool._idle else None
+        return Connection(raw if raw is not None else connect_raw(self.path))
+
+    def _checkin(self, conn: Connection) -> None:
+        pool = self._pool
+        if conn.raw.in_transaction:  # a block that raised mid-statement: leave nothing open
+            try:
+                conn.raw.execute("ROLLBACK")
+            except sqlite3.Error:
+                conn.discard = True
+        with pool._lock:
+            if not conn.discard and len(pool._idle) < POOL_SIZE:
+                pool._idle.append(conn.raw)
+                return
+        conn.raw.close()
+
+    @contextmanager
+    def begin(self) -> Iterator[Connection]:
+        """A transaction, committed when the block ends and rolled back when it raises. On a writer it
+        starts with BEGIN IMMEDIATE (the write lock up front); on a reader with a plain BEGIN."""
+        conn = self._checkout()
+        try:
+            if self._reads_only:
+                conn.raw.execute("BEGIN")
+                try:
+                    yield conn
+                finally:
+                    conn.raw.execute("COMMIT")  # a read's end: nothing to keep or undo
+            else:
+                with conn.begin():
+                    yield conn
+        finally:
+            self._checkin(conn)
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        """On a reader, a read transaction (BEGIN; one snapshot for the block). On a writer, a
+        connection in autocommit mode: each statement is its own transaction."""
+        if self._reads_only:
+            with self.begin() as conn:
+                yield conn
+            return
+        conn = self._checkout()
+        try:
+            yield conn
+        finally:
+            self._checkin(conn)
+
+    def dispose(self) -> None:
+        """Close every idle connection (lent ones close when they come back, if disposed again)."""
+        pool = self._pool
+        with pool._lock:
+            idle, pool._idle = pool._idle, []
+        for raw in idle:
+            raw.close()
 
 
 def reader(engine: Engine) -> Engine:
-    """The same engine (and pool) for reads only: its transactions never take the write lock."""
-    return engine.execution_options(**{_READS: True})
+    """The same pool, for reads only: its transactions never take the write lock."""
+    return Engine(engine.path, reads_only=True, pool=engine._pool)
 
 
 def make_engine(path: Path) -> Engine:
@@ -112,10 +297,4 @@ def make_engine(path: Path) -> Engine:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(
-        f"sqlite:///{path}",
-        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
-    )
-    event.listen(engine, "connect", _on_connect)
-    event.listen(engine, "begin", _on_begin)
-    return engine
+    return Engine(path)

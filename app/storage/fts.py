@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from sqlalchemy import Connection, Engine
+from app.storage.engine import Connection, Engine
 
 FTS_TABLE = "messages_fts"
 SOURCE_VIEW = "messages_fts_source"
@@ -88,11 +88,11 @@ def fts5_available() -> bool:
 
 def _drop_triggers(conn: Connection) -> None:
     for name in TRIGGERS:
-        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name}")
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
 
 
 def _same_sql(conn: Connection, name: str, sql: str) -> bool:
-    row = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).first()
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).first()
     return row is not None and " ".join(row[0].split()) == " ".join(sql.split())
 
 
@@ -116,11 +116,11 @@ def ensure_fts(engine: Engine, enabled: bool | None = None) -> bool:
         if _current(conn):
             return True
         _drop_triggers(conn)
-        conn.exec_driver_sql(f"DROP TABLE IF EXISTS {FTS_TABLE}")
-        conn.exec_driver_sql(f"DROP VIEW IF EXISTS {SOURCE_VIEW}")
-        conn.exec_driver_sql(_CREATE_VIEW)
-        conn.exec_driver_sql(_CREATE_TABLE)
-        conn.exec_driver_sql(_BACKFILL)
+        conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
+        conn.execute(f"DROP VIEW IF EXISTS {SOURCE_VIEW}")
+        conn.execute(_CREATE_VIEW)
+        conn.execute(_CREATE_TABLE)
+        conn.execute(_BACKFILL)
         for sql in TRIGGERS.values():
-            conn.exec_driver_sql(sql)
+            conn.execute(sql)
     return True

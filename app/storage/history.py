@@ -19,17 +19,14 @@ is undone as well. Rows are deleted, not hidden: what was rewound is gone from s
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
-
-from sqlalchemy import Connection, Engine, and_, delete, exists, func, insert, or_, select
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import IntegrityError
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from app.storage.codec import rows_to_messages
+from app.storage.engine import Connection, Engine
 from app.storage.pieces import with_pieces
 from app.storage.leases import live_lease_ids
-from app.storage.schema import app_state, context_resets, messages, prompt_history, workstreams
 from app.storage.search import Order, SearchHit, search
 
 if TYPE_CHECKING:
@@ -39,6 +36,18 @@ DAY = 86_400.0
 PROMPT_HISTORY_KEEP = 1_000  # entries kept per workstream; older ones are trimmed on add
 # Seconds an empty workstream survives pruning: another running instance may have just made it.
 EMPTY_GRACE = 600.0
+
+
+def last_seq(conn: Connection, workstream_id: str) -> int:
+    """The highest `seq` of the workstream's message rows, 0 when it has none."""
+    return conn.execute("SELECT coalesce(max(seq), 0) FROM messages WHERE workstream_id = ?",
+                        (workstream_id,)).scalar()
+
+
+def workstream_rows(conn: Connection, workstream_id: str) -> list[Mapping[str, Any]]:
+    """The workstream's `messages` rows in `seq` order, texts whole (`with_pieces`)."""
+    rows = conn.execute("SELECT * FROM messages WHERE workstream_id = ? ORDER BY seq", (workstream_id,))
+    return with_pieces(conn, [r._mapping for r in rows])
 
 
 @dataclass
@@ -89,31 +98,27 @@ class HistoryMixin:
         """
         if not text.strip():
             return
-        ph = prompt_history
+        newest = "FROM prompt_history WHERE workstream_id = ? ORDER BY id DESC"
         try:
             with self._engine.begin() as conn:
-                last = conn.execute(select(ph.c.text).where(ph.c.workstream_id == workstream_id)
-                                    .order_by(ph.c.id.desc()).limit(1)).scalar()
+                last = conn.execute(f"SELECT text {newest} LIMIT 1", (workstream_id,)).scalar()
                 if last == text:
                     return
-                conn.execute(insert(ph).values(workstream_id=workstream_id, text=text,
-                                               created_at=self._clock()))
-                cutoff = conn.execute(
-                    select(ph.c.id).where(ph.c.workstream_id == workstream_id)
-                    .order_by(ph.c.id.desc()).offset(PROMPT_HISTORY_KEEP).limit(1)).scalar()
+                conn.insert("prompt_history", {"workstream_id": workstream_id, "text": text,
+                                               "created_at": self._clock()})
+                cutoff = conn.execute(f"SELECT id {newest} LIMIT 1 OFFSET ?",
+                                      (workstream_id, PROMPT_HISTORY_KEEP)).scalar()
                 if cutoff is not None:
-                    conn.execute(delete(ph).where(ph.c.workstream_id == workstream_id,
-                                                  ph.c.id <= cutoff))
-        except IntegrityError:
+                    conn.execute("DELETE FROM prompt_history WHERE workstream_id = ? AND id <= ?",
+                                 (workstream_id, cutoff))
+        except sqlite3.IntegrityError:
             raise LookupError(f"no workstream with id '{workstream_id}'") from None
 
     def prompt_history(self, workstream_id: str, limit: int = 500) -> list[str]:
         """The newest `limit` prompts, oldest first, consecutive duplicates collapsed."""
-        ph = prompt_history
-        query = (select(ph.c.text).where(ph.c.workstream_id == workstream_id)
-                 .order_by(ph.c.id.desc()).limit(max(limit, 0)))
+        query = "SELECT text FROM prompt_history WHERE workstream_id = ? ORDER BY id DESC LIMIT ?"
         with self._reads.connect() as conn:
-            texts = list(conn.execute(query).scalars())
+            texts = conn.execute(query, (workstream_id, max(limit, 0))).scalars()
         out: list[str] = []
         for t in reversed(texts):
             if not out or out[-1] != t:
@@ -129,18 +134,17 @@ class HistoryMixin:
         """
         with self._engine.begin() as conn:
             if value is None:
-                conn.execute(delete(app_state).where(app_state.c.key == key))
+                conn.execute('DELETE FROM app_state WHERE "key" = ?', (key,))
                 return
-            stmt = sqlite_insert(app_state).values(key=key, value=json.dumps(value),
-                                                   updated_at=self._clock())
-            conn.execute(stmt.on_conflict_do_update(
-                index_elements=[app_state.c.key],
-                set_={"value": stmt.excluded.value, "updated_at": stmt.excluded.updated_at}))
+            conn.execute(
+                'INSERT INTO app_state ("key", value, updated_at) VALUES (?, ?, ?) ON CONFLICT ("key") '
+                "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                (key, json.dumps(value), self._clock()))
 
     def get_app_state(self, key: str) -> Any:
         """The value stored under `key`, decoded from JSON; None when there is none."""
         with self._reads.connect() as conn:
-            raw = conn.execute(select(app_state.c.value).where(app_state.c.key == key)).scalar()
+            raw = conn.execute('SELECT value FROM app_state WHERE "key" = ?', (key,)).scalar()
         return None if raw is None else json.loads(raw)
 
     # -- pruning -------------------------------------------------------------------------
@@ -157,18 +161,21 @@ class HistoryMixin:
         settings, prompt history and /clear points go with them (foreign-key cascade).
         """
         now = self._clock() if now is None else now
-        w = workstreams
-        has_messages = exists().where(messages.c.workstream_id == w.c.id)
-        doomed = [and_(~has_messages, w.c.updated_at < now - empty_grace)]
+        empty = "NOT EXISTS (SELECT * FROM messages WHERE messages.workstream_id = workstreams.id)"
+        doomed = [f"({empty} AND updated_at < ?)"]
+        params: list[Any] = [now - empty_grace]
         if retention_days > 0:
-            unnamed = or_(w.c.alias.is_(None), w.c.alias == "")
-            doomed.append(and_(unnamed, w.c.updated_at < now - retention_days * DAY))
-        cond = and_(or_(*doomed), w.c.id.not_in(live_lease_ids(now)))  # open in another window
+            doomed.append("((alias IS NULL OR alias = '') AND updated_at < ?)")
+            params.append(now - retention_days * DAY)
+        live, live_params = live_lease_ids(now)  # open in another window
+        sql = f"DELETE FROM workstreams WHERE ({' OR '.join(doomed)}) AND id NOT IN ({live})"
+        params += live_params
         keep = list(keep)
         if keep:
-            cond = and_(cond, w.c.id.not_in(keep))
+            sql += f" AND id NOT IN ({', '.join('?' * len(keep))})"
+            params += keep
         with self._engine.begin() as conn:
-            return conn.execute(delete(w).where(cond)).rowcount
+            return conn.execute(sql, params).rowcount
 
     # -- /clear and /rewind --------------------------------------------------------------
 
@@ -179,23 +186,15 @@ class HistoryMixin:
         """
         with self._engine.begin() as conn:
             self._touch(conn, workstream_id)
-            seq = conn.execute(
-                select(func.coalesce(func.max(messages.c.seq), 0))
-                .where(messages.c.workstream_id == workstream_id)).scalar_one()
-            conn.execute(sqlite_insert(context_resets).values(
-                workstream_id=workstream_id, seq=seq, created_at=self._clock(),
-            ).on_conflict_do_nothing())
+            conn.execute("INSERT INTO context_resets (workstream_id, seq, created_at) VALUES (?, ?, ?) "
+                         "ON CONFLICT DO NOTHING", (workstream_id, last_seq(conn, workstream_id), self._clock()))
 
     def load_conversation(self, workstream_id: str) -> Conversation:
         """All messages (as `load_messages`) plus the positions of /clear resets."""
-        query = (select(messages).where(messages.c.workstream_id == workstream_id)
-                 .order_by(messages.c.seq))
-        resets = (select(context_resets.c.seq)
-                  .where(context_resets.c.workstream_id == workstream_id)
-                  .order_by(context_resets.c.seq))
+        resets = "SELECT seq FROM context_resets WHERE workstream_id = ? ORDER BY seq"
         with self._reads.connect() as conn:
-            rows = with_pieces(conn, [r._mapping for r in conn.execute(query)])
-            cuts = list(conn.execute(resets).scalars())
+            rows = workstream_rows(conn, workstream_id)
+            cuts = conn.execute(resets, (workstream_id,)).scalars()
         out: list[Message] = []
         clears: list[int] = []
         i = 0
@@ -219,16 +218,14 @@ class HistoryMixin:
             raise ValueError("cannot rewind a negative number of turns")
         if turns == 0:
             return 0
-        m = messages
         with self._engine.begin() as conn:
-            seqs = list(conn.execute(
-                select(m.c.seq).where(m.c.workstream_id == workstream_id, m.c.role == "user")
-                .order_by(m.c.seq.desc()).limit(turns)).scalars())
+            seqs = conn.execute(
+                "SELECT seq FROM messages WHERE workstream_id = ? AND role = 'user' ORDER BY seq DESC LIMIT ?",
+                (workstream_id, turns)).scalars()
             if not seqs:
                 return 0
             cut = min(seqs)
-            conn.execute(delete(m).where(m.c.workstream_id == workstream_id, m.c.seq >= cut))
-            conn.execute(delete(context_resets).where(
-                context_resets.c.workstream_id == workstream_id, context_resets.c.seq >= cut))
+            for table in ("messages", "context_resets"):
+                conn.execute(f"DELETE FROM {table} WHERE workstream_id = ? AND seq >= ?", (workstream_id, cut))
             self._touch(conn, workstream_id)
         return len(seqs)

@@ -1,4 +1,4 @@
-"""Who may take a workstream's lease: the owner, the lease and the rule, without SQLAlchemy.
+"""Who may take a workstream's lease: the owner, the lease and the rule, without the store.
 
 app/storage/leases.py stores leases; this module is what it and the first frame's quick look at the
 saved tabs (app/storage/peek.py) share, so both decide "held elsewhere" the same way.

@@ -19,25 +19,23 @@ import sqlite3
 from pathlib import Path
 from typing import Callable, Iterable
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
-
-from app.storage.engine import BUSY_TIMEOUT_MS, begin_immediate, set_pragmas
+from app.storage.engine import Connection, Engine, Row, begin_immediate, connect_raw
 from app.storage.lease_rules import HEARTBEAT_INTERVAL, STALE_AFTER, Lease, Owner, pid_alive
-from app.storage.schema import workstream_leases as leases
 from app.storage.write_refused import WriteRefused
 
-# The owner, the lease and the rule live in lease_rules.py (no SQLAlchemy); they are used from here too.
+# The owner, the lease and the rule live in lease_rules.py (no store); they are used from here too.
 __all__ = ["HEARTBEAT_INTERVAL", "STALE_AFTER", "Lease", "Owner", "pid_alive", "LeaseMixin", "live_lease_ids"]
 
-def _lease(row) -> Lease:
-    m = row._mapping
-    return Lease(m["workstream_id"], Owner(m["instance_id"], m["pid"], m["host"]), m["heartbeat_at"])
+_SELECT = "SELECT workstream_id, instance_id, pid, host, heartbeat_at FROM workstream_leases"
 
 
-def live_lease_ids(now: float, stale_after: float = STALE_AFTER):
-    """A subquery of the workstreams whose lease was refreshed within `stale_after` seconds."""
-    return select(leases.c.workstream_id).where(leases.c.heartbeat_at >= now - stale_after)
+def _lease(row: Row) -> Lease:
+    return Lease(row.workstream_id, Owner(row.instance_id, row.pid, row.host), row.heartbeat_at)
+
+
+def live_lease_ids(now: float, stale_after: float = STALE_AFTER) -> tuple[str, tuple[float]]:
+    """A subquery (SQL, parameters) of the workstreams whose lease was refreshed within `stale_after` seconds."""
+    return "SELECT workstream_id FROM workstream_leases WHERE heartbeat_at >= ?", (now - stale_after,)
 
 
 class LeaseMixin:
@@ -52,7 +50,7 @@ class LeaseMixin:
         """Inside a write transaction: WriteRefused when an instance other than `writer` holds the lease."""
         if self.writer is None:
             return
-        row = conn.execute(select(leases).where(leases.c.workstream_id == workstream_id)).first()
+        row = conn.execute(f"{_SELECT} WHERE workstream_id = ?", (workstream_id,)).first()
         if row is not None and row.instance_id != self.writer.instance_id:
             raise WriteRefused(workstream_id, _lease(row))
 
@@ -65,20 +63,22 @@ class LeaseMixin:
         """
         now = self._clock()
         with self._engine.begin() as conn:
-            row = conn.execute(select(leases).where(leases.c.workstream_id == workstream_id)).first()
+            row = conn.execute(f"{_SELECT} WHERE workstream_id = ?", (workstream_id,)).first()
             current = _lease(row) if row else None
             if current is not None and not current.is_free_for(owner, now, stale_after=stale_after):
                 return current
             mine = {"instance_id": owner.instance_id, "pid": owner.pid, "host": owner.host, "heartbeat_at": now}
             if current is None:
                 try:
-                    conn.execute(insert(leases).values(workstream_id=workstream_id, taken_at=now, **mine))
-                except IntegrityError:
+                    conn.insert("workstream_leases", {"workstream_id": workstream_id, "taken_at": now, **mine})
+                except sqlite3.IntegrityError:
                     raise LookupError(f"no workstream with id '{workstream_id}'") from None
             else:
                 taken = {} if current.owner.instance_id == owner.instance_id else {"taken_at": now}
-                conn.execute(update(leases).where(leases.c.workstream_id == workstream_id)
-                             .values(**mine, **taken))
+                values = {**mine, **taken}
+                assignments = ", ".join(f"{column} = :{column}" for column in values)
+                conn.execute(f"UPDATE workstream_leases SET {assignments} WHERE workstream_id = :workstream_id",
+                             {**values, "workstream_id": workstream_id})
         return None
 
     def refresh_leases(self, owner: Owner, workstream_ids: Iterable[str]) -> list[str]:
@@ -95,10 +95,10 @@ class LeaseMixin:
         marks = ", ".join("?" * len(ids))
         begin_immediate(conn.execute)
         try:
-            conn.execute(f"UPDATE {leases.name} SET heartbeat_at = ? WHERE instance_id = ? AND workstream_id IN ({marks})",
+            conn.execute(f"UPDATE workstream_leases SET heartbeat_at = ? WHERE instance_id = ? AND workstream_id IN ({marks})",
                          (self._clock(), owner.instance_id, *ids))
             held = {row[0] for row in conn.execute(
-                f"SELECT workstream_id FROM {leases.name} WHERE instance_id = ? AND workstream_id IN ({marks})",
+                f"SELECT workstream_id FROM workstream_leases WHERE instance_id = ? AND workstream_id IN ({marks})",
                 (owner.instance_id, *ids))}
             conn.execute("COMMIT")
         except BaseException:
@@ -111,9 +111,7 @@ class LeaseMixin:
         """The heartbeat's connection: opened on first use with the engine's pragmas (autocommit at the
         driver, so BEGIN IMMEDIATE is explicit), closed with the store (`close_heartbeat`)."""
         if self._heartbeat is None:
-            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-            set_pragmas(conn)
-            self._heartbeat = conn
+            self._heartbeat = connect_raw(self.path)
         return self._heartbeat
 
     def close_heartbeat(self) -> None:
@@ -123,20 +121,22 @@ class LeaseMixin:
 
     def release_leases(self, owner: Owner, workstream_ids: Iterable[str] | None = None) -> None:
         """Give up `owner`'s leases on these workstreams (all of them when None)."""
-        cond = leases.c.instance_id == owner.instance_id
+        sql, params = "DELETE FROM workstream_leases WHERE instance_id = ?", [owner.instance_id]
         if workstream_ids is not None:
-            cond = cond & leases.c.workstream_id.in_(list(workstream_ids))
+            ids = list(workstream_ids)
+            sql += f" AND workstream_id IN ({', '.join('?' * len(ids))})"
+            params += ids
         with self._engine.begin() as conn:
-            conn.execute(delete(leases).where(cond))
+            conn.execute(sql, params)
 
     def live_leases(self, *, stale_after: float = STALE_AFTER) -> list[Lease]:
         """Every lease refreshed within `stale_after` seconds: the workstreams open somewhere now."""
-        query = select(leases).where(leases.c.workstream_id.in_(live_lease_ids(self._clock(), stale_after)))
+        live, params = live_lease_ids(self._clock(), stale_after)
         with self._reads.connect() as conn:
-            return [_lease(row) for row in conn.execute(query)]
+            return [_lease(row) for row in conn.execute(f"{_SELECT} WHERE workstream_id IN ({live})", params)]
 
     def lease(self, workstream_id: str) -> Lease | None:
         """The workstream's lease row (held, stale or gone alike), or None when nobody took it."""
         with self._reads.connect() as conn:
-            row = conn.execute(select(leases).where(leases.c.workstream_id == workstream_id)).first()
+            row = conn.execute(f"{_SELECT} WHERE workstream_id = ?", (workstream_id,)).first()
         return _lease(row) if row else None

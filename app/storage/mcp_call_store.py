@@ -10,13 +10,10 @@ import json
 import time
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, select
-
-from app.storage.schema import mcp_calls
-
 DAY = 86400.0
 PER_SERVER = 200
 MAX_ANSWER_CHARS = 2_000_000  # a larger answer (a big image) is kept as a note, not its bytes
+_NEWEST = "FROM mcp_calls WHERE server = ? ORDER BY at DESC, id DESC LIMIT ?"  # a server's newest calls
 
 
 def _json(value: Any) -> str:
@@ -38,24 +35,21 @@ def record(store: Any, server: str, *, kind: str, item: str, label: str, argumen
     (0 keeps them by age forever). Returns the new row's id."""
     at = time.time() if at is None else at
     with store._engine.begin() as conn:
-        row_id = conn.execute(insert(mcp_calls).values(
-            server=server, at=at, kind=kind, item=item, label=label, arguments=_json(arguments), raw=_json(raw),
-            ok=ok, elapsed_ms=elapsed_ms, answer=_answer_text(answer))).inserted_primary_key[0]
-        kept = select(mcp_calls.c.id).where(mcp_calls.c.server == server) \
-            .order_by(mcp_calls.c.at.desc(), mcp_calls.c.id.desc()).limit(limit)
-        conn.execute(delete(mcp_calls).where(and_(mcp_calls.c.server == server, mcp_calls.c.id.not_in(kept))))
+        row_id = conn.insert("mcp_calls", {
+            "server": server, "at": at, "kind": kind, "item": item, "label": label, "arguments": _json(arguments),
+            "raw": _json(raw), "ok": ok, "elapsed_ms": elapsed_ms, "answer": _answer_text(answer)})
+        conn.execute(f"DELETE FROM mcp_calls WHERE server = ? AND id NOT IN (SELECT id {_NEWEST})",
+                     (server, server, limit))
         if retention_days > 0:
-            conn.execute(delete(mcp_calls).where(mcp_calls.c.at < at - retention_days * DAY))
+            conn.execute("DELETE FROM mcp_calls WHERE at < ?", (at - retention_days * DAY,))
     return int(row_id)
 
 
 def recent(store: Any, server: str, limit: int = PER_SERVER) -> list[dict[str, Any]]:
     """The server's calls, oldest first (as the in-memory history), JSON columns decoded; a row whose
     JSON cannot be read (written by something else) comes back with empty values, never an error."""
-    query = select(mcp_calls).where(mcp_calls.c.server == server) \
-        .order_by(mcp_calls.c.at.desc(), mcp_calls.c.id.desc()).limit(limit)
     with store._reads.connect() as conn:
-        rows = [dict(r) for r in conn.execute(query).mappings()]
+        rows = [r._mapping for r in conn.execute(f"SELECT * {_NEWEST}", (server, limit))]
     for row in rows:
         for column, empty in (("arguments", {}), ("raw", {}), ("answer", {"error": "(unreadable)"})):
             try:
@@ -72,4 +66,4 @@ def prune(store: Any, retention_days: float, now: float | None = None) -> int:
         return 0
     cutoff = (time.time() if now is None else now) - retention_days * DAY
     with store._engine.begin() as conn:
-        return conn.execute(delete(mcp_calls).where(mcp_calls.c.at < cutoff)).rowcount
+        return conn.execute("DELETE FROM mcp_calls WHERE at < ?", (cutoff,)).rowcount

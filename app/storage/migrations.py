@@ -12,10 +12,10 @@ Adding version 2 takes three steps:
 1. Write a function that takes a `Connection` and changes the schema or the data::
 
        def _v2_add_pinned(conn: Connection) -> None:
-           conn.exec_driver_sql("ALTER TABLE workstreams ADD COLUMN pinned BOOLEAN DEFAULT 0")
+           conn.execute("ALTER TABLE workstreams ADD COLUMN pinned BOOLEAN DEFAULT 0")
 
 2. Append it: `MIGRATIONS = [(1, _v1_initial), (2, _v2_add_pinned)]`.
-3. Update the table definition in `schema.py` so queries see the new column.
+3. Update the table's statement in `schema.py`, so a new database has the column too.
 
 Migrations never change once released; fix a mistake with a further migration.
 Version 1 creates the tables straight from `schema.py`; on a new database it therefore
@@ -27,26 +27,20 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from sqlalchemy import Connection, Engine, delete, insert, inspect, select
-
-from app.storage.schema import metadata, schema_version
-from app.storage.schema import (app_state, context_resets, ix_messages_workstream_seq,
-                                prompt_history, workstream_leases)
+from app.storage.engine import Connection, Engine
+from app.storage.schema import TABLES, create_tables
 
 Migration = Callable[[Connection], None]
 
 
 def _v1_initial(conn: Connection) -> None:
     """Create the initial tables."""
-    metadata.create_all(conn)
+    create_tables(conn, *TABLES)
 
 
 def _v2_usage_and_compactions(conn: Connection) -> None:
     """Usage rows per model request, and compaction summaries."""
-    from app.storage.schema import compactions, usage
-
-    usage.create(conn, checkfirst=True)
-    compactions.create(conn, checkfirst=True)
+    create_tables(conn, "usage", "compactions")
 
 
 def _v3_history_state_resets(conn: Connection) -> None:
@@ -55,67 +49,48 @@ def _v3_history_state_resets(conn: Connection) -> None:
     The full-text index is not created here: it depends on the SQLite build, so
     `app.storage.fts.ensure_fts` sets it up (or repairs it) each time a Store opens.
     """
-    for table in (prompt_history, app_state, context_resets):
-        table.create(conn, checkfirst=True)
-    ix_messages_workstream_seq.create(conn, checkfirst=True)
+    create_tables(conn, "prompt_history", "app_state", "context_resets")
+    conn.execute("CREATE INDEX IF NOT EXISTS ix_messages_workstream_seq ON messages (workstream_id, seq)")
 
 
 def _v4_workstream_leases(conn: Connection) -> None:
     """Which running instance has each workstream open (two windows may share one store)."""
-    workstream_leases.create(conn, checkfirst=True)
+    create_tables(conn, "workstream_leases")
 
 
 def _v5_audit_and_policy_reviews(conn: Connection) -> None:
     """The permission engine's audit log and the accepted hashes of project policy files."""
-    from app.storage.schema import audit_log, policy_reviews
-
-    audit_log.create(conn, checkfirst=True)
-    policy_reviews.create(conn, checkfirst=True)
+    create_tables(conn, "audit_log", "policy_reviews")
 
 
 def _v6_checkpoints(conn: Connection) -> None:
     """Checkpoints of turns, rewinds (with their undo data) and fork links (app/checkpoints/)."""
-    from app.storage.schema import checkpoint_ops, checkpoints, workstream_forks
-
-    for table in (checkpoints, checkpoint_ops, workstream_forks):
-        table.create(conn, checkfirst=True)
+    create_tables(conn, "checkpoints", "checkpoint_ops", "workstream_forks")
 
 
 def _v7_memories(conn: Connection) -> None:
     """Structured memories (issue 16): name, description, content, type, scope, access counts."""
-    from app.storage.schema import memories
-
-    memories.create(conn, checkfirst=True)
+    create_tables(conn, "memories")
 
 
 def _v8_subagents_and_watches(conn: Connection) -> None:
     """Sub-agent runs (task/plan) and their own conversations, and watches (issue 14)."""
-    from app.storage.schema import subagent_messages, subagent_runs, watches
-
-    subagent_runs.create(conn, checkfirst=True)
-    subagent_messages.create(conn, checkfirst=True)
-    watches.create(conn, checkfirst=True)
+    create_tables(conn, "subagent_runs", "subagent_messages", "watches")
 
 
 def _v9_draft_pieces(conn: Connection) -> None:
     """A streaming reply's saves as appended pieces (issue 12: no rewrite of the whole row per save)."""
-    from app.storage.schema import draft_pieces
-
-    draft_pieces.create(conn, checkfirst=True)
+    create_tables(conn, "draft_pieces")
 
 
 def _v15_mcp_calls(conn: Connection) -> None:
     """The MCP inspector's call history (issue 18), kept across restarts."""
-    from app.storage.schema import mcp_calls
-
-    mcp_calls.create(conn, checkfirst=True)
+    create_tables(conn, "mcp_calls")
 
 
 def _v16_message_pieces(conn: Connection) -> None:
     """Long message texts as a head in their row plus pieces (issue 12: no 10 MB value in one write)."""
-    from app.storage.schema import message_pieces
-
-    message_pieces.create(conn, checkfirst=True)
+    create_tables(conn, "message_pieces")
 
 
 MIGRATIONS: list[tuple[int, Migration]] = [
@@ -135,15 +110,15 @@ MIGRATIONS: list[tuple[int, Migration]] = [
 
 def current_version(conn: Connection) -> int:
     """The schema version recorded in the database; 0 when it has none yet."""
-    if not inspect(conn).has_table(schema_version.name):
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").first() is None:
         return 0
-    return conn.execute(select(schema_version.c.version)).scalar() or 0
+    return conn.execute("SELECT version FROM schema_version").scalar() or 0
 
 
 def _record_version(conn: Connection, version: int) -> None:
-    schema_version.create(conn, checkfirst=True)
-    conn.execute(delete(schema_version))
-    conn.execute(insert(schema_version).values(version=version))
+    create_tables(conn, "schema_version")
+    conn.execute("DELETE FROM schema_version")
+    conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
 
 
 def migrate(engine: Engine, migrations: Sequence[tuple[int, Migration]] = MIGRATIONS) -> int:

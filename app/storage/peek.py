@@ -1,6 +1,6 @@
 """A quick read-only look at the tabs the last run left open, with the standard library's sqlite3.
 
-The first frame shows the saved tabs before SQLAlchemy and the engine have loaded (most of a
+The first frame shows the saved tabs before the store and the engine have loaded (most of a
 second on a small machine); boot then restores them for real and replaces this view. Anything
 unexpected (no file yet, an older schema, a locked or broken database) means "nothing to show":
 boot opens the store properly and reports problems there.

@@ -17,10 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Iterator, Mapping
 
-from sqlalchemy import Connection, Table, delete, insert, select, update
-
+from app.storage.engine import Connection
 from app.storage.fts import INDEXED_CHARS
-from app.storage.schema import draft_pieces, message_pieces, messages
 
 HEAD_CHARS = INDEXED_CHARS  # characters of each text kept in the row
 PIECE_CHARS = 256 * 1024  # characters of each text in one piece
@@ -45,31 +43,38 @@ def _tail(values: Mapping[str, Any]) -> Iterator[dict[str, str]]:
 
 def _write_tail(conn: Connection, message_id: int, values: Mapping[str, Any]) -> None:
     for piece in _tail(values):
-        conn.execute(insert(message_pieces).values(message_id=message_id, **piece))
+        conn.insert("message_pieces", {"message_id": message_id, **piece})
 
 
 def insert_message(conn: Connection, values: Mapping[str, Any]) -> int:
     """Insert a `messages` row of `values` (texts whole); its id."""
-    message_id = conn.execute(insert(messages).values(**head(values))).inserted_primary_key[0]
+    message_id = conn.insert("messages", head(values))
     _write_tail(conn, message_id, values)
     return message_id
 
 
+def update_row(conn: Connection, table: str, row_id: Any, values: Mapping[str, Any]) -> int:
+    """Set the columns `values` names (names from code, never from input) of `table`'s row `row_id`;
+    how many rows changed (0 or 1)."""
+    assignments = ", ".join(f"{column} = ?" for column in values)
+    return conn.execute(f"UPDATE {table} SET {assignments} WHERE id = ?", (*values.values(), row_id)).rowcount
+
+
 def update_message(conn: Connection, message_id: int, values: Mapping[str, Any]) -> None:
     """Set fields of row `message_id` to `values` (texts whole, replacing its pieces)."""
-    conn.execute(delete(message_pieces).where(message_pieces.c.message_id == message_id))
-    conn.execute(update(messages).where(messages.c.id == message_id).values(**head(values)))
+    conn.execute("DELETE FROM message_pieces WHERE message_id = ?", (message_id,))
+    update_row(conn, "messages", message_id, head(values))
     _write_tail(conn, message_id, values)
 
 
-def _pieces(conn: Connection, table: Table, ids: list[int]) -> dict[int, tuple[list[str], list[str]]]:
+def _pieces(conn: Connection, table: str, ids: list[int]) -> dict[int, tuple[list[str], list[str]]]:
     """message id → (contents, reasonings) of its pieces in `table`, in the order they were written."""
     found: dict[int, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     if not ids:
         return found
-    query = (select(table.c.message_id, table.c.content, table.c.reasoning)
-             .where(table.c.message_id.in_(ids)).order_by(table.c.id))
-    for message_id, content, reasoning in conn.execute(query):
+    query = (f"SELECT message_id, content, reasoning FROM {table} "
+             f"WHERE message_id IN ({', '.join('?' * len(ids))}) ORDER BY id")
+    for message_id, content, reasoning in conn.execute(query, ids):
         found[message_id][0].append(content)
         found[message_id][1].append(reasoning)
     return found
@@ -85,8 +90,8 @@ def with_pieces(conn: Connection, rows: Iterable[Mapping[str, Any]],
     """`rows` of `messages`, each with its whole content and reasoning (its pieces appended);
     `drafts`: the ids that may have draft pieces (default: the rows that `is_draft`)."""
     rows = list(rows)
-    long = _pieces(conn, message_pieces, [r["id"] for r in rows if any(len(_text(r, k)) == HEAD_CHARS for k in TEXTS)])
-    streamed = _pieces(conn, draft_pieces, [r["id"] for r in rows if is_draft(r)] if drafts is None else drafts)
+    long = _pieces(conn, "message_pieces", [r["id"] for r in rows if any(len(_text(r, k)) == HEAD_CHARS for k in TEXTS)])
+    streamed = _pieces(conn, "draft_pieces", [r["id"] for r in rows if is_draft(r)] if drafts is None else drafts)
     if not (long or streamed):
         return rows
     out: list[Mapping[str, Any]] = []

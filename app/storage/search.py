@@ -13,14 +13,12 @@ occur in normal text); `SearchHit.spans()` splits a snippet into (text, is_match
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import Connection, and_, select, text
-from sqlalchemy.exc import OperationalError
-
+from app.storage.engine import Connection
 from app.storage.fts import FTS_TABLE, INDEXED_ROLES
-from app.storage.schema import messages, workstreams
 
 MARK_START = "\x02"
 MARK_END = "\x03"
@@ -93,6 +91,11 @@ def fts_query(terms: list[Term]) -> str | None:
     return " AND ".join(parts)
 
 
+def escape_like(text: str) -> str:
+    """`text` as a LIKE pattern that matches it literally, with `ESCAPE '/'`."""
+    return text.replace("/", "//").replace("%", "/%").replace("_", "/_")
+
+
 def _one_line(s: str) -> str:
     return " ".join(s.split())
 
@@ -126,14 +129,14 @@ def search_fts(conn: Connection, match: str, limit: int, order: Order,
                workstream_id: str | None) -> list[SearchHit]:
     order_by = "m.id DESC" if order == "recent" else f"{FTS_TABLE}.rank, m.id DESC"
     where = "AND m.workstream_id = :ws" if workstream_id else ""
-    sql = text(f"""
+    sql = f"""
         SELECT m.id, m.workstream_id, m.role, m.created_at, w.title, w.alias,
                snippet({FTS_TABLE}, 0, :a, :b, :e, :n) AS snippet
         FROM {FTS_TABLE}
         JOIN messages m ON m.id = {FTS_TABLE}.rowid
         JOIN workstreams w ON w.id = m.workstream_id
         WHERE {FTS_TABLE} MATCH :q {where}
-        ORDER BY {order_by} LIMIT :limit""")
+        ORDER BY {order_by} LIMIT :limit"""
     rows = conn.execute(sql, {"a": MARK_START, "b": MARK_END, "e": ELLIPSIS,
                               "n": SNIPPET_TOKENS, "q": match, "limit": limit,
                               "ws": workstream_id}).all()
@@ -142,18 +145,19 @@ def search_fts(conn: Connection, match: str, limit: int, order: Order,
 
 def search_like(conn: Connection, terms: list[Term], limit: int,
                 workstream_id: str | None) -> list[SearchHit]:
-    conds = [messages.c.role.in_(INDEXED_ROLES)]
-    conds += [messages.c.content.contains(t.text, autoescape=True) for t in terms]
+    conds = [f"m.role IN ({', '.join('?' * len(INDEXED_ROLES))})"]
+    params: list[Any] = [*INDEXED_ROLES]
+    for t in terms:
+        conds.append("m.content LIKE '%' || ? || '%' ESCAPE '/'")
+        params.append(escape_like(t.text))
     if workstream_id:
-        conds.append(messages.c.workstream_id == workstream_id)
-    query = (
-        select(messages.c.id, messages.c.workstream_id, messages.c.role,
-               messages.c.created_at, messages.c.content, workstreams.c.title,
-               workstreams.c.alias)
-        .join(workstreams, workstreams.c.id == messages.c.workstream_id)
-        .where(and_(*conds)).order_by(messages.c.id.desc()).limit(limit)
-    )
-    return [_hit(r, like_snippet(r.content, terms)) for r in conn.execute(query)]
+        conds.append("m.workstream_id = ?")
+        params.append(workstream_id)
+    sql = f"""
+        SELECT m.id, m.workstream_id, m.role, m.created_at, m.content, w.title, w.alias
+        FROM messages m JOIN workstreams w ON w.id = m.workstream_id
+        WHERE {' AND '.join(conds)} ORDER BY m.id DESC LIMIT ?"""
+    return [_hit(r, like_snippet(r.content, terms)) for r in conn.execute(sql, [*params, limit])]
 
 
 def search(conn: Connection, query: str, *, limit: int, use_fts: bool,
@@ -166,6 +170,6 @@ def search(conn: Connection, query: str, *, limit: int, use_fts: bool,
     if match is not None:
         try:
             return search_fts(conn, match, limit, order, workstream_id)
-        except OperationalError:  # defensive: a query FTS5 rejects still gets an answer
+        except sqlite3.OperationalError:  # defensive: a query FTS5 rejects still gets an answer
             pass
     return search_like(conn, terms, limit, workstream_id)

@@ -7,6 +7,7 @@ event loop directly; `AsyncStore` runs it on a worker thread.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 import uuid
 from contextlib import contextmanager
@@ -14,19 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from sqlalchemy import Connection, Engine, Row, func, insert, select, update
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import IntegrityError
-
 from app.vocabulary.messages import Message
 from app.storage.codec import message_rows, rows_to_messages
 from app.storage.drafts import DraftMixin
-from app.storage.engine import make_engine, reader
+from app.storage.engine import Connection, Engine, Row, make_engine, reader
 from app.storage.fts import ensure_fts
 from app.storage.migrations import migrate
-from app.storage.pieces import insert_message, with_pieces
-from app.storage.schema import messages, workstream_config, workstreams
-from app.storage.history import HistoryMixin
+from app.storage.pieces import insert_message, update_row
+from app.storage.history import HistoryMixin, last_seq, workstream_rows
+from app.storage.search import escape_like
 from app.storage.leases import LeaseMixin
 from app.storage.usage_store import UsageMixin
 
@@ -49,17 +46,13 @@ class WorkstreamInfo:
     state: str
 
 
-_message_count = (
-    select(func.count())
-    .where(messages.c.workstream_id == workstreams.c.id, messages.c.role != "tool_call")
-    .correlate(workstreams)
-    .scalar_subquery()
-    .label("message_count")
-)
-_info_query = select(*workstreams.c, _message_count)
+# every workstream column, and how many of its messages the browser shows (tool calls are part of a turn)
+_INFO_QUERY = """SELECT workstreams.*, (SELECT count(*) FROM messages
+    WHERE messages.workstream_id = workstreams.id AND messages.role != 'tool_call') AS message_count
+FROM workstreams"""
 
 
-def _info(row: Row[Any]) -> WorkstreamInfo:
+def _info(row: Row) -> WorkstreamInfo:
     m = row._mapping
     return WorkstreamInfo(
         id=m["id"], title=m["title"], alias=m["alias"], model=m["model"],
@@ -99,7 +92,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
 
     @property
     def engine(self) -> Engine:
-        """The SQLAlchemy engine, for maintenance and tests (normal use goes through methods)."""
+        """The engine (app/storage/engine.py), for maintenance and tests (normal use goes through methods)."""
         return self._engine
 
     # -- workstreams -------------------------------------------------------------------
@@ -110,16 +103,16 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
         ws_id = uuid.uuid4().hex
         now = self._clock()
         with self._engine.begin() as conn:
-            conn.execute(insert(workstreams).values(
-                id=ws_id, title=title, alias=None, model=model, workdir=workdir,
-                created_at=now, updated_at=now, state="idle",
-            ))
+            conn.insert("workstreams", {
+                "id": ws_id, "title": title, "alias": None, "model": model, "workdir": workdir,
+                "created_at": now, "updated_at": now, "state": "idle",
+            })
         return ws_id
 
     def get_workstream(self, workstream_id: str) -> WorkstreamInfo | None:
         """The workstream with exactly this id, or None."""
         with self._reads.connect() as conn:
-            row = conn.execute(_info_query.where(workstreams.c.id == workstream_id)).first()
+            row = conn.execute(f"{_INFO_QUERY} WHERE workstreams.id = ?", (workstream_id,)).first()
         return _info(row) if row else None
 
     def find_workstream(self, ref: str) -> WorkstreamInfo:
@@ -132,13 +125,13 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
         if not ref:
             raise LookupError("no workstream given: use an id, an id prefix or an alias")
         with self._reads.connect() as conn:
-            for cond in (workstreams.c.id == ref, workstreams.c.alias == ref):
-                row = conn.execute(_info_query.where(cond)).first()
+            for column in ("id", "alias"):
+                row = conn.execute(f"{_INFO_QUERY} WHERE workstreams.{column} = ?", (ref,)).first()
                 if row:
                     return _info(row)
             rows = conn.execute(
-                _info_query.where(workstreams.c.id.startswith(ref.lower(), autoescape=True))
-                .order_by(workstreams.c.updated_at.desc()).limit(6)
+                f"{_INFO_QUERY} WHERE workstreams.id LIKE ? || '%' ESCAPE '/' "
+                "ORDER BY workstreams.updated_at DESC LIMIT 6", (escape_like(ref.lower()),)
             ).all()
         if not rows:
             raise LookupError(f"no workstream matches '{ref}' (by id, id prefix or alias)")
@@ -153,8 +146,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
 
     def list_workstreams(self) -> list[WorkstreamInfo]:
         """All workstreams, most recently active first."""
-        query = _info_query.order_by(workstreams.c.updated_at.desc(),
-                                     workstreams.c.created_at.desc())
+        query = f"{_INFO_QUERY} ORDER BY workstreams.updated_at DESC, workstreams.created_at DESC"
         with self._reads.connect() as conn:
             return [_info(r) for r in conn.execute(query)]
 
@@ -171,7 +163,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
         try:
             with self._engine.begin() as conn:
                 self._touch(conn, workstream_id, **fields)
-        except IntegrityError:
+        except sqlite3.IntegrityError:
             raise ValueError(
                 f"alias '{fields.get('alias')}' is already used by another workstream"
             ) from None
@@ -179,19 +171,15 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
     def delete_workstream(self, workstream_id: str) -> None:
         """Delete a workstream with its messages and settings (no error if it is absent)."""
         with self._engine.begin() as conn:
-            for table in (messages, workstream_config):
-                conn.execute(table.delete().where(table.c.workstream_id == workstream_id))
-            conn.execute(workstreams.delete().where(workstreams.c.id == workstream_id))
+            for table in ("messages", "workstream_config"):
+                conn.execute(f"DELETE FROM {table} WHERE workstream_id = ?", (workstream_id,))
+            conn.execute("DELETE FROM workstreams WHERE id = ?", (workstream_id,))
 
     def _touch(self, conn: Connection, workstream_id: str, **fields: Any) -> None:
         """Update fields and bump updated_at; LookupError if the workstream is unknown, WriteRefused
         when another instance holds its lease (checked in the caller's write transaction)."""
         self._check_writer(conn, workstream_id)
-        result = conn.execute(
-            update(workstreams).where(workstreams.c.id == workstream_id)
-            .values(updated_at=self._clock(), **fields)
-        )
-        if result.rowcount == 0:
+        if update_row(conn, "workstreams", workstream_id, {"updated_at": self._clock(), **fields}) == 0:
             raise LookupError(f"no workstream with id '{workstream_id}'")
 
     # -- messages ----------------------------------------------------------------------
@@ -206,10 +194,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
     def _append_rows(self, conn: Connection, workstream_id: str, rows: list[dict[str, Any]]) -> list[int]:
         """Insert `rows` after the workstream's last row (consecutive seq numbers); their ids."""
         now = self._clock()
-        seq = conn.execute(
-            select(func.coalesce(func.max(messages.c.seq), 0))
-            .where(messages.c.workstream_id == workstream_id)
-        ).scalar_one()
+        seq = last_seq(conn, workstream_id)
         return [insert_message(conn, {"workstream_id": workstream_id, "seq": seq + offset, "created_at": now, **row})
                 for offset, row in enumerate(rows, start=1)]
 
@@ -228,10 +213,8 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
 
     def load_messages(self, workstream_id: str) -> list[Message]:
         """The workstream's conversation, in order, as engine Messages."""
-        query = (select(messages).where(messages.c.workstream_id == workstream_id)
-                 .order_by(messages.c.seq))
         with self._reads.connect() as conn:
-            rows = with_pieces(conn, [r._mapping for r in conn.execute(query)])
+            rows = workstream_rows(conn, workstream_id)
         return rows_to_messages(rows)
 
     # -- per-workstream settings -------------------------------------------------------
@@ -239,25 +222,21 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
     def set_config(self, workstream_id: str, key: str, value: Any) -> None:
         """Store one JSON-serializable setting for a workstream (replacing any old value); WriteRefused
         when another window holds the workstream's lease (its settings are that window's now)."""
-        stmt = sqlite_insert(workstream_config).values(
-            workstream_id=workstream_id, key=key, value=json.dumps(value))
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[workstream_config.c.workstream_id, workstream_config.c.key],
-            set_={"value": stmt.excluded.value},
-        )
         try:
             with self._engine.begin() as conn:
                 self._check_writer(conn, workstream_id)
-                conn.execute(stmt)
-        except IntegrityError:
+                conn.execute(
+                    'INSERT INTO workstream_config (workstream_id, "key", value) VALUES (?, ?, ?) '
+                    'ON CONFLICT (workstream_id, "key") DO UPDATE SET value = excluded.value',
+                    (workstream_id, key, json.dumps(value)))
+        except sqlite3.IntegrityError:
             raise LookupError(f"no workstream with id '{workstream_id}'") from None
 
     def get_config(self, workstream_id: str) -> dict[str, Any]:
         """All settings stored for a workstream, decoded from JSON."""
-        query = select(workstream_config.c.key, workstream_config.c.value).where(
-            workstream_config.c.workstream_id == workstream_id)
+        query = 'SELECT "key", value FROM workstream_config WHERE workstream_id = ?'
         with self._reads.connect() as conn:
-            return {key: json.loads(value) for key, value in conn.execute(query)}
+            return {key: json.loads(value) for key, value in conn.execute(query, (workstream_id,))}
 
     def file_missing(self) -> bool:
         """True once the database file was deleted (or replaced) after it was opened.

@@ -5,10 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import case, func, insert, select
-
-from app.storage.schema import audit_log, compactions, usage, workstreams
-
 CODE_CALL_IDS = "%:code:%"  # a run_code program's calls: <run_code call id>:code:<n> (app/engine/code_calls.py)
 
 
@@ -79,25 +75,20 @@ class UsageMixin:
             raise ValueError(f"unknown usage field(s): {', '.join(sorted(unknown))}")
         with self._engine.begin() as conn:
             self._check_writer(conn, workstream_id)
-            result = conn.execute(insert(usage).values(
-                workstream_id=workstream_id, created_at=self._clock(), **fields))
-        return result.inserted_primary_key[0]
+            return conn.insert("usage", {"workstream_id": workstream_id, "created_at": self._clock(), **fields})
 
     def list_usage(self, workstream_id: str) -> list[UsageRow]:
         """A workstream's usage rows, oldest first."""
-        query = select(usage).where(usage.c.workstream_id == workstream_id).order_by(usage.c.id)
         with self._reads.connect() as conn:
-            return [UsageRow(**dict(r._mapping)) for r in conn.execute(query)]
+            rows = conn.execute("SELECT * FROM usage WHERE workstream_id = ? ORDER BY id", (workstream_id,))
+            return [UsageRow(**r._mapping) for r in rows]
 
     def usage_totals(self) -> list[UsageTotal]:
         """Per-workstream totals, most expensive first (then most tokens)."""
-        cols = [func.count(usage.c.id), func.sum(usage.c.prompt_tokens),
-                func.sum(usage.c.completion_tokens), func.sum(usage.c.cache_read_tokens),
-                func.sum(usage.c.cache_write_tokens), func.sum(usage.c.cost),
-                func.max(usage.c.cost_estimated)]
-        query = (select(usage.c.workstream_id, workstreams.c.title, *cols)
-                 .join(workstreams, workstreams.c.id == usage.c.workstream_id)
-                 .group_by(usage.c.workstream_id, workstreams.c.title))
+        query = """SELECT u.workstream_id, w.title, count(u.id), sum(u.prompt_tokens), sum(u.completion_tokens),
+                          sum(u.cache_read_tokens), sum(u.cache_write_tokens), sum(u.cost), max(u.cost_estimated)
+                   FROM usage AS u JOIN workstreams AS w ON w.id = u.workstream_id
+                   GROUP BY u.workstream_id, w.title"""
         with self._reads.connect() as conn:
             rows = conn.execute(query).all()
         calls = self._tool_call_counts()
@@ -108,26 +99,22 @@ class UsageMixin:
 
     def _tool_call_counts(self) -> dict[str, tuple[int, int]]:
         """Per workstream: (tool calls, of which made by run_code programs), from the audit log."""
-        from_code = func.sum(case((audit_log.c.call_id.like(CODE_CALL_IDS), 1), else_=0))
-        query = select(audit_log.c.workstream_id, func.count(audit_log.c.id), from_code).group_by(
-            audit_log.c.workstream_id)
+        query = """SELECT workstream_id, count(id), sum(CASE WHEN call_id LIKE ? THEN 1 ELSE 0 END)
+                   FROM audit_log GROUP BY workstream_id"""
         with self._reads.connect() as conn:
-            return {r[0]: (r[1], r[2] or 0) for r in conn.execute(query)}
+            return {r[0]: (r[1], r[2] or 0) for r in conn.execute(query, (CODE_CALL_IDS,))}
 
     def add_compaction(self, workstream_id: str, *, summary: str, last_message_id: int,
                        focus: str | None = None, tokens_before: int | None = None) -> int:
         with self._engine.begin() as conn:
             self._check_writer(conn, workstream_id)
-            result = conn.execute(insert(compactions).values(
-                workstream_id=workstream_id, summary=summary, focus=focus,
-                last_message_id=last_message_id, tokens_before=tokens_before,
-                created_at=self._clock()))
-        return result.inserted_primary_key[0]
+            return conn.insert("compactions", {
+                "workstream_id": workstream_id, "summary": summary, "focus": focus,
+                "last_message_id": last_message_id, "tokens_before": tokens_before, "created_at": self._clock()})
 
     def latest_compaction(self, workstream_id: str) -> CompactionRow | None:
         """The most recent compaction (apply it on resume with engine.compaction.apply_compaction)."""
-        query = (select(compactions).where(compactions.c.workstream_id == workstream_id)
-                 .order_by(compactions.c.id.desc()).limit(1))
         with self._reads.connect() as conn:
-            row = conn.execute(query).first()
+            row = conn.execute("SELECT * FROM compactions WHERE workstream_id = ? ORDER BY id DESC LIMIT 1",
+                               (workstream_id,)).first()
         return CompactionRow(**dict(row._mapping)) if row else None

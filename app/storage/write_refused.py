@@ -1,6 +1,6 @@
 """The error of a write into a workstream that another window took over (app/storage/leases.py).
 
-Its own module, free of SQLAlchemy, so the engine and AsyncStore can catch it without importing the
+Its own module, free of the store's, so the engine and AsyncStore can catch it without importing the
 store on their thread.
 """
 

@@ -7,10 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from sqlalchemy import func, select
-
 from app.checkpoints import records
-from app.storage.schema import draft_pieces, messages
 from app.storage.store import Store
 from app.vocabulary.messages import Message
 from tests.engine.harness import Recorder, make_session, shutdown
@@ -19,14 +16,14 @@ from tests.fake_llm.script import TextReply
 
 def _pieces(store: Store) -> int:
     with store.engine.connect() as conn:
-        return conn.execute(select(func.count()).select_from(draft_pieces)).scalar_one()
+        return conn.execute("SELECT count(*) FROM draft_pieces").one()[0]
 
 
 def _row_size(store: Store, workstream_id: str) -> int:
     """Characters in the workstream's last message row itself (a draft's first save, without its pieces)."""
     with store.engine.connect() as conn:
-        return conn.execute(select(func.length(messages.c.content)).where(messages.c.workstream_id == workstream_id)
-                            .order_by(messages.c.seq.desc()).limit(1)).scalar_one()
+        return conn.execute("SELECT length(content) FROM messages WHERE workstream_id = ? ORDER BY seq DESC LIMIT 1",
+                            (workstream_id,)).one()[0]
 
 
 def _fork_all(store: Store, parent: str) -> str:

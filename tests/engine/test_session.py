@@ -247,8 +247,7 @@ async def test_resume_strips_an_interrupted_tool_turn(fake_openai, workspace, tm
 
     raw = Store(tmp_path / "whimbrel.db")
     with raw.engine.begin() as conn:
-        from sqlalchemy import text
-        conn.execute(text("DELETE FROM messages WHERE role = 'tool_result'"))
+        conn.execute("DELETE FROM messages WHERE role = 'tool_result'")
     raw.close()
 
     fake_openai.queue(TextReply("Continuing."))

@@ -31,7 +31,7 @@ async def _session(models, store, service, workspace, config_dir, recorder):
 
 def _backdate(engine, message_id: int, when: float) -> None:
     with engine.begin() as conn:
-        conn.exec_driver_sql("UPDATE messages SET created_at = ? WHERE id = ?", (when, message_id))
+        conn.execute("UPDATE messages SET created_at = ? WHERE id = ?", (when, message_id))
 
 
 def _system(request: dict) -> str:

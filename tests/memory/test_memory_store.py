@@ -27,8 +27,8 @@ def test_the_migration_creates_the_table(tmp_path):
     version = next(v for v, fn in MIGRATIONS if fn is _v7_memories)
     store = Store(tmp_path / "whimbrel.db")
     with store.engine.connect() as conn:
-        names = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type='table'")}
-        recorded = conn.exec_driver_sql("SELECT version FROM schema_version").scalar()
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        recorded = conn.execute("SELECT version FROM schema_version").scalar()
     assert "memories" in names and recorded >= version
     store.close()
 

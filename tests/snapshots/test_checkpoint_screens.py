@@ -125,8 +125,8 @@ def test_fork_tree_in_the_resume_browser(snap_compare, tmp_path):
     recent = float(int(time.time()))  # recent (older ones are pruned at start); shown as an age from it
     with store.engine.begin() as conn:  # distinct times: a fixed order of the rows
         for offset, workstream_id in enumerate((parent, child, grandchild, other)):
-            conn.exec_driver_sql(f"UPDATE workstreams SET updated_at = {recent - 60 * offset}, "
-                                 f"created_at = {recent - 60 * offset} WHERE id = '{workstream_id}'")
+            conn.execute("UPDATE workstreams SET updated_at = :at, created_at = :at WHERE id = :id",
+                         {"at": recent - 60 * offset, "id": workstream_id})
     store.close()
 
     async def run_before(pilot) -> None:

@@ -12,11 +12,8 @@ import json
 import random
 import uuid
 
-from sqlalchemy import insert
-
 from app.vocabulary.messages import Message, ToolCall
 from app.storage.codec import message_rows
-from app.storage.schema import messages, workstreams
 from app.storage.store import Store
 
 WORDS = ("parser migration index cache schema widget pane tab latency stream token "
@@ -66,9 +63,11 @@ def make_workstream(store: Store, n: int, *, title: str | None = "bulk",
                          "tool_name": None, "tool_args": None, "is_error": False,
                          "interrupted": False, "raw": None, **row})
     with store.engine.begin() as conn:
-        conn.execute(insert(workstreams).values(
-            id=ws_id, title=title, alias=alias, model="fake", workdir="", created_at=start,
-            updated_at=start + max(len(msgs) - 1, 0), state="idle"))
+        conn.insert("workstreams", {
+            "id": ws_id, "title": title, "alias": alias, "model": "fake", "workdir": "", "created_at": start,
+            "updated_at": start + max(len(msgs) - 1, 0), "state": "idle"})
         if rows:
-            conn.execute(insert(messages), rows)
+            columns = list(rows[0])  # every row has the same keys
+            conn.executemany(f"INSERT INTO messages ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                             [tuple(row[c] for c in columns) for row in rows])
     return ws_id

@@ -10,9 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sqlalchemy import func, select
-
-from app.storage.schema import draft_pieces, messages
 from app.storage.store import Store
 from app.vocabulary.messages import Message
 from tests.storage.draft_child import piece
@@ -24,9 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def stored_sizes(store: Store, message_id: int) -> tuple[int, int]:
     """(characters in the message row, characters in its pieces) as the file holds them."""
     with store.engine.connect() as conn:
-        row = conn.execute(select(func.length(messages.c.content)).where(messages.c.id == message_id)).scalar_one()
-        pieces = conn.execute(select(func.coalesce(func.sum(func.length(draft_pieces.c.content)), 0))
-                              .where(draft_pieces.c.message_id == message_id)).scalar_one()
+        row = conn.execute("SELECT length(content) FROM messages WHERE id = ?", (message_id,)).one()[0]
+        pieces = conn.execute("SELECT coalesce(sum(length(content)), 0) FROM draft_pieces WHERE message_id = ?",
+                              (message_id,)).one()[0]
     return row, pieces
 
 
@@ -104,4 +101,4 @@ def test_a_rewind_removes_a_drafts_pieces_with_its_row(store: Store) -> None:
     assert store.rewind(ws, 1) == 1
     assert store.load_messages(ws) == []
     with store.engine.connect() as conn:
-        assert conn.execute(select(func.count()).select_from(draft_pieces)).scalar_one() == 0
+        assert conn.execute("SELECT count(*) FROM draft_pieces").one()[0] == 0

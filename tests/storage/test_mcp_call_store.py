@@ -7,7 +7,6 @@ import threading
 from pathlib import Path
 
 from app.storage import mcp_call_store
-from app.storage.schema import mcp_calls
 from app.storage.store import Store
 
 DAY = 86400.0
@@ -84,9 +83,9 @@ def test_a_row_with_unreadable_json_reads_as_empty_values(tmp_path: Path):
     store = Store(tmp_path / "whimbrel.db")
     try:
         with store.engine.begin() as conn:
-            conn.execute(mcp_calls.insert().values(server="x", at=1.0, kind="tools", item="t", label="t",
-                                                   arguments="{not json", raw="[1, 2]", ok=False, elapsed_ms=0.0,
-                                                   answer="null"))
+            conn.insert("mcp_calls", {"server": "x", "at": 1.0, "kind": "tools", "item": "t", "label": "t",
+                                      "arguments": "{not json", "raw": "[1, 2]", "ok": False, "elapsed_ms": 0.0,
+                                      "answer": "null"})
         row = mcp_call_store.recent(store, "x")[0]
         assert row["arguments"] == {} and row["raw"] == {} and row["answer"] == {"error": "(unreadable)"}
     finally:

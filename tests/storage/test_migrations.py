@@ -6,9 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection
-
-from app.storage.engine import make_engine
+from app.storage.engine import Connection, make_engine
 from app.storage.migrations import MIGRATIONS, migrate
 from app.storage.store import Store
 
@@ -26,11 +24,11 @@ NEXT = LATEST + 1  # the number the next added migration would get
 
 
 def _v2_add_pinned(conn: Connection) -> None:
-    conn.exec_driver_sql("ALTER TABLE workstreams ADD COLUMN pinned BOOLEAN DEFAULT 0")
+    conn.execute("ALTER TABLE workstreams ADD COLUMN pinned BOOLEAN DEFAULT 0")
 
 
 def _v2_broken(conn: Connection) -> None:
-    conn.exec_driver_sql("CREATE TABLE half_done (x INTEGER)")
+    conn.execute("CREATE TABLE half_done (x INTEGER)")
     raise RuntimeError("boom")
 
 

@@ -10,11 +10,8 @@ import sqlite3
 import _sqlite3
 from pathlib import Path
 
-from sqlalchemy import func, select
-
 from app.checkpoints import records
 from app.storage.pieces import HEAD_CHARS, PIECE_CHARS
-from app.storage.schema import message_pieces, messages
 from app.storage.store import Store
 from app.vocabulary.messages import Message
 
@@ -39,8 +36,8 @@ def sqlite_peak(action) -> int:
 def largest_values(store: Store) -> tuple[int, int]:
     """(the longest content stored in a message row, the longest in a piece), in characters."""
     with store.engine.connect() as conn:
-        row = conn.execute(select(func.max(func.length(messages.c.content)))).scalar_one()
-        piece = conn.execute(select(func.coalesce(func.max(func.length(message_pieces.c.content)), 0))).scalar_one()
+        row = conn.execute("SELECT max(length(content)) FROM messages").one()[0]
+        piece = conn.execute("SELECT coalesce(max(length(content)), 0) FROM message_pieces").one()[0]
     return row, piece
 
 

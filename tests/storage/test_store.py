@@ -179,15 +179,13 @@ def test_a_huge_draft_is_written_and_the_store_goes_on_working(store) -> None:
     assert (len(reply.content), reply.content[-3:], reply.interrupted) == (len(huge) + 3, "end", False)
     assert after.content == "after"
     with store.engine.connect() as conn:  # a fresh connection has the pragmas too
-        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.execute("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.execute("PRAGMA foreign_keys").scalar() == 1
 
 
 def test_engine_is_exposed_for_maintenance(store: Store) -> None:
-    from sqlalchemy import text
-
     with store.engine.connect() as conn:
-        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+        assert conn.execute("PRAGMA foreign_keys").scalar() == 1
 
 
 def test_a_draft_row_is_updated_then_completed_in_place_with_its_tool_calls(store) -> None:

@@ -6,10 +6,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
 
 from app.storage.engine import StoreLockedError, begin_immediate, reader
-from app.storage.schema import workstreams
 from app.storage.store import Store
 
 
@@ -59,7 +57,7 @@ def test_an_open_read_never_blocks_another_processs_write(store: Store, db_path:
     writer = _writer(db_path)  # timeout 0: it fails at once if anything holds the lock
     try:
         with reader(store.engine).connect() as conn:
-            assert conn.execute(select(workstreams.c.title)).scalar() == "readable"  # a read transaction is open
+            assert conn.execute("SELECT title FROM workstreams").scalar() == "readable"  # a read transaction is open
             begin_immediate(writer.execute, patience=0)
             writer.execute("UPDATE workstreams SET title = 'renamed'")
             writer.execute("COMMIT")

@@ -19,7 +19,7 @@ def test_checkpoints_past_retention_expire(tmp_path):
                                        before_tree="a", after_tree="b", changes=[], skipped=[], outside=[])
                 for n in (1, 2)]
     with store.engine.begin() as conn:
-        conn.exec_driver_sql(f"UPDATE checkpoints SET created_at = {time.time() - 100 * 86400} WHERE id = {old}")
+        conn.execute("UPDATE checkpoints SET created_at = ? WHERE id = ?", (time.time() - 100 * 86400, old))
     assert records.expired_checkpoints(store, 90) == [(old, "/w")]
     assert records.expired_checkpoints(store, 0) == []  # 0 keeps them forever, as for workstreams
     records.delete_checkpoints(store, [old])
