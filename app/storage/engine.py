@@ -150,7 +150,8 @@ class Connection:
         try:
             yield self
         except BaseException:
-            self.raw.execute("ROLLBACK")
+            if self.raw.in_transaction:  # SQLite itself rolls back on some errors (disk full, I/O)
+                self.raw.execute("ROLLBACK")
             raise
         self.raw.execute("COMMIT")
 
