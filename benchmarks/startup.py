@@ -125,7 +125,10 @@ def saved_data_dir(path: Path, workdir: Path) -> None:
 
 
 def whimbrel_program(name: str, tree: Path, tmp: Path) -> Program:
-    argv = [sys.executable, "-m", "app.cli", "--workdir", str(tmp / "work"), "--data-dir", str(tmp / f"data-{name}"),
+    """Whimbrel from `tree`, run by that checkout's own environment when it has one (an older commit
+    may need packages this one dropped), otherwise by this interpreter."""
+    own = tree / ".venv" / "bin" / "python"
+    argv = [str(own) if own.exists() else sys.executable, "-m", "app.cli", "--workdir", str(tmp / "work"), "--data-dir", str(tmp / f"data-{name}"),
             "--config", str(tmp / "config.toml")]
     return Program(name, argv, tree, WHIMBREL_MARKERS, whimbrel=True)
 
