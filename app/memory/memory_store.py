@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from app.memory.records import (CONTENT_LIMIT, Memory, check_content, check_description, check_name, check_scope,
                                 check_type, InvalidMemory, Visibility)
-from app.storage.engine import Connection, Engine, Row, reader
+from app.storage.engine import Connection, Engine, Row, marks, reader
 
 NARROWEST_FIRST = {"workstream": 0, "workspace": 1, "global": 2}
 NEWEST_FIRST = " ORDER BY updated_at DESC, id DESC"
@@ -22,11 +22,6 @@ def visible_to(visibility: Visibility) -> tuple[str, list[Any]]:
     """The SQL condition (and its parameters) for the memories `visibility` sees."""
     return ("(scope = 'global' OR (scope = 'workstream' AND scope_key = ?)"
             " OR (scope = 'workspace' AND scope_key = ?))", [visibility.workstream_id, visibility.workspace])
-
-
-def marks(values: list[Any]) -> str:
-    """`?, ?, …`, one per value, for `IN (…)` (none: SQLite's empty list, which matches nothing)."""
-    return ", ".join("?" * len(values))
 
 
 def _memory(row: Row) -> Memory:

@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from app.storage.engine import Connection
+from app.storage.engine import Connection, marks
 from app.storage.fts import FTS_TABLE
 from app.storage.search import MARK_END, MARK_START, Term, fts_query, like_snippet, parse_query
 from app.memory.memory_store import like_pattern
@@ -86,9 +86,8 @@ def _fts(conn: Connection, match: str, limit: int, where: str, params: dict[str,
 def _rows_for(conn: Connection, ids: list[int], terms: list[Term]) -> list[RecallHit]:
     if not ids:
         return []
-    marks = ", ".join(f":id{n}" for n in range(len(ids)))
     rows = conn.execute(f"""{_SELECT} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
-        WHERE m.id IN ({marks})""", {f"id{n}": value for n, value in enumerate(ids)}).all()
+        WHERE m.id IN ({marks(ids)})""", ids).all()
     by_id = {row.id: row for row in rows}
     return [_hit(by_id[i], like_snippet(by_id[i].content, terms)) for i in ids if i in by_id]
 

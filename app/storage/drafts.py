@@ -20,7 +20,7 @@ folded text and its completion replaces the whole row.
 from __future__ import annotations
 
 from app.storage.codec import message_rows
-from app.storage.engine import Connection
+from app.storage.engine import Connection, marks
 from app.storage.pieces import update_message, with_pieces
 from app.vocabulary.messages import Message
 
@@ -30,11 +30,10 @@ def fold_drafts(conn: Connection) -> int:
     ids = conn.execute("SELECT DISTINCT message_id FROM draft_pieces").scalars()
     if not ids:
         return 0
-    marks = ", ".join("?" * len(ids))
-    rows = [r._mapping for r in conn.execute(f"SELECT * FROM messages WHERE id IN ({marks})", ids)]
+    rows = [r._mapping for r in conn.execute(f"SELECT * FROM messages WHERE id IN ({marks(ids)})", ids)]
     for row in with_pieces(conn, rows, drafts=ids):
         update_message(conn, row["id"], {"content": row["content"], "reasoning": row["reasoning"]})
-    conn.execute(f"DELETE FROM draft_pieces WHERE message_id IN ({marks})", ids)
+    conn.execute(f"DELETE FROM draft_pieces WHERE message_id IN ({marks(ids)})", ids)
     return len(ids)
 
 

@@ -45,6 +45,11 @@ Params = Mapping[str, Any] | Sequence[Any]
 sqlite3.register_converter("BOOLEAN", lambda value: value not in (b"0", b""))
 
 
+def marks(values: Sequence[Any]) -> str:
+    """`?, ?, …`, one per value, for `IN (…)` (none: SQLite's empty list, which matches nothing)."""
+    return ", ".join("?" * len(values))
+
+
 class StoreLockedError(RuntimeError):
     """Another process held the database's write lock for longer than LOCK_PATIENCE."""
 

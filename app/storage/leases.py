@@ -19,7 +19,7 @@ import sqlite3
 from pathlib import Path
 from typing import Callable, Iterable
 
-from app.storage.engine import Connection, Engine, Row, begin_immediate, connect_raw
+from app.storage.engine import Connection, Engine, Row, begin_immediate, connect_raw, marks
 from app.storage.lease_rules import HEARTBEAT_INTERVAL, STALE_AFTER, Lease, Owner, pid_alive
 from app.storage.write_refused import WriteRefused
 
@@ -92,13 +92,12 @@ class LeaseMixin:
         if not ids:
             return []
         conn = self._heartbeat_connection()
-        marks = ", ".join("?" * len(ids))
         begin_immediate(conn.execute)
         try:
-            conn.execute(f"UPDATE workstream_leases SET heartbeat_at = ? WHERE instance_id = ? AND workstream_id IN ({marks})",
+            conn.execute(f"UPDATE workstream_leases SET heartbeat_at = ? WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
                          (self._clock(), owner.instance_id, *ids))
             held = {row[0] for row in conn.execute(
-                f"SELECT workstream_id FROM workstream_leases WHERE instance_id = ? AND workstream_id IN ({marks})",
+                f"SELECT workstream_id FROM workstream_leases WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
                 (owner.instance_id, *ids))}
             conn.execute("COMMIT")
         except BaseException:
