@@ -60,6 +60,17 @@ def main(argv: list[str] | None = None) -> int:
         from app.permissions.cli import main as permissions_main
 
         return permissions_main(argv)
+    from app import startup_gc
+
+    startup_gc.hold()  # no garbage collection until the first frame is painted (app/startup_gc.py)
+    try:
+        return run_app(argv)
+    finally:
+        startup_gc.release()
+
+
+def run_app(argv: list[str]) -> int:
+    """The full-screen app: parse, load the config and models, start reading the saved tabs, run."""
     args = build_parser().parse_args(argv)
     from app.config import ConfigError, load_config
     from app.paths import chosen_config_path, default_data_dir

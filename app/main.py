@@ -19,7 +19,7 @@ from typing import Any
 from textual import on
 from textual.worker import Worker, WorkerState
 
-from app import checkpoint_wiring, quit_signals, terminal_graphics
+from app import checkpoint_wiring, quit_signals, startup_gc, terminal_graphics
 from app.attention import Attention
 from app.daily_actions import DailyActions
 from app.early_keys import EarlyKeys
@@ -200,6 +200,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
     def start_boot(self) -> None:
         if not self._boot_started:
             self._boot_started = True
+            startup_gc.release()  # the CLI held collections until the first frame (app/startup_gc.py)
             self.run_worker(self._boot, name="boot", group="boot", exit_on_error=False)
 
     async def _boot(self) -> None:

@@ -41,7 +41,7 @@ def test_no_source_file_in_engine_mentions_textual():
 # room gets its place (and its arrows) here before it lands.
 SETTINGS = {"app.config", "app.config_edit", "app.paths"}
 UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palette", "app.attention",
-      "app.idle_gc", "app.mcp_client_ui", "app.mcp_wiring", "app.ownership_wiring", "app.slash_handlers",
+      "app.idle_gc", "app.startup_gc", "app.mcp_client_ui", "app.mcp_wiring", "app.ownership_wiring", "app.slash_handlers",
       "app.workspace_ops", "app.checkpoint_wiring", "app.cli", "app.error_log", "app.quit_signals",
       "app.memory_commands", "styles", "app.editor_compose", "app.theming", "app.keymap",
       "app.mentions", "app.workspace_files", "app.copying", "app.settings_file",
