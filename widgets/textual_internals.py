@@ -4,7 +4,8 @@ A few of Whimbrel's behaviours need something Textual does not offer publicly: i
 which widgets wait to be painted, widgets being removed, component styles, the footer's reaction to
 binding changes, the prompt's key handling, the terminal driver. Each is wrapped here in a small
 named function or class, and nothing else in app/ or widgets/ uses those names
-(tests/test_architecture.py checks). tests/ui/test_textual_internals.py pins each one against the
+(tests/test_architecture.py checks). One fix of Textual's behaviour is made here too, when this
+module is imported: `divide_whole_strips_without_cycles`. tests/ui/test_textual_internals.py pins each one against the
 installed Textual, so an upgrade that changes one fails there with a message naming it.
 """
 
@@ -20,6 +21,7 @@ from textual.css.styles import RenderStyles
 from textual.dom import DOMNode
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 
@@ -297,3 +299,33 @@ def rendered_lines(widget: Widget) -> int:
 def dirty_lines(widget: Widget) -> int:
     """How many of `widget`'s lines Textual's styles cache has marked to render again (tests read it)."""
     return len(widget._styles_cache._dirty_lines)
+
+
+# -- rendered lines freed when dropped -----------------------------------------------------------
+def divide_whole_strips_without_cycles() -> None:
+    """Make `Strip.divide` at a strip's own length return `[strip]` without keeping it in the strip's cache.
+
+    The compositor divides every line it paints at the edges of what covers it; a line nothing covers
+    is cut at its own length, into `[self]`, which Textual caches in the strip itself: each painted line
+    became a reference cycle (with its seven small caches) that only a garbage collection frees. Lines
+    live a frame or longer, so the young collections pass them to the oldest generation, whose
+    collections the app defers while output streams (app/idle_gc.py): while a 10 MB reply streamed,
+    tens of thousands of them piled up and the memory they filled stayed with the app (issue 12).
+    Nothing else changes: other cuts go to Textual's own `divide` and its cache."""
+    if getattr(Strip.divide, "whole_without_cycle", False):
+        return
+    divide = Strip.divide
+
+    def divide_whole_without_cycle(self: Strip, cuts):
+        length = self.cell_length
+        cuts = [cut for cut in cuts if cut <= length]
+        if cuts == [length]:
+            return [self]
+        return divide(self, cuts)
+
+    divide_whole_without_cycle.whole_without_cycle = True  # type: ignore[attr-defined]
+    divide_whole_without_cycle.textual_divide = divide  # type: ignore[attr-defined]  # (the pins call it)
+    Strip.divide = divide_whole_without_cycle  # type: ignore[method-assign]
+
+
+divide_whole_strips_without_cycles()

@@ -10,6 +10,7 @@ import inspect
 
 import pytest
 import rich.control
+import rich.style
 import textual
 import textual.content
 from textual import events
@@ -445,3 +446,43 @@ async def test_a_screen_behind_a_dialog_that_went_idle_during_a_batch_paints_whe
             assert waits_for_paint(base, behind), changed("App._end_batch", "painted during a batch")
         await wait_for(pilot, lambda: not waits_for_paint(base, behind),
                        message="the screen behind the dialog painted once the batch ended")
+
+
+# ---- painted lines freed when dropped (divide_whole_strips_without_cycles) ------------------------
+def _refers_to_itself(start: object) -> bool:
+    """Whether `start` can be reached from what it refers to (it is in a reference cycle)."""
+    import gc
+
+    seen: set[int] = set()
+    todo = list(gc.get_referents(start))
+    while todo:
+        item = todo.pop()
+        if item is start:
+            return True
+        if id(item) not in seen:
+            seen.add(id(item))
+            todo.extend(gc.get_referents(item))
+    return False
+
+
+def test_textuals_own_divide_still_keeps_a_whole_strip_in_a_cycle() -> None:
+    """If this fails, Textual no longer caches `[self]` in the strip: the fix can go."""
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    strip = Strip([Segment("a line")])
+    assert Strip.divide.textual_divide(strip, [strip.cell_length]) == [strip]
+    assert _refers_to_itself(strip), "Textual's Strip.divide no longer makes a divided whole strip a cycle"
+
+
+def test_a_strip_divided_at_its_length_is_not_a_reference_cycle() -> None:
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    strip = Strip([Segment("a line"), Segment(" more", rich.style.Style(bold=True))])
+    assert strip.divide([strip.cell_length]) == [strip]
+    assert strip.divide([strip.cell_length, strip.cell_length + 5]) == [strip]  # cuts past its end are ignored
+    assert not _refers_to_itself(strip)
+    other = Strip([Segment("a line"), Segment(" more", rich.style.Style(bold=True))])
+    assert [piece.text for piece in strip.divide([2, 6, 11])] == \
+        [piece.text for piece in Strip.divide.textual_divide(other, [2, 6, 11])] == ["a ", "line", " more"]
