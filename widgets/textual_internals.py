@@ -5,7 +5,7 @@ which widgets wait to be painted, widgets being removed, component styles, the f
 binding changes, the prompt's key handling, the terminal driver. Each is wrapped here in a small
 named function or class, and nothing else in app/ or widgets/ uses those names
 (tests/test_architecture.py checks). One fix of Textual's behaviour is made here too, when this
-module is imported: `divide_whole_strips_without_cycles`. tests/ui/test_textual_internals.py pins each one against the
+module is imported: `divide_whole_strips_without_cycles`, and one setting: `file_tall_widgets_in_few_squares`. tests/ui/test_textual_internals.py pins each one against the
 installed Textual, so an upgrade that changes one fails there with a message naming it.
 """
 
@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from textual import events
 from textual._compositor import Compositor
+from textual._spatial_map import SpatialMap
 from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.css.styles import RenderStyles
@@ -35,6 +36,7 @@ FOOTER = "the footer's one rebuild per burst of binding changes (widgets/footer.
 INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
 DORMANT = ("dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py), and parts "
            "put to sleep without their rendered lines (widgets/transcript.py)")
+TALL = "a tall widget (the dormant parts of a huge reply) filed in few grid squares (widgets/textual_internals.py)"
 OVERLAP = "a partial paint (a cursor's blink, a streamed line) renders only the widgets it shows (app/screens/main.py)"
 PRIVATE_NAMES: dict[str, str] = {
     "Screen._update_timer": PAINT,
@@ -61,6 +63,7 @@ PRIVATE_NAMES: dict[str, str] = {
     "Content._CONTROL_STRIP_TRANSLATE": INERT,
     "Widget._styles_cache": DORMANT,
     "Compositor._get_renders": OVERLAP,
+    "SpatialMap._grid_size": TALL,
 }
 
 
@@ -329,3 +332,22 @@ def divide_whole_strips_without_cycles() -> None:
 
 
 divide_whole_strips_without_cycles()
+
+
+# -- the grid that finds a container's visible children ----------------------------------------
+GRID_HEIGHT = 200  # lines of a square of the grid (Textual's default is 20)
+
+
+def file_tall_widgets_in_few_squares() -> None:
+    """Make the grid squares that Textual files a container's children in GRID_HEIGHT lines tall.
+
+    Each child is listed in every square it covers, and the grid is built again on each layout: the
+    dormant parts of a 10 MB reply (90,000 lines) were in 9,000 squares, ~1.7 MB kept and as much made
+    again per layout while the reply streamed (issue 12). A visible region of a screen's height meets
+    one or two rows of squares either way; a taller square only lists more children that the region's
+    own overlap test then leaves out."""
+    width, _ = SpatialMap.__init__.__defaults__
+    SpatialMap.__init__.__defaults__ = (width, GRID_HEIGHT)
+
+
+file_tall_widgets_in_few_squares()
