@@ -15,6 +15,13 @@ glibc's allocator keeps freed memory for reuse, so after a 10 MB reply (its widg
 to save and show it) the app stayed tens of MB larger than what it still used (issue 12). A reply
 past LARGE_OUTPUT characters makes such a collection due at the next idle moment (`after_output`),
 however few younger collections ran since the last one.
+
+Large blocks also go back at once while output streams (`map_large_blocks_apart`, set up with
+`defer_full_collections`): glibc serves a block from MMAP_THRESHOLD bytes on by a mapping of its own,
+returned when freed, but it raises that threshold to the size of each such block freed (up to 32 MB),
+so once a few big strings of a streaming reply (the screen's output, the slices saved) had come and
+gone, the next ones came from the heap and left holes there: ~5 MB more at the peak of a 10 MB reply.
+Setting the threshold keeps it where it is.
 """
 
 from __future__ import annotations
@@ -27,12 +34,24 @@ MAX_DEFERRED = 1000  # ... and before one runs even though the app never goes id
 IDLE_SECONDS = 2.0  # no key for this long (and nothing streaming) counts as idle
 NEVER = 1_000_000_000  # a generation-2 threshold that Python never reaches
 LARGE_OUTPUT = 1_000_000  # characters of one reply that make a full collection due once idle
+MMAP_THRESHOLD = 128 * 1024  # bytes from which a block is a mapping of its own (glibc's initial value)
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (malloc.h)
 
 
 def defer_full_collections() -> None:
-    """From now on, only `collect_if_due` starts full collections."""
+    """From now on, only `collect_if_due` starts full collections (and large blocks are mapped apart)."""
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, NEVER)
+    map_large_blocks_apart()
+
+
+def map_large_blocks_apart() -> bool:
+    """Keep glibc's thresholds for mapping a block apart, and trimming the heap's top, at MMAP_THRESHOLD
+    (setting them turns their growth off). False where there is no glibc: nothing is done there."""
+    libc = _glibc()
+    if libc is None:
+        return False
+    return bool(libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(libc.mallopt(M_TRIM_THRESHOLD, MMAP_THRESHOLD))
 
 
 def collect_if_due(idle: bool) -> bool:
@@ -50,21 +69,28 @@ def collect_if_due(idle: bool) -> bool:
 def return_free_memory() -> bool:
     """Give memory that the C allocator holds free back to the system (glibc's `malloc_trim`; a few
     milliseconds). False where there is no such call (macOS, musl): nothing is done there."""
-    global _trim
-    if _trim is None:
-        import ctypes
-
-        try:
-            _trim = ctypes.CDLL("libc.so.6").malloc_trim  # glibc's name on Linux
-        except (OSError, AttributeError):
-            _trim = False
-    if not _trim:
+    libc = _glibc()
+    if libc is None:
         return False
-    _trim(0)
+    libc.malloc_trim(0)
     return True
 
 
-_trim = None  # glibc's malloc_trim once looked up, False where there is none
+def _glibc():
+    """glibc (its `malloc_trim` and `mallopt`), or None where there is none (macOS, musl)."""
+    global _libc
+    if _libc is None:
+        import ctypes
+
+        try:
+            _libc = ctypes.CDLL("libc.so.6")  # glibc's name on Linux
+            _libc.malloc_trim, _libc.mallopt  # noqa: B018  (musl has no malloc_trim)
+        except (OSError, AttributeError):
+            _libc = False
+    return _libc or None
+
+
+_libc = None  # glibc once looked up, False where there is none
 _asked = False  # a large reply has ended since the last full collection
 
 

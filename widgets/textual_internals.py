@@ -4,7 +4,8 @@ A few of Whimbrel's behaviours need something Textual does not offer publicly: i
 which widgets wait to be painted, widgets being removed, component styles, the footer's reaction to
 binding changes, the prompt's key handling, the terminal driver. Each is wrapped here in a small
 named function or class, and nothing else in app/ or widgets/ uses those names
-(tests/test_architecture.py checks). tests/ui/test_textual_internals.py pins each one against the
+(tests/test_architecture.py checks). One fix of Textual's behaviour is made here too, when this
+module is imported: `divide_whole_strips_without_cycles`, and one setting: `file_tall_widgets_in_few_squares`. tests/ui/test_textual_internals.py pins each one against the
 installed Textual, so an upgrade that changes one fails there with a message naming it.
 """
 
@@ -14,12 +15,14 @@ from typing import Any, Protocol
 
 from textual import events
 from textual._compositor import Compositor
+from textual._spatial_map import SpatialMap
 from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.css.styles import RenderStyles
 from textual.dom import DOMNode
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 
@@ -33,6 +36,7 @@ FOOTER = "the footer's one rebuild per burst of binding changes (widgets/footer.
 INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
 DORMANT = ("dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py), and parts "
            "put to sleep without their rendered lines (widgets/transcript.py)")
+TALL = "a tall widget (the dormant parts of a huge reply) filed in few grid squares (widgets/textual_internals.py)"
 OVERLAP = "a partial paint (a cursor's blink, a streamed line) renders only the widgets it shows (app/screens/main.py)"
 PRIVATE_NAMES: dict[str, str] = {
     "Screen._update_timer": PAINT,
@@ -59,6 +63,7 @@ PRIVATE_NAMES: dict[str, str] = {
     "Content._CONTROL_STRIP_TRANSLATE": INERT,
     "Widget._styles_cache": DORMANT,
     "Compositor._get_renders": OVERLAP,
+    "SpatialMap._grid_size": TALL,
 }
 
 
@@ -297,3 +302,52 @@ def rendered_lines(widget: Widget) -> int:
 def dirty_lines(widget: Widget) -> int:
     """How many of `widget`'s lines Textual's styles cache has marked to render again (tests read it)."""
     return len(widget._styles_cache._dirty_lines)
+
+
+# -- rendered lines freed when dropped -----------------------------------------------------------
+def divide_whole_strips_without_cycles() -> None:
+    """Make `Strip.divide` at a strip's own length return `[strip]` without keeping it in the strip's cache.
+
+    The compositor divides every line it paints at the edges of what covers it; a line nothing covers
+    is cut at its own length, into `[self]`, which Textual caches in the strip itself: each painted line
+    became a reference cycle (with its seven small caches) that only a garbage collection frees. Lines
+    live a frame or longer, so the young collections pass them to the oldest generation, whose
+    collections the app defers while output streams (app/idle_gc.py): while a 10 MB reply streamed,
+    tens of thousands of them piled up and the memory they filled stayed with the app (issue 12).
+    Nothing else changes: other cuts go to Textual's own `divide` and its cache."""
+    if getattr(Strip.divide, "whole_without_cycle", False):
+        return
+    divide = Strip.divide
+
+    def divide_whole_without_cycle(self: Strip, cuts):
+        length = self.cell_length
+        cuts = [cut for cut in cuts if cut <= length]
+        if cuts == [length]:
+            return [self]
+        return divide(self, cuts)
+
+    divide_whole_without_cycle.whole_without_cycle = True  # type: ignore[attr-defined]
+    divide_whole_without_cycle.textual_divide = divide  # type: ignore[attr-defined]  # (the pins call it)
+    Strip.divide = divide_whole_without_cycle  # type: ignore[method-assign]
+
+
+divide_whole_strips_without_cycles()
+
+
+# -- the grid that finds a container's visible children ----------------------------------------
+GRID_HEIGHT = 200  # lines of a square of the grid (Textual's default is 20)
+
+
+def file_tall_widgets_in_few_squares() -> None:
+    """Make the grid squares that Textual files a container's children in GRID_HEIGHT lines tall.
+
+    Each child is listed in every square it covers, and the grid is built again on each layout: the
+    dormant parts of a 10 MB reply (90,000 lines) were in 9,000 squares, ~1.7 MB kept and as much made
+    again per layout while the reply streamed (issue 12). A visible region of a screen's height meets
+    one or two rows of squares either way; a taller square only lists more children that the region's
+    own overlap test then leaves out."""
+    width, _ = SpatialMap.__init__.__defaults__
+    SpatialMap.__init__.__defaults__ = (width, GRID_HEIGHT)
+
+
+file_tall_widgets_in_few_squares()

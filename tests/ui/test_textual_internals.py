@@ -10,10 +10,12 @@ import inspect
 
 import pytest
 import rich.control
+import rich.style
 import textual
 import textual.content
 from textual import events
 from textual._compositor import Compositor
+from textual._spatial_map import SpatialMap
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -33,7 +35,7 @@ from widgets.textual_internals import (PRIVATE_NAMES, BindingsFooter, KeyFirstTe
                                        updates_held, waits_for_paint, write_to_terminal)
 
 OWNERS: dict[str, object] = {cls.__name__: cls for cls in (App, Screen, Widget, DOMNode, MessagePump, Footer,
-                                                           TextArea, Compositor)}
+                                                           TextArea, Compositor, SpatialMap)}
 # module-level tables: named after the class whose constructor reads them
 OWNERS.update({"Text": rich.control, "Content": textual.content})
 
@@ -445,3 +447,60 @@ async def test_a_screen_behind_a_dialog_that_went_idle_during_a_batch_paints_whe
             assert waits_for_paint(base, behind), changed("App._end_batch", "painted during a batch")
         await wait_for(pilot, lambda: not waits_for_paint(base, behind),
                        message="the screen behind the dialog painted once the batch ended")
+
+
+# ---- painted lines freed when dropped (divide_whole_strips_without_cycles) ------------------------
+def _refers_to_itself(start: object) -> bool:
+    """Whether `start` can be reached from what it refers to (it is in a reference cycle)."""
+    import gc
+
+    seen: set[int] = set()
+    todo = list(gc.get_referents(start))
+    while todo:
+        item = todo.pop()
+        if item is start:
+            return True
+        if id(item) not in seen:
+            seen.add(id(item))
+            todo.extend(gc.get_referents(item))
+    return False
+
+
+def test_textuals_own_divide_still_keeps_a_whole_strip_in_a_cycle() -> None:
+    """If this fails, Textual no longer caches `[self]` in the strip: the fix can go."""
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    strip = Strip([Segment("a line")])
+    assert Strip.divide.textual_divide(strip, [strip.cell_length]) == [strip]
+    assert _refers_to_itself(strip), "Textual's Strip.divide no longer makes a divided whole strip a cycle"
+
+
+def test_a_strip_divided_at_its_length_is_not_a_reference_cycle() -> None:
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    strip = Strip([Segment("a line"), Segment(" more", rich.style.Style(bold=True))])
+    assert strip.divide([strip.cell_length]) == [strip]
+    assert strip.divide([strip.cell_length, strip.cell_length + 5]) == [strip]  # cuts past its end are ignored
+    assert not _refers_to_itself(strip)
+    other = Strip([Segment("a line"), Segment(" more", rich.style.Style(bold=True))])
+    assert [piece.text for piece in strip.divide([2, 6, 11])] == \
+        [piece.text for piece in Strip.divide.textual_divide(other, [2, 6, 11])] == ["a ", "line", " more"]
+
+
+# ---- a container's grid of children (file_tall_widgets_in_few_squares) -----------------------------
+def test_a_tall_widget_is_filed_in_few_grid_squares() -> None:
+    from textual.geometry import Offset, Region
+    from textual.layout import DockArrangeResult
+
+    from widgets.textual_internals import GRID_HEIGHT
+
+    assert "SpatialMap()" in inspect.getsource(DockArrangeResult), \
+        changed("SpatialMap._grid_size", "is no longer made with its defaults for a layout")
+    grid = SpatialMap()
+    assert grid._grid_size[1] == GRID_HEIGHT, changed("SpatialMap._grid_size", "no longer comes from its defaults")
+    grid.insert([(Region(0, 0, 120, 90_000), Offset(), False, False, "dormant parts"),
+                 (Region(0, 90_000, 120, 3), Offset(), False, False, "the last line")])
+    assert len(grid._map) <= 2 * (90_000 // GRID_HEIGHT + 1)  # 9,000 squares 20 lines tall
+    assert set(grid.get_values_in_region(Region(0, 89_990, 120, 40))) == {"dormant parts", "the last line"}
