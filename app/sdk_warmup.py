@@ -3,10 +3,12 @@
 openai alone is ~22 MB and ~0.4 s of imports here: an app left idle, or only read, never needs it.
 The first key typed in any prompt starts the import on a thread, so by the time the prompt is sent
 the import is done or well under way (the turn waits for it off the loop in any case, app/engine/
-session.py). A key typed before boot knows the models starts it as soon as boot does.
+session.py); the reply's Markdown renderer follows it on the same thread. A key typed before boot knows the models starts it as soon as boot does.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 
 class SdkWarmup:
@@ -30,7 +32,14 @@ class SdkWarmup:
             self.on_prompt_input_echoed()
 
     async def _warm_sdk_import(self) -> None:
-        """Import the default model's SDK on a thread, so the first request does not stall the UI."""
+        """Import the default model's SDK on a thread, so the first request does not stall the UI, then
+        the reply's Markdown renderer (markdown-it, linkify, pygments: ~50 ms and 2 MB here), which
+        the first reply would otherwise import on the UI thread as its first words arrive."""
         from app.providers.registry import import_sdk_off_loop
 
         await import_sdk_off_loop(self.models.settings(self.models.default))  # type: ignore[attr-defined]
+        await asyncio.to_thread(_import_reply_renderer)
+
+
+def _import_reply_renderer() -> None:
+    import widgets.reply_markdown  # noqa: F401
