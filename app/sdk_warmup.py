@@ -32,12 +32,13 @@ class SdkWarmup:
             self.on_prompt_input_echoed()
 
     async def _warm_sdk_import(self) -> None:
-        """Import the default model's SDK on a thread, so the first request does not stall the UI, then
-        the reply's Markdown renderer (markdown-it, linkify, pygments: ~50 ms and 2 MB here), which
-        the first reply would otherwise import on the UI thread as its first words arrive."""
-        from app.providers.registry import import_sdk_off_loop
+        """Import the default model's SDK and build its client on a thread, so the first request does
+        not stall the UI, then the reply's Markdown renderer (markdown-it, linkify, pygments: ~50 ms
+        and 2 MB here), which the first reply would otherwise import on the UI thread as its first
+        words arrive."""
+        from app.providers.registry import prepare_off_loop
 
-        await import_sdk_off_loop(self.models.settings(self.models.default))  # type: ignore[attr-defined]
+        await prepare_off_loop(self.models.provider(self.models.default))  # type: ignore[attr-defined]
         await asyncio.to_thread(_import_reply_renderer)
 
 

@@ -37,7 +37,7 @@ from app.providers.base import (
     UsageChunk,
 )
 from app.providers.capabilities import context_window as window_of
-from app.providers.registry import import_sdk_off_loop
+from app.providers.registry import prepare_off_loop
 from app.providers.retry import stream_with_retry
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -378,7 +378,7 @@ class Session:
                                     f"using {candidates[position + 1][0]}.", level="warning"))
                 continue
             started = False
-            await import_sdk_off_loop(provider.settings)
+            await prepare_off_loop(provider)
             offered = tools(provider) if callable(tools) else tools
             stream = stream_with_retry(lambda p=provider: p.stream(messages, offered), notify=notify,
                                        max_retries=self.max_retries, base_delay=self.retry_base_delay)

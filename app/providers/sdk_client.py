@@ -1,12 +1,14 @@
 """What every SDK-backed provider shares: the lazily created client, closing it, streaming chunks
 and one-shot requests.
 
-The SDK is imported when the client is first needed (never at app startup). Subclasses say how
-to build their client in `_new_client()`.
+The SDK is imported when the client is first needed (never at app startup), and the client is built
+on a worker thread before a request needs it (`prepare`). Subclasses say how to build their client
+in `_new_client()`.
 """
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import aclosing
 from types import ModuleType
 from typing import Any, AsyncIterator, Callable, Iterable, Protocol
@@ -40,6 +42,21 @@ class SdkClientProvider:
         if self._client is None:
             self._client = self._new_client()
         return self._client
+
+    async def prepare(self) -> None:
+        """Build the client on a worker thread, if there is none yet (app/providers/registry.py,
+        `prepare_off_loop`). Should a request have built one meanwhile, that one is kept. Never raises:
+        a client that cannot be built is left to the request, which reports why in the provider's words."""
+        if self._client is not None:
+            return
+        try:
+            client = await asyncio.to_thread(self._new_client)
+        except Exception:  # noqa: BLE001 - the request builds it again and says what is wrong
+            return
+        if self._client is None:
+            self._client = client
+        else:
+            await client.close()
 
     async def _chunks(self, create: Callable[..., Any], kwargs: dict[str, Any], sdk: ModuleType,
                       wording: ErrorWording, translator: EventTranslator) -> AsyncIterator[Any]:

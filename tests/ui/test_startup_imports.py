@@ -4,8 +4,8 @@ checked in a fresh interpreter.
 An OpenAI-only config with no MCP server starts the real app, lets it idle, types one key, runs one
 turn against the fake OpenAI server over a socket, and reports what `sys.modules` holds at each step:
 an idle app has no SDK at all (openai is ~22 MB of an idle app's memory); the first key typed in the
-prompt starts importing `openai` on a thread, then the reply's Markdown renderer, before anything is
-sent (a key typed while boot still runs, once boot knows the models); `anthropic` and `mcp` never.
+prompt starts importing `openai` on a thread, builds its client (the HTTP transport) there, then
+imports the reply's Markdown renderer, all before anything is sent (a key typed while boot still runs, once boot knows the models); `anthropic` and `mcp` never.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ SCRIPT = textwrap.dedent('''
             await wait_for(pilot, lambda: "openai" in sys.modules, timeout=60,
                            message="the first key typed never started the SDK's import")
             await wait_for(pilot, lambda: "markdown_it" in sys.modules, timeout=60,
-                           message="the reply's renderer was not imported after the SDK")
+                           message="the reply's renderer was not imported after the SDK and its client")
             typed = tops()  # nothing sent yet
             await pilot.press(*"ello")
             await pilot.press("enter")
@@ -97,6 +97,7 @@ def test_an_openai_only_config_imports_openai_on_the_first_key_and_never_anthrop
     assert not {"anthropic", "mcp"} & set(loaded["after_turn"]), loaded["after_turn"]
     assert not IDLE_NEVER & set(loaded["idle"]), loaded["idle"]
     assert "markdown_it" not in loaded["idle"] and "markdown_it" in loaded["typed"]  # off the first reply's path
+    assert "httpcore2" not in loaded["idle"] and "httpcore2" in loaded["typed"]  # the client built before Enter
 
 
 def test_a_key_typed_during_boot_imports_the_sdk_once_boot_is_done(tmp_path):
