@@ -1,13 +1,14 @@
 """No garbage collection until the first frame is on screen.
 
 Starting the app creates tens of thousands of objects that live as long as it does (modules,
-classes, the first frame's widgets and styles) and little garbage. Left automatic, Python runs
-~120 collections over them before the first frame is painted, one of them full: 30-45 ms of a
-~300 ms start on a small machine, three times what a bare Textual app spends (issue 20). The CLI
-therefore turns collections off from its first line (`hold`) until the app has painted its first
-frame (`release`, from boot's start, which waits for that frame), and one full collection then frees
-what starting left. An app started any other way (tests, headless) never holds them, and `release`
-does nothing there.
+classes, the first frame's widgets and styles) and little garbage (~7K objects, ~1 MB). Left
+automatic, Python runs ~120 collections over them before the first frame is painted, one of them
+full: 30-45 ms of a ~300 ms start on a small machine, three times what a bare Textual app spends
+(issue 20). The CLI therefore turns collections off from its first line (`hold`) until the app has
+painted its first frame (`release`, from boot's start, which waits for that frame), and then
+freezes what starting made rather than collecting it, as boot's end freezes what boot loaded
+(app/main.py, `tune_interpreter_for_input`). An app started any other way (tests, headless) never
+holds them, and `release` does nothing there.
 """
 
 from __future__ import annotations
@@ -26,14 +27,16 @@ def hold() -> None:
 
 
 def release() -> None:
-    """Turn automatic collections back on if `hold` turned them off, after one full collection:
-    it frees the little garbage that starting made and moves what lives on out of the young
-    generations, so that boot's and the first turn's collections do not scan it all again (without
-    it the first turn typed once the history is shown was ~10 ms slower). Otherwise do nothing."""
+    """Turn automatic collections back on if `hold` turned them off, with what starting made frozen
+    (`gc.freeze`: kept out of every later collection). Collecting it instead (a full collection, or
+    the first young one over everything made since `hold`) took 20-40 ms on the event loop just as
+    the screen was complete, and the first key typed then echoed 20-40 ms later; what is frozen
+    lives as long as the app anyway, but for ~1 MB of garbage that starting left. Otherwise do
+    nothing."""
     global _held
     if _held:
         _held = False
-        gc.collect()
+        gc.freeze()
         gc.enable()
 
 
