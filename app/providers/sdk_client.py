@@ -32,6 +32,7 @@ class SdkClientProvider:
 
     settings: ModelSettings
     _client: Any = None
+    _building: Any = None  # the asyncio task building the client off the loop (`prepare`)
 
     def _new_client(self) -> Any:
         raise NotImplementedError
@@ -45,17 +46,25 @@ class SdkClientProvider:
 
     async def prepare(self) -> None:
         """Build the client on a worker thread, if there is none yet (app/providers/registry.py,
-        `prepare_off_loop`). Should a request have built one meanwhile, that one is kept. Never raises:
-        a client that cannot be built is left to the request, which reports why in the provider's words."""
+        `prepare_off_loop`); a caller that comes while one is being built waits for that one (the
+        first key typed starts it, and Enter may come before it is done). Never raises: a client that
+        cannot be built is left to the request, which reports why in the provider's words."""
         if self._client is not None:
             return
+        if self._building is None:
+            self._building = asyncio.ensure_future(self._build_off_loop())
+        await asyncio.shield(self._building)  # a cancelled caller leaves the build to the others
+
+    async def _build_off_loop(self) -> None:
         try:
             client = await asyncio.to_thread(self._new_client)
         except Exception:  # noqa: BLE001 - the request builds it again and says what is wrong
             return
+        finally:
+            self._building = None
         if self._client is None:
             self._client = client
-        else:
+        else:  # a request built one on the loop meanwhile: keep that one
             await client.close()
 
     async def _chunks(self, create: Callable[..., Any], kwargs: dict[str, Any], sdk: ModuleType,

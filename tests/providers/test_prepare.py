@@ -4,6 +4,7 @@ longer stall the event loop. Over a real socket to the fake OpenAI server."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 from app.providers.base import ModelSettings
@@ -63,5 +64,14 @@ async def test_a_client_that_cannot_be_built_is_left_to_the_request(fake_openai)
         fake_openai.queue(TextReply("built by the request"))
         assert text_of(await collect(provider)) == "built by the request"
         assert len(provider.built_on) == 2
+    finally:
+        await provider.close()
+
+
+async def test_callers_that_come_while_the_client_is_built_wait_for_that_one(fake_openai):
+    provider = RecordingProvider(settings_for(fake_openai))
+    try:
+        await asyncio.gather(*(prepare_off_loop(provider) for _ in range(3)))  # the first key, then Enter
+        assert len(provider.built_on) == 1 and provider.client is not None
     finally:
         await provider.close()
