@@ -253,7 +253,8 @@ def measure_echo(program: str, samples: int, tokens: int, budget: float, seed: i
         with tempfile.TemporaryDirectory(prefix="whimbrel-bench-") as tmp:
             term = Terminal(whimbrel_argv(program, base_url, Path(tmp)))
             try:
-                term.wait_text("◆ m ")  # booted: the status bar shows the model
+                term.wait_text("1 new workstream")  # booted: the first tab restored (the status bar's model
+                # is in the first frame, before boot, and a Ctrl+N then is not a new workstream yet)
                 for number in range(2, STREAMS + 1):
                     term.send(CTRL_N)
                     term.wait_text(f"{number} new workstream", timeout=20)
@@ -412,7 +413,7 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
         try:
             term = Terminal(whimbrel_argv(program, base_url, Path(tmp)))
             try:
-                term.wait_text("◆ m ")
+                term.wait_text("1 new workstream")  # booted
                 boot_rss = settled_rss(term)
                 idle = type_samples(term, samples, rng, budget)
                 idle_rss = settled_rss(term, timeout=20)  # the first key typed imported the SDK (app/sdk_warmup.py)
