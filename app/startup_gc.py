@@ -41,5 +41,5 @@ def release() -> None:
 
 
 def held() -> bool:
-    """Whether collections are held now (for tests and the benchmark's sanity)."""
+    """Whether collections are held now (tests read it)."""
     return _held
