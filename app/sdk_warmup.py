@@ -3,7 +3,8 @@
 openai alone is ~22 MB and ~0.4 s of imports here: an app left idle, or only read, never needs it.
 The first key typed in any prompt starts the import on a thread, so by the time the prompt is sent
 the import is done or well under way (the turn waits for it off the loop in any case, app/engine/
-session.py); the reply's Markdown renderer follows it on the same thread. A key typed before boot knows the models starts it as soon as boot does.
+session.py); the provider's client is built and the reply's Markdown renderer imported on threads
+after it. A key typed before boot knows the models starts it as soon as boot does.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ A few of Whimbrel's behaviours need something Textual does not offer publicly: i
 which widgets wait to be painted, widgets being removed, component styles, the footer's reaction to
 binding changes, the prompt's key handling, the terminal driver. Each is wrapped here in a small
 named function or class, and nothing else in app/ or widgets/ uses those names
-(tests/test_architecture.py checks). One fix of Textual's behaviour is made here too, when this
-module is imported: `divide_whole_strips_without_cycles`, and one setting: `file_tall_widgets_in_few_squares`. tests/ui/test_textual_internals.py pins each one against the
+(tests/test_architecture.py checks). One fix of Textual's behaviour and one setting are made here
+too, when this module is imported: `divide_whole_strips_without_cycles` and
+`file_tall_widgets_in_few_squares`. tests/ui/test_textual_internals.py pins each one against the
 installed Textual, so an upgrade that changes one fails there with a message naming it.
 """
 
