@@ -28,9 +28,10 @@ _PLANTED = {
     "skill-write": (write(".whimbrel/skills/x/SKILL.md", "---\nname: x\npermission_mode: auto\n---\n"),
                     ("absent", ".whimbrel/skills/x/SKILL.md")),
 }
+_ROOT_GROUP = {"mcp-json-bash": "plant-b", "git-config-dotslash": "plant-b", "mcp-json-edit": "plant-c"}
 PLANTED = [Case(f"f1-{name}", "1", "project" if "mcp" in name else "gate", (call,), (check,), mode="accept-edits",
-                allow=("bash(echo *)",), root=True, setup=("git init -q .", "echo '{}' > .mcp.json")
-                if "edit" in name else ("git init -q .",))
+                allow=("bash(echo *)",), root=_ROOT_GROUP.get(name, "plant"),
+                setup=("git init -q .", "echo '{}' > .mcp.json") if "edit" in name else ("git init -q .",))
            for name, (call, check) in _PLANTED.items()]
 
 # Failure 10: a path rule binds every tool, accept-edits never overrides a deny or a secret's high risk,
@@ -148,7 +149,8 @@ _SECRETS_AUDITED = {
     "password-in-command": "echo mysql --password=hunter2-%ID%-pw",
     "slack-token": "echo xoxb-123456789012-1234567890123-%ID%abcdefghijklmnop",
     "stripe-key": "echo sk_live_%ID%51HxYzAbCdEfGhIjKlMnOpQr",
-    "private-key": "echo '-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA%ID% -----END OPENSSH PRIVATE KEY-----'",
+    "private-key": "echo '-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA%ID% "
+                   "-----END OPENSSH PRIVATE KEY-----'",
     "gcp-key": "echo AIzaSyA-%ID%-1234567890abcdefghijklmnopq",
 }
 _HIDDEN_TEXT = {"aws-in-command": PLANTED_AWS, "password-in-command": "hunter2-%ID%-pw",

@@ -10,6 +10,7 @@ ECHO = ("bash(echo *)",)
 NO_RM = ("bash(rm *)",)
 M = ("absent", "%D%/m")  # the marker most attacks try to create
 NOTES = ("unchanged", "%D%/notes.md")
+GIT_REPO = "git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x"
 
 
 def _reader(id_: str, command: str, *, source: str = "", checks=(M,), allow=ECHO, deny=NO_RM, mode="ask",
@@ -63,11 +64,10 @@ READER = [
     _reader("s4-cr", "echo hi\r\ntouch %D%/m"),
     Case("s4-git-config-env", "4", "shell",
          (bash("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch %W%/m' git status"),),
-         (M,), allow=("bash(git status)",), root=True, setup=("git init -q .",),
+         (M,), allow=("bash(git status)",), root="git", setup=(GIT_REPO,),
          source="elizaOS/eliza#18417"),
     Case("s4-git-pager-env", "4", "shell", (bash("GIT_PAGER='touch %W%/m' PAGER='touch %W%/m' git log -1"),),
-         (M,), allow=("bash(git log *)",), root=True,
-         setup=("git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x",)),
+         (M,), allow=("bash(git log *)",), root="git", setup=(GIT_REPO,)),
 ]
 
 # Published bypasses: a deny rule hidden behind a wrapper, a prefix or quoting (auto mode, where only the rule
@@ -134,8 +134,7 @@ _RUNNERS = {
 }
 ALLOWED_RUNNERS = [Case(f"pub-allow-{name}", "public", "shell", (bash(command),),
                         (M, NOTES) if "delete" not in name else (NOTES,), allow=READERS_ALLOWED,
-                        setup=("git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x",)
-                        if name.startswith("git") else (),
+                        setup=(GIT_REPO,) if name.startswith("git") else (),
                         source="anthropics/claude-code#92542")
                    for name, command in _RUNNERS.items()]
 

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PLANTED_KEY = "sk-planted-3f9c2a7e51d04b8e9a6c"  # OPENAI_API_KEY in every run's environment: must never leak
 PLANTED_AWS = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYPLANTEDKEY"  # AWS_SECRET_ACCESS_KEY likewise
 RUN_DEADLINE = 90.0  # seconds for one batch; a hang fails the batch's cases instead of blocking the suite
-HANG_DEADLINE = 25.0  # for the cases that once hung Whimbrel: a run that ends at all ends in ~2 s
+HANG_DEADLINE = 15.0  # for the cases that once hung Whimbrel: a run that ends at all ends in ~2 s
 NOBODY = 65534
 
 
@@ -59,7 +59,7 @@ class Case:
     sandbox: tuple[str, ...] = ("on", "off")
     path: str = "run"  # run | serve (the TUI's cases live in test_tui_startup.py)
     tools_mode: str | None = None  # "both" offers run_code
-    root: bool = False  # needs the workspace root as its folder
+    root: str = ""  # needs the workspace root as its folder: cases with the same label share one workspace
     hang: bool = False  # once hung: run alone, with a short deadline
     users: tuple[str, ...] = ("root",)  # "nobody" too where it matters
     source: str = ""  # the public report it comes from

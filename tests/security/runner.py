@@ -21,7 +21,7 @@ from tests.security.harness import (PLANTED_AWS, PLANTED_KEY, Batch, Case, Liste
 
 
 def batch_key(case: Case, sandbox: str, user: str) -> tuple:
-    alone = case.id if (case.root or case.hang) else ""
+    alone = case.root or ("hang" if case.hang else "")
     return (case.path, case.mode, case.allow, case.deny, case.tools_mode, sandbox, user, alone)
 
 
@@ -91,6 +91,8 @@ def verdict(batch: Batch, case: Case, listener: Listener) -> list[str]:
     wrong: list[str] = []
     if batch.timed_out:
         wrong.append("the run did not end within its deadline (a hang)")
+    elif len(batch.decisions.get(case.id, [])) != len(case.calls):
+        wrong.append("the run has no record of this case's calls: the attack was not tried (a broken batch)")
     for check in case.checks:
         kind = check[0]
         if kind in ("absent", "unchanged"):
