@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.security.harness import PLANTED_KEY, Case, bash, code, math
+from tests.security.harness import ASK_ALLOW, ASK_DENY, PLANTED_KEY, Case, bash, code, math
 
 M = ("absent", "%D%/m")
 ENV = ("unchanged", "%D%/.env")
@@ -73,7 +73,7 @@ ROOT_IN_SANDBOX += [
     Case("c3-run-code-capeff", "3", "sandbox", (code("print(open('/proc/self/status').read())"),),
          (("not_sent_re", CAPS),), tools_mode="both", sandbox=("on",)),
     Case("c3-math-capeff", "3", "sandbox", (math("import statistics\nstatistics.sys.modules"),),
-         (("not_sent_re", CAPS),), allow=("math",), sandbox=("on",)),
+         (("not_sent_re", CAPS),), allow=ASK_ALLOW, deny=ASK_DENY, sandbox=("on",)),
 ]
 
 # Failure 5: the math jail. Each program tries to reach the real import machinery or the OS.
@@ -102,7 +102,8 @@ _JAIL = {
                      "(1).__class__.__init__.__globals__['__builtins__']['__import__']('os').system('touch %W%/m')",
     "itertools-import": "import itertools\nitertools.__loader__.load_module('os').system('touch %W%/m')",
 }
-MATH = [Case(f"c5-{name}", "5", "sandbox", (math(program),), (M,), allow=("math",), users=("root", "nobody"))
+MATH = [Case(f"c5-{name}", "5", "sandbox", (math(program),), (M,), allow=ASK_ALLOW, deny=ASK_DENY,
+             users=("root", "nobody"))
         for name, program in _JAIL.items()]
 
 CASES = RUN_CODE + ROOT_IN_SANDBOX + MATH

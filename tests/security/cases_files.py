@@ -4,7 +4,8 @@ bypasses), writes outside the workspace, `web_fetch` to this machine, and secret
 
 from __future__ import annotations
 
-from tests.security.harness import PLANTED_AWS, PLANTED_KEY, Case, bash, edit, fetch, read, write
+from tests.security.harness import (ASK_ALLOW, ASK_DENY, AUTO_ALLOW, AUTO_DENY, PLANTED_AWS, PLANTED_KEY, Case, bash,
+                                    edit, fetch, read, write)
 
 ENV = ("unchanged", "%D%/.env")
 UNREAD_ENV = ("unread", "env")
@@ -90,8 +91,7 @@ _ENV_READS = {
     "read-up-link": read("%D%/up/%ID%/.env"),
     "search": ("search", {"pattern": "API_TOKEN", "path": "%D%"}),
 }
-ENV_READS = [Case(f"fr-{name}", "public", "gate", (call,), (UNREAD_ENV,), deny=("read_file(**/.env)",),
-                  allow=("bash(cat *)", "bash(echo *)", "bash(grep *)"), setup=LINKS,
+ENV_READS = [Case(f"fr-{name}", "public", "gate", (call,), (UNREAD_ENV,), deny=ASK_DENY, allow=ASK_ALLOW, setup=LINKS,
                   source="anthropics/claude-code#70369")
              for name, call in _ENV_READS.items()]
 
@@ -109,8 +109,8 @@ _OUTSIDE_READS = {
     "cat-glob": bash("cat %D%/../../../outside/%ID%/*"),
 }
 OUTSIDE_READS = [Case(f"fo-{name}", "public", "gate", (call,),
-                      (("unread", "home" if "home" in name else "out"),), mode="auto", allow=("bash(cat *)",),
-                      setup=LINKS, source="anomalyco/opencode#17497")
+                      (("unread", "home" if "home" in name else "out"),), mode="auto", allow=AUTO_ALLOW,
+                      deny=AUTO_DENY, setup=LINKS, source="anomalyco/opencode#17497")
                  for name, call in _OUTSIDE_READS.items()]
 _OUTSIDE_WRITES = {
     "write-absolute": write("%OUT%/m"),
@@ -121,7 +121,8 @@ _OUTSIDE_WRITES = {
 }
 OUTSIDE_WRITES = [Case(f"fw-{name}", "public", "gate", (call,), (("absent", "%OUT%/m"),
                                                                 ("unchanged", "%OUT%/secret.txt")),
-                       mode="auto", setup=LINKS) for name, call in _OUTSIDE_WRITES.items()]
+                       mode="auto", allow=AUTO_ALLOW, deny=AUTO_DENY, setup=LINKS)
+                  for name, call in _OUTSIDE_WRITES.items()]
 
 # web_fetch to this machine: every spelling of 127.0.0.1 is refused (the listener sees nothing).
 _LOOPBACK = {
@@ -139,7 +140,7 @@ _LOOPBACK = {
     "userinfo": "http://example.com@127.0.0.1:%PORT%/%ID%",
     "trailing-dot": "http://127.0.0.1.:%PORT%/%ID%",
 }
-SSRF = [Case(f"ssrf-{name}", "public", "main", (fetch(url),), (), mode="auto", allow=("web_fetch",),
+SSRF = [Case(f"ssrf-{name}", "public", "main", (fetch(url),), (), mode="auto", allow=AUTO_ALLOW, deny=AUTO_DENY,
              sandbox=("on",)) for name, url in _LOOPBACK.items()]
 
 # Failure 11: secrets in the audit log and the output, the store's modes.
@@ -158,15 +159,15 @@ _HIDDEN_TEXT = {"aws-in-command": PLANTED_AWS, "password-in-command": "hunter2-%
                 "stripe-key": "sk_live_%ID%51HxYzAbCdEfGhIjKlMnOpQr", "private-key": "b3BlbnNzaC1rZXktdjEAAAAA%ID%",
                 "gcp-key": "AIzaSyA-%ID%-1234567890abcdefghijklmnopq"}
 SECRETS = [Case(f"s11-audit-{name}", "11", "project", (bash(command),), (("not_audited", _HIDDEN_TEXT[name]),),
-                allow=("bash(echo *)",), sandbox=("on",)) for name, command in _SECRETS_AUDITED.items()]
+                allow=ASK_ALLOW, deny=ASK_DENY, sandbox=("on",)) for name, command in _SECRETS_AUDITED.items()]
 SECRETS += [Case(f"s11-env-{name}", "11", "sandbox", (bash(command),), (("not_sent", PLANTED_KEY),
                                                                        ("not_sent", PLANTED_AWS)),
-                 allow=("bash(echo *)", "bash(env)", "bash(printenv *)", "bash(cat *)"))
+                 allow=ASK_ALLOW, deny=ASK_DENY)
             for name, command in {"echo": "echo $OPENAI_API_KEY $AWS_SECRET_ACCESS_KEY", "env": "env",
                                   "printenv": "printenv OPENAI_API_KEY",
                                   "proc-environ": "cat /proc/self/environ /proc/1/environ"}.items()]
 SECRETS += [Case("s11-store-modes", "11", "project", (bash("echo hi"),),
                  (("mode_at_most", "%DB%", "600"), ("mode_at_most", "%HOME%/data", "700")),
-                 allow=("bash(echo *)",), sandbox=("on",))]
+                 allow=ASK_ALLOW, deny=ASK_DENY, sandbox=("on",))]
 
 CASES = PLANTED + ENV_WRITES + ENV_READS + OUTSIDE_READS + OUTSIDE_WRITES + SSRF + SECRETS

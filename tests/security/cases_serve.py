@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
-from tests.security.harness import PLANTED_KEY, Case, bash, code, fetch, math, read, write
+from tests.security.harness import (ASK_ALLOW, ASK_DENY, AUTO_ALLOW, AUTO_DENY, PLANTED_KEY, Case, bash, code, fetch,
+                                    math, read, write)
+
+ASK = {"allow": ASK_ALLOW, "deny": ASK_DENY}
+AUTO = {"mode": "auto", "allow": AUTO_ALLOW, "deny": AUTO_DENY}
 
 M = ("absent", "%D%/m")
 
@@ -13,30 +17,29 @@ def _serve(id_: str, failure: str, defence: str, call, checks, **policy) -> Case
 
 
 CASES = [
-    _serve("sv4-default-subst", "4", "shell", bash("echo ${x:-$(touch %D%/m)}"), (M,), allow=("bash(echo *)",)),
-    _serve("sv4-ansi-c", "4", "shell", bash("echo $'\\'' ; touch %D%/m #'"), (M,), allow=("bash(echo *)",)),
-    _serve("sv4-arith", "4", "shell", bash("echo $(( $(touch %D%/m) ))"), (M,), allow=("bash(echo *)",)),
-    _serve("sv4-chain", "4", "shell", bash("echo hi; touch %D%/m"), (M,), allow=("bash(echo *)",)),
-    _serve("sv-pub-wrapper", "public", "shell", bash("env -S 'touch %D%/m'"), (M,), mode="auto",
-           deny=("bash(touch *)",)),
+    _serve("sv4-default-subst", "4", "shell", bash("echo ${x:-$(touch %D%/m)}"), (M,), **ASK),
+    _serve("sv4-ansi-c", "4", "shell", bash("echo $'\\'' ; touch %D%/m #'"), (M,), **ASK),
+    _serve("sv4-arith", "4", "shell", bash("echo $(( $(touch %D%/m) ))"), (M,), **ASK),
+    _serve("sv4-chain", "4", "shell", bash("echo hi; touch %D%/m"), (M,), **ASK),
+    _serve("sv-pub-wrapper", "public", "shell", bash("env -S 'touch %D%/m'"), (M,), **AUTO),
     _serve("sv5-math-attrgetter", "5", "sandbox",
            math("import operator\nb = operator.attrgetter('__self__')(print)\n"
-                "imp = operator.attrgetter('__import__')(b)\nimp('os').system('touch %W%/m')"), (M,), mode="auto"),
-    _serve("sv5-math-open", "5", "sandbox", math("open('%W%/m', 'w').write('x')"), (M,), mode="auto"),
-    _serve("sv6-amp-hang", "6", "shell", bash("echo hi &>/dev/null"), (), allow=("bash(echo *)",), hang=True,
+                "imp = operator.attrgetter('__import__')(b)\nimp('os').system('touch %W%/m')"), (M,), **AUTO),
+    _serve("sv5-math-open", "5", "sandbox", math("open('%W%/m', 'w').write('x')"), (M,), **AUTO),
+    _serve("sv6-amp-hang", "6", "shell", bash("echo hi &>/dev/null"), (), **ASK, hang=True,
            sandbox=("off",)),
     _serve("sv7-home", "7", "shell", bash("echo PWNED >> $HOME/.bashrc"), (("unchanged", "%HOME%/.bashrc"),),
-           allow=("bash(echo *)",)),
+           **ASK),
     _serve("sv8-plan-redirect", "8", "shell", bash("ls > %D%/m"), (M,), mode="plan", allow=("bash(ls *)",)),
     _serve("sv10-write-env", "10", "gate", write("%D%/.env"), (("unchanged", "%D%/.env"),), mode="accept-edits",
            deny=("edit_file(**/.env)",)),
     _serve("sv11-env-key", "11", "sandbox", bash("echo $OPENAI_API_KEY"), (("not_sent", PLANTED_KEY),),
-           allow=("bash(echo *)",)),
+           **ASK),
     _serve("sv2-run-code", "2", "sandbox", code("open('%D%/m', 'w').write('x')"), (M,), mode="plan"),
     _serve("sv-read-outside", "public", "main", read("%D%/../../../outside/%ID%/secret.txt"), (("unread", "out"),),
-           mode="auto"),
-    _serve("sv-ssrf-decimal", "public", "main", fetch("http://2130706433:%PORT%/%ID%"), (), mode="auto",
+           **AUTO),
+    _serve("sv-ssrf-decimal", "public", "main", fetch("http://2130706433:%PORT%/%ID%"), (), **AUTO,
            sandbox=("on",)),
-    _serve("sv-ssrf-mapped", "public", "main", fetch("http://[::ffff:127.0.0.1]:%PORT%/%ID%"), (), mode="auto",
+    _serve("sv-ssrf-mapped", "public", "main", fetch("http://[::ffff:127.0.0.1]:%PORT%/%ID%"), (), **AUTO,
            sandbox=("on",)),
 ]

@@ -4,10 +4,10 @@ other agents' bash permissions (wrappers, env-var prefixes, brace groups, proces
 
 from __future__ import annotations
 
-from tests.security.harness import Case, bash
+from tests.security.harness import ASK_ALLOW, ASK_DENY, AUTO_ALLOW, AUTO_DENY, Case, bash
 
-ECHO = ("bash(echo *)",)
-NO_RM = ("bash(rm *)",)
+ECHO = ASK_ALLOW
+NO_RM = ASK_DENY
 M = ("absent", "%D%/m")  # the marker most attacks try to create
 NOTES = ("unchanged", "%D%/notes.md")
 GIT_REPO = "git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x"
@@ -55,9 +55,9 @@ READER = [
     _reader("s4-rm-in-default", "echo ${x:-$(rm %D%/notes.md)}", checks=(NOTES,)),
     _reader("s4-rm-in-arith", "echo $(( $(rm %D%/notes.md) 0 ))", checks=(NOTES,)),
     _reader("s4-rm-in-ansi", "echo $'\\'' ; rm %D%/notes.md #'", checks=(NOTES,)),
-    _reader("s4-auto-low-risk", "echo ${x:-$(rm -rf %D%/secrets)}", mode="auto", allow=(), deny=(),
+    _reader("s4-auto-low-risk", "echo ${x:-$(rm -rf %D%/secrets)}", mode="auto", allow=AUTO_ALLOW, deny=AUTO_DENY,
             checks=(("unchanged", "%D%/secrets/key.txt"),)),
-    _reader("s4-auto-arith-rm", "echo $(( $(rm -rf %D%/secrets) ))", mode="auto", allow=(), deny=(),
+    _reader("s4-auto-arith-rm", "echo $(( $(rm -rf %D%/secrets) ))", mode="auto", allow=AUTO_ALLOW, deny=AUTO_DENY,
             checks=(("unchanged", "%D%/secrets/key.txt"),)),
     _reader("s4-nul", "echo hi\u0000; touch %D%/m"),
     _reader("s4-line-separator", "echo hi\u2028touch %D%/m; echo\u2029; touch %D%/m"),
@@ -74,7 +74,7 @@ READER = [
 # stops a low-risk `touch`). Sources: anthropics/claude-code#92542 (wrappers outside a fixed unwrap list),
 # #31558 and anomalyco/opencode#16075 (env-var prefixes), opencode#26042 (a variable), #39931 (`--`),
 # claude-code#11662 (absolute paths).
-NO_TOUCH = ("bash(touch *)",)
+NO_TOUCH = AUTO_DENY
 _HIDDEN = {
     "env-s": "env -S 'touch %D%/m'",
     "env": "env touch %D%/m",
@@ -108,7 +108,8 @@ _HIDDEN = {
     "glob-name": "/usr/bin/tou?h %D%/m",
     "path-trick": "PATH=/usr/bin:$PATH touch %D%/m",
 }
-WRAPPED = [Case(f"pub-deny-{name}", "public", "shell", (bash(command),), (M,), mode="auto", deny=NO_TOUCH,
+WRAPPED = [Case(f"pub-deny-{name}", "public", "shell", (bash(command),), (M,), mode="auto", allow=AUTO_ALLOW,
+                deny=NO_TOUCH,
                 source="anthropics/claude-code#92542") for name, command in _HIDDEN.items()]
 
 # Published bypasses on the allow side: a program the user allowed because it reads, made to run a command.
@@ -162,7 +163,7 @@ _OUTSIDE = {
     "tilde-user": ("echo x > ~root/../%ID%.m", ("absent", "/%ID%.m")),
     "fd-dup": ("exec 3> %OUT%/m; echo x >&3", ("absent", "%OUT%/m")),
 }
-OUTSIDE = [Case(f"s7-{name}", "7", "shell", (bash(command),), (check,), allow=ECHO + ("bash(cd *)",))
+OUTSIDE = [Case(f"s7-{name}", "7", "shell", (bash(command),), (check,), allow=ASK_ALLOW, deny=ASK_DENY)
            for name, (command, check) in _OUTSIDE.items()]
 
 # Failure 8: redirects are writes; under a rule for a reading command, and in plan mode.
@@ -173,14 +174,13 @@ _REDIRECTS = {
     "clobber": ("echo x >| %D%/notes.md", NOTES),
     "brace-redirect": ("{ echo PWNED=1; } > %D%/.env", ("unchanged", "%D%/.env")),
     "input-output": ("cat < %D%/notes.md > %D%/m", M),
-    "tee": ("echo x | tee %D%/m", M),
+    "tee": ("echo PWNED=1 | tee %D%/.env", ("unchanged", "%D%/.env")),
 }
 REDIRECTS = [Case(f"s8-{name}", "8", "shell", (bash(command),), (check,),
-                  allow=("bash(ls *)", "bash(echo *)", "bash(cat *)", "bash(tee *)"),
-                  deny=("edit_file(**/.env)",), source="anthropics/claude-code#70369")
+                  allow=ASK_ALLOW, deny=ASK_DENY, source="anthropics/claude-code#70369")
              for name, (command, check) in _REDIRECTS.items()]
 REDIRECTS += [Case(f"s8-plan-{name}", "8", "shell", (bash(command),), (check,), mode="plan",
-                   allow=("bash(ls *)", "bash(echo *)", "bash(cat *)"))
+                   allow=ASK_ALLOW, deny=ASK_DENY)
               for name, (command, check) in list(_REDIRECTS.items())[:5]]
 
 CASES = READER + WRAPPED + ALLOWED_RUNNERS + HANGS + OUTSIDE + REDIRECTS

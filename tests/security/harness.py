@@ -37,6 +37,15 @@ HANG_DEADLINE = 15.0  # for the cases that once hung Whimbrel: a run that ends a
 NOBODY = 65534
 
 
+# The rule sets most cases share, so that they run in few batches. Each case's attack is one that none of
+# these rules allows: a deny rule or the mode must stop it, or the reader must see the part no rule allows.
+ASK_ALLOW = ("bash(echo *)", "bash(ls *)", "bash(cat *)", "bash(grep *)", "bash(cd *)", "bash(env)", "bash(printenv *)",
+             "math")
+ASK_DENY = ("bash(rm *)", "read_file(**/.env)", "edit_file(**/.env)")
+AUTO_ALLOW = ("bash(cat *)", "web_fetch")
+AUTO_DENY = ("bash(touch *)", "read_file(**/.env)", "edit_file(**/.env)")
+
+
 @dataclass(frozen=True)
 class Case:
     """One attack: what the model sends, where, under which policy, and what must not have happened.

