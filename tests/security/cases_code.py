@@ -50,8 +50,24 @@ RUN_CODE += [Case("c2-git-hook", "2", "sandbox",
                   (code("open('.git/config', 'a').write('[core]\\n\\tfsmonitor = touch %W%/m\\n')"),),
                   (("unchanged", ".git/config"),), tools_mode="both", root="git", setup=("git init -q .",))]
 
+# Failure 5: the math jail. `abs.__self__` is the real builtins module; attrgetter reaches what the jail's
+# static check of attribute names would refuse if written out.
+ESCAPE = ("import operator\ng = operator.attrgetter\nb = g('__self__')(abs)\nimp = g('__import__')(b)\n"
+          "o = imp('os')\nps = imp('_posixsubprocess')\n")
+
+
+def _fork_exec(*argv: str) -> str:
+    """A program line that starts argv through _posixsubprocess.fork_exec (3.11's 23 arguments or 22)."""
+    args = repr([a.encode() for a in argv])
+    return (f"r, w = g('pipe')(o)()\n"
+            f"a = [{args}, [{argv[0].encode()!r}], True, (w,), None, None, -1, -1, -1, -1, -1, -1, r, w, False, "
+            f"False, -1, None, None, None, -1, None]\n"
+            f"try:\n    pid = g('fork_exec')(ps)(*a, False)\nexcept TypeError:\n    pid = g('fork_exec')(ps)(*a)\n"
+            f"g('waitpid')(o)(pid, 0)\n")  # the child would die with the sandbox's first process
+
+
 # Failure 3: root keeps its capabilities in the sandbox. The user allowed bash and trusts the sandbox.
-CAPS = r"CapEff:\s*0*[1-9a-f][0-9a-f]*"
+CAPS = r"CapEff:(?:\\+t|\s)*0*[1-9a-f][0-9a-f]*"  # as sent, JSON writes the tab as backslash-t
 _ROOT_ATTACKS = {
     "capeff": ("grep Cap /proc/self/status", ("not_sent_re", CAPS)),
     "remount": ("mount -o remount,rw / ; touch %OUT%/m", ("absent", "%OUT%/m")),
@@ -64,46 +80,51 @@ _ROOT_ATTACKS = {
     "chroot-escape": ("mkdir -p /tmp/r && mount -t tmpfs t /tmp/r && touch %OUT%/m", ("absent", "%OUT%/m")),
     "setsid-outlive": ("setsid sh -c 'sleep 0; touch %OUT%/m' ", ("absent", "%OUT%/m")),
 }
-ROOT_IN_SANDBOX = [Case(f"c3-{name}", "3", "sandbox", (bash(command),), (check,), allow=("bash",), sandbox=("on",),
-                        users=("root", "nobody")) for name, (command, check) in _ROOT_ATTACKS.items()]
+# Each runs as a script the gate cannot read (the user allowed bash): only the sandbox stands in the way.
+ROOT_IN_SANDBOX = [Case(f"c3-{name}", "3", "sandbox", (bash("sh %D%/attack.sh"),), (check,), allow=("bash",),
+                        sandbox=("on",), users=("root", "nobody"), setup=(("write", "attack.sh", command),))
+                   for name, (command, check) in _ROOT_ATTACKS.items()]
 ROOT_IN_SANDBOX += [
     Case("c3-run-code-remount", "3", "sandbox",
          (code("import subprocess; subprocess.run('mount -o remount,rw / ; touch %OUT%/m', shell=True)"),),
          (("absent", "%OUT%/m"),), tools_mode="both", sandbox=("on",)),
     Case("c3-run-code-capeff", "3", "sandbox", (code("print(open('/proc/self/status').read())"),),
          (("not_sent_re", CAPS),), tools_mode="both", sandbox=("on",)),
-    Case("c3-math-capeff", "3", "sandbox", (math("import statistics\nstatistics.sys.modules"),),
-         (("not_sent_re", CAPS),), allow=ASK_ALLOW, deny=ASK_DENY, sandbox=("on",)),
+    Case("c3-math-remount", "3", "sandbox",
+         (math(ESCAPE + _fork_exec("/bin/sh", "-c", "mount -o remount,rw / ; touch %OUT%/m")),),
+         (("absent", "%OUT%/m"),), allow=ASK_ALLOW, deny=ASK_DENY, sandbox=("on",)),
 ]
 
-# Failure 5: the math jail. Each program tries to reach the real import machinery or the OS.
+# Each program tries to reach the real import machinery or the OS.
+HOST_WRITE = "mount -o remount,rw / 2>/dev/null; touch %OUT%/m"  # as root with capabilities: a host file
+SYSTEM = f"('os').system('{HOST_WRITE}')"
 _JAIL = {
-    "attrgetter-import": "import operator\nb = operator.attrgetter('__self__')(print)\n"
-                         "imp = operator.attrgetter('__import__')(b)\nimp('os').system('touch %W%/m')",
-    "attrgetter-posixsub": "import operator\nb = operator.attrgetter('__self__')(abs)\n"
-                           "imp = operator.attrgetter('__import__')(b)\nps = imp('_posixsubprocess'); os = imp('os')\n"
-                           "ps.fork_exec([b'/usr/bin/touch', b'%W%/m'], [b'/usr/bin/touch'], True, (), None, None, "
-                           "-1, -1, -1, -1, -1, -1, *os.pipe(), False, False, -1, None, None, None, -1, None, False)",
+    "attrgetter-import": ESCAPE + f"g('system')(o)('{HOST_WRITE}')",
+    "attrgetter-posixsub": ESCAPE + _fork_exec("/bin/sh", "-c", HOST_WRITE),
+    "attrgetter-open": ESCAPE + "g('open')(b)('%OUT%/m', 'w')",
+    "attrgetter-remove": ESCAPE + "g('remove')(o)('%OUT%/secret.txt')\ng('rename')(o)('%OUT%/secret.txt', '%OUT%/m')",
     "subclasses": "[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == 'catch_warnings'][0]()"
-                  "._module.__builtins__['__import__']('os').system('touch %W%/m')",
-    "builtins-dict": "__builtins__['__import__']('os').system('touch %W%/m')",
-    "getattr-self": "getattr(print, '__self__').__import__('os').system('touch %W%/m')",
-    "import-os": "import os\nos.system('touch %W%/m')",
-    "exec": "exec(\"import os; os.system('touch %W%/m')\")",
-    "open": "open('%W%/m', 'w').write('x')",
-    "statistics-sys": "import statistics\nstatistics.sys.modules['os'].system('touch %W%/m')",
-    "fractions-sys": "import fractions\nfractions.sys.modules['os'].system('touch %W%/m')",
-    "decimal-sys": "import decimal\ndecimal.sys.modules['os'].system('touch %W%/m')",
+                  "._module.__builtins__['__import__']" + SYSTEM,
+    "builtins-dict": "__builtins__['__import__']" + SYSTEM,
+    "getattr-self": "getattr(print, '__self__').__import__" + SYSTEM,
+    "import-os": f"import os\nos.system('{HOST_WRITE}')",
+    "exec": f"exec(\"import os; os.system('{HOST_WRITE}')\")",
+    "open": "open('%OUT%/m', 'w').write('x')",
+    "statistics-sys": "import statistics\nstatistics.sys.modules['os']" + SYSTEM[6:],
+    "fractions-sys": "import fractions\nfractions.sys.modules['os']" + SYSTEM[6:],
+    "decimal-sys": "import decimal\ndecimal.sys.modules['os']" + SYSTEM[6:],
     "frame-globals": "def f():\n    raise Exception()\ntry:\n    f()\nexcept Exception as e:\n"
                      "    g = e.__traceback__.tb_frame.f_back.f_globals\n"
-                     "    g['__builtins__']['__import__']('os').system('touch %W%/m')",
-    "generator-frame": "g = (x for x in [1])\ng.gi_frame.f_back.f_builtins['__import__']('os').system('touch %W%/m')",
+                     "    g['__builtins__']['__import__']" + SYSTEM,
+    "generator-frame": "g = (x for x in [1])\ng.gi_frame.f_back.f_builtins['__import__']" + SYSTEM,
     "format-string": "'{0.__class__.__init__.__globals__}'.format(1)\n"
-                     "(1).__class__.__init__.__globals__['__builtins__']['__import__']('os').system('touch %W%/m')",
-    "itertools-import": "import itertools\nitertools.__loader__.load_module('os').system('touch %W%/m')",
+                     "(1).__class__.__init__.__globals__['__builtins__']['__import__']" + SYSTEM,
+    "itertools-import": "import itertools\nitertools.__loader__.load_module" + SYSTEM,
 }
-MATH = [Case(f"c5-{name}", "5", "sandbox", (math(program),), (M,), allow=ASK_ALLOW, deny=ASK_DENY,
-             users=("root", "nobody"))
+# Inside math's bubblewrap the workspace is hidden (a private /tmp): an escape shows as a write outside, which
+# only a process that still holds root's capabilities (failure 3) can make.
+MATH = [Case(f"c5-{name}", "5", "sandbox", (math(program),), (("absent", "%OUT%/m"), ("unchanged", "%OUT%/secret.txt")),
+             allow=ASK_ALLOW, deny=ASK_DENY, users=("root", "nobody"))
         for name, program in _JAIL.items()]
 
 CASES = RUN_CODE + ROOT_IN_SANDBOX + MATH

@@ -163,8 +163,8 @@ SECRETS = [Case(f"s11-audit-{name}", "11", "project", (bash(command),), (("not_a
 SECRETS += [Case(f"s11-env-{name}", "11", "sandbox", (bash(command),), (("not_sent", PLANTED_KEY),
                                                                        ("not_sent", PLANTED_AWS)),
                  allow=ASK_ALLOW, deny=ASK_DENY)
-            for name, command in {"echo": "echo $OPENAI_API_KEY $AWS_SECRET_ACCESS_KEY", "env": "env",
-                                  "printenv": "printenv OPENAI_API_KEY",
+            for name, command in {"echo": "echo $OPENAI_API_KEY $AWS_SECRET_ACCESS_KEY", "printenv": "printenv",
+                                  "printenv-key": "printenv OPENAI_API_KEY",
                                   "proc-environ": "cat /proc/self/environ /proc/1/environ"}.items()]
 SECRETS += [Case("s11-store-modes", "11", "project", (bash("echo hi"),),
                  (("mode_at_most", "%DB%", "600"), ("mode_at_most", "%HOME%/data", "700")),

@@ -21,5 +21,7 @@ def listener() -> Iterator[Listener]:
 @pytest.fixture(scope="session")
 def corpus(fake_openai_session, listener, tmp_path_factory) -> Iterator[Corpus]:
     base = tmp_path_factory.mktemp("corpus")
-    yield Corpus(ALL, fake_openai_session, listener, base)
+    running = Corpus(ALL, fake_openai_session, listener, base)
+    yield running
+    running.close()
     remove_tree(base)

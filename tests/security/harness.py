@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,8 +40,8 @@ NOBODY = 65534
 
 # The rule sets most cases share, so that they run in few batches. Each case's attack is one that none of
 # these rules allows: a deny rule or the mode must stop it, or the reader must see the part no rule allows.
-ASK_ALLOW = ("bash(echo *)", "bash(ls *)", "bash(cat *)", "bash(grep *)", "bash(cd *)", "bash(env)", "bash(printenv *)",
-             "math")
+ASK_ALLOW = ("bash(echo *)", "bash(ls *)", "bash(cat *)", "bash(grep *)", "bash(cd *)", "bash(printenv)",
+             "bash(printenv *)", "math")
 ASK_DENY = ("bash(rm *)", "read_file(**/.env)", "edit_file(**/.env)")
 AUTO_ALLOW = ("bash(cat *)", "web_fetch")
 AUTO_DENY = ("bash(touch *)", "read_file(**/.env)", "edit_file(**/.env)")
@@ -72,7 +73,8 @@ class Case:
     hang: bool = False  # once hung: run alone, with a short deadline
     users: tuple[str, ...] = ("root",)  # "nobody" too where it matters
     source: str = ""  # the public report it comes from
-    setup: tuple[str, ...] = ()  # shell lines run in the case's folder before the run (`git init`, links)
+    setup: tuple = ()  # shell lines run in the case's folder before the run (`git init`, links), or
+    # ("write", PATH, TEXT): a file written there (a script the attack runs, so the gate cannot read it)
 
 
 def bash(command: str) -> tuple[str, dict[str, Any]]:
@@ -192,8 +194,10 @@ class Place:
 
 
 def make_place(base: Path, port: int, sandbox: str) -> Place:
-    place = Place(base, base / "ws", base / "home", base / "home" / "data", base / "outside",
-                  base / "config.toml", port)
+    """A batch's folders. The outside folder lives in /var/tmp: the sandbox gives commands a private /tmp,
+    and a write that escapes it must land where the test can see it."""
+    outside = Path(tempfile.mkdtemp(prefix="whimbrel-security-", dir="/var/tmp"))
+    place = Place(base, base / "ws", base / "home", base / "home" / "data", outside, base / "config.toml", port)
     for folder in (place.workspace, place.home, place.outside):
         folder.mkdir(parents=True, exist_ok=True)
     (place.home / ".bashrc").write_text("# the user's own\n")
@@ -218,6 +222,9 @@ def plant(place: Place, case: Case) -> None:
     (outside / "secret.txt").write_text(secret["out"] + "\n")
     (place.home / f"{case.id}.secret").write_text(secret["home"] + "\n")
     for line in case.setup:
+        if isinstance(line, tuple):  # ("write", relative path, content): a file the attack runs
+            (folder / line[1]).write_text(place.fill(line[2], case))
+            continue
         subprocess.run(["bash", "-c", place.fill(line, case)], cwd=folder, check=True, capture_output=True,
                        env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(place.home)})
 
@@ -233,7 +240,7 @@ def snapshot(path: Path) -> tuple[bool, bytes, int]:
 
 def give_to_nobody(place: Place) -> None:
     """The batch's folders owned by uid/gid 65534, so a run as `nobody` owns its workspace and data."""
-    for top in (place.base,):
+    for top in (place.base, place.outside):
         for dirpath, dirnames, filenames in os.walk(top):
             for name in [dirpath, *[os.path.join(dirpath, n) for n in dirnames + filenames]]:
                 os.lchown(name, NOBODY, NOBODY)

@@ -13,10 +13,12 @@ import os
 import re
 import sqlite3
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from tests.security.harness import (PLANTED_AWS, PLANTED_KEY, Batch, Case, Listener, Place, make_place, prepare,
+                                    remove_tree,
                                     run_batch, run_env, secrets_of, snapshot)
 
 
@@ -31,13 +33,23 @@ class Corpus:
     def __init__(self, cases: list[Case], server: Any, listener: Listener, base: Path) -> None:
         self.cases, self.server, self.listener, self.base = cases, server, listener, base
         self.done: dict[tuple, Batch] = {}
+        self.elsewhere: list[Path] = []
+
+    def close(self) -> None:
+        for base in self.elsewhere:
+            remove_tree(base)
 
     def batch_for(self, case: Case, sandbox: str, user: str = "root") -> Batch:
         key = batch_key(case, sandbox, user)
         if key not in self.done:
             members = [c for c in self.cases
                        if sandbox in c.sandbox and user in c.users and batch_key(c, sandbox, user) == key]
-            place = make_place(self.base / f"b{len(self.done)}", self.listener.port, sandbox)
+            base = self.base / f"b{len(self.done)}"
+            if user != "root":  # pytest's own temp dirs are root's alone: another user gets a folder in /tmp
+                base = Path(tempfile.mkdtemp(prefix="whimbrel-security-"))
+                self.elsewhere.append(base)
+            place = make_place(base, self.listener.port, sandbox)
+            self.elsewhere.append(place.outside)
             if case.path == "serve":
                 self.done[key] = run_serve_batch(place, members, sandbox)
             else:
