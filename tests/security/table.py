@@ -7,6 +7,9 @@ from tests.security.harness import Case
 from tests.security.pending import PENDING
 
 ALL: list[Case] = cases_shell.CASES + cases_files.CASES + cases_code.CASES + cases_serve.CASES
+# The TUI's cases (test_tui_startup.py): a hostile project `.mcp.json` at start-up, an MCP tool in plan mode.
+TUI_IDS = ("t1-command", "t1-sh", "t1-args-key", "t1-env-key", "t1-url-key", "t1-header-key", "t1-cwd-escape",
+           "t9-plan-mcp-allowed")
 
 
 def variants(cases: list[Case]) -> list[tuple[Case, str, str]]:

@@ -14,6 +14,7 @@ import pytest
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.security.harness import PLANTED_AWS, PLANTED_KEY, ROOT, Listener
 from tests.security.pending import PENDING
+from tests.security.table import TUI_IDS
 from tests.ui.helpers import booted, make_app, send, wait_for
 
 SEND = "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)"
@@ -97,6 +98,10 @@ def hostile_boot(tmp_path_factory):
 def _marks(case_id: str):
     branch = PENDING.get(case_id)
     return [pytest.mark.xfail(strict=True, reason=f"defence not merged yet: {branch}")] if branch else []
+
+
+def test_the_tui_cases_are_the_tables():
+    assert (*hostile_servers(Path("/"), 0), "t9-plan-mcp-allowed") == TUI_IDS
 
 
 @pytest.mark.parametrize("case_id", [pytest.param(c, id=c, marks=_marks(c)) for c in hostile_servers(Path("/"), 0)])
