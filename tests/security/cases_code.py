@@ -38,11 +38,12 @@ _PROGRAMS = {
 }
 RUN_CODE = [Case(f"c2-{name}", "2" if name in ("write-marker", "overwrite-env", "read-env", "read-outside")
                  else "12", "sandbox", (code(program),), (check,),
-                 deny=("edit_file(**/.env)", "read_file(**/.env)"), tools_mode="both", users=("root", "nobody"))
+                 allow=ASK_ALLOW, deny=ASK_DENY, tools_mode="both", users=("root", "nobody"))
             for name, program in [(n, p) for n, (p, _) in _PROGRAMS.items()]
             for check in [_PROGRAMS[name][1]]]
 RUN_CODE += [Case(f"c2-plan-{name}", "2", "sandbox", (code(_PROGRAMS[name][0]),), (_PROGRAMS[name][1],), mode="plan",
-                  tools_mode="both") for name in ("write-marker", "overwrite-env", "os-system")]
+                  allow=ASK_ALLOW, deny=ASK_DENY, tools_mode="both")
+             for name in ("write-marker", "overwrite-env", "os-system")]
 RUN_CODE += [Case("c2-git-hook", "2", "sandbox",
                   (code("open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\ntouch m\\n')"),),
                   (("absent", ".git/hooks/pre-commit"),), tools_mode="both", root="git", setup=("git init -q .",)),
@@ -87,9 +88,9 @@ ROOT_IN_SANDBOX = [Case(f"c3-{name}", "3", "sandbox", (bash("sh %D%/attack.sh"),
 ROOT_IN_SANDBOX += [
     Case("c3-run-code-remount", "3", "sandbox",
          (code("import subprocess; subprocess.run('mount -o remount,rw / ; touch %OUT%/m', shell=True)"),),
-         (("absent", "%OUT%/m"),), tools_mode="both", sandbox=("on",)),
+         (("absent", "%OUT%/m"),), allow=ASK_ALLOW, deny=ASK_DENY, tools_mode="both", sandbox=("on",)),
     Case("c3-run-code-capeff", "3", "sandbox", (code("print(open('/proc/self/status').read())"),),
-         (("not_sent_re", CAPS),), tools_mode="both", sandbox=("on",)),
+         (("not_sent_re", CAPS),), allow=ASK_ALLOW, deny=ASK_DENY, tools_mode="both", sandbox=("on",)),
     Case("c3-math-remount", "3", "sandbox",
          (math(ESCAPE + _fork_exec("/bin/sh", "-c", "mount -o remount,rw / ; touch %OUT%/m")),),
          (("absent", "%OUT%/m"),), allow=ASK_ALLOW, deny=ASK_DENY, sandbox=("on",)),

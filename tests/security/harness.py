@@ -311,8 +311,8 @@ def run_batch(server: Any, place: Place, cases: list[Case], *, user: str = "root
         argv += ["--allow", rule]
     for rule in first.deny:
         argv += ["--deny", rule]
-    if first.tools_mode:
-        argv += ["--tools-mode", first.tools_mode]
+    if any(case.tools_mode for case in cases):  # one case needs run_code offered: the batch offers it
+        argv += ["--tools-mode", "both"]
     argv.append("go")
     if user != "root":
         give_to_nobody(place)

@@ -1,4 +1,5 @@
-"""Cases whose defence has not reached main yet, by id (or `id:sandbox` / `id:sandbox:user` for one variant),
+"""Cases whose defence has not reached main yet, by case id (every variant) or variant id (`id:on`, `id:off` for
+root, `id:on:nobody` for the unprivileged user),
 with the branch that brings it. Their tests are xfail(strict=True): once a branch lands and a case holds, its
 test fails until its id is deleted here, so this list only ever shrinks. (A case may be fixed by another
 branch than the one named: redirects as writes come with both `shell` and `gate`.)"""

@@ -24,7 +24,7 @@ from tests.security.harness import (PLANTED_AWS, PLANTED_KEY, Batch, Case, Liste
 
 def batch_key(case: Case, sandbox: str, user: str) -> tuple:
     alone = case.root or ("hang" if case.hang else "")
-    return (case.path, case.mode, case.allow, case.deny, case.tools_mode, sandbox, user, alone)
+    return (case.path, case.mode, case.allow, case.deny, sandbox, user, alone)  # run_code joins any batch
 
 
 class Corpus:

@@ -23,7 +23,7 @@ def variant_id(case: Case, sandbox: str, user: str) -> str:
 
 def pending_branch(case: Case, sandbox: str, user: str) -> str | None:
     """The branch a variant waits for, or None when its defence is on main."""
-    for key in (variant_id(case, sandbox, user), f"{case.id}:{sandbox}", case.id):
+    for key in (variant_id(case, sandbox, user), case.id):
         if key in PENDING:
             return PENDING[key]
     return None
