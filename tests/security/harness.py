@@ -258,7 +258,8 @@ class Batch:
     returncode: int | None = None
     stdout: str = ""
     stderr: str = ""
-    sent_to_model: str = ""
+    sent_to_model: str = ""  # every request the model got, as JSON
+    sent_by_case: dict[str, str] = field(default_factory=dict)  # case id -> what its calls' results told the model
     decisions: dict[str, list[str]] = field(default_factory=dict)  # case id -> "tool: decision: output…"
     before: dict[tuple[str, str], tuple[bool, bytes, int]] = field(default_factory=dict)
     timed_out: bool = False
@@ -325,6 +326,11 @@ def run_batch(server: Any, place: Place, cases: list[Case], *, user: str = "root
         batch.timed_out = True
         batch.stdout = expired.stdout.decode(errors="replace") if isinstance(expired.stdout, bytes) else ""
     batch.sent_to_model = json.dumps(server.requests)
+    for request in server.requests:
+        for message in request.get("messages", []):
+            if message.get("role") == "tool":
+                case_id = str(message.get("tool_call_id", "")).split("~")[0]
+                batch.sent_by_case[case_id] = batch.sent_by_case.get(case_id, "") + json.dumps(message.get("content"))
     try:
         result = json.loads(batch.stdout.strip().splitlines()[-1]) if batch.stdout.strip() else {}
     except json.JSONDecodeError:
