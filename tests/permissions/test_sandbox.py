@@ -142,7 +142,7 @@ async def test_network_on_reaches_it(tmp_path, home, server):
 
 
 async def test_full_level_is_not_wrapped(tmp_path, home):
-    assert wrap(["true"], spec_for(tmp_path, home, "full")) == ["true"]
+    assert wrap(["true"], spec_for(tmp_path, home, "full")).argv == ["true"]
 
 
 async def test_readable_places_under_tmp_survive_the_private_tmp(tmp_path, home):
