@@ -151,7 +151,7 @@ def minimal(argv: list[str], readable: list[Path], tmp_bytes: int, env: dict[str
     for place in readable:
         if not place.is_relative_to("/usr"):
             out += ["--ro-bind", str(place), str(place)]
-    out += ["--chdir", "/tmp", "--"]
+    out += ["--remount-ro", "/", "--chdir", "/tmp", "--"]  # the jail's own root is a tmpfs too: read-only
     return jail.Launch(out + list(argv), env, fds, sandboxed=True)
 
 
