@@ -10,8 +10,11 @@ environment every such call uses:
   no terminal prompt, `cat` as pager, `true` as editor, no askpass;
 - `-c` overrides that switch off every config key that names a program to run (`NEUTRAL`), and, when
   the repository's config is not Whimbrel's own (`probe=True`), an empty value for each such key it
-  actually sets under a name only it knows (`filter.<driver>.clean`, `diff.<driver>.textconv`, …),
-  found with `git config --list` (which reads config and runs nothing).
+  actually sets under a name only it knows (`filter.<driver>.clean`, `pager.<command>`, …), found
+  with `git config --list` (which reads config and runs nothing);
+- `--no-ext-diff --no-textconv` for diffing commands (`diff.external`, `diff.<driver>.command` and
+  `textconv` cannot be emptied: git would run the empty command). Whimbrel runs no `git merge`, so
+  merge drivers never run.
 
 The user's global config stays (name and e-mail for commits); a key of the dangerous kinds is
 neutralised there too, which costs Whimbrel's own commands nothing.
@@ -26,14 +29,16 @@ from pathlib import Path
 from app.sandbox import jail
 
 NEUTRAL = ("core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "core.editor=true",
-           "sequence.editor=true", "core.sshCommand=false", "core.askPass=", "core.gitProxy=", "diff.external=",
-           "credential.helper=", "gpg.program=false", "uploadpack.packObjectsHook=", "core.alternateRefsCommand=",
+           "sequence.editor=true", "core.sshCommand=false", "core.askPass=", "core.gitProxy=", "credential.helper=", "gpg.program=false", "uploadpack.packObjectsHook=", "core.alternateRefsCommand=",
            "protocol.ext.allow=never", "core.untrackedCache=false")
 RUNS_A_PROGRAM = re.compile(
-    r"^(filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|pager\..+"
+    r"^(filter\..+\.(clean|smudge|process)|pager\..+"
     r"|gpg\..+\.program|remote\..+\.(uploadpack|receivepack|vcs)|credential\..+\.helper|core\.fsmonitor"
     r"|core\.hookspath|core\.pager|core\.sshcommand|core\.editor|core\.askpass|core\.gitproxy|sequence\.editor"
-    r"|diff\.external|uploadpack\.packobjectshook|core\.alternaterefscommand)$", re.IGNORECASE)
+    r"|uploadpack\.packobjectshook|core\.alternaterefscommand)$", re.IGNORECASE)
+# An empty diff.external or textconv would be run (and fail), not ignored: diff commands are told instead
+DIFFING = {"diff", "log", "show", "diff-tree", "diff-index", "diff-files", "format-patch"}
+NO_DIFF_PROGRAMS = ["--no-ext-diff", "--no-textconv"]
 REQUIRED = re.compile(r"^filter\.(.+)\.required$", re.IGNORECASE)
 
 
@@ -66,7 +71,17 @@ def command(args: list[str] | tuple[str, ...], cwd: str | Path | None = None, *,
     argv = ["git"]
     for override in overrides:
         argv += ["-c", override]
-    return argv + list(args), env
+    return argv + _no_diff_programs(list(args)), env
+
+
+def _no_diff_programs(args: list[str]) -> list[str]:
+    """`args` with --no-ext-diff --no-textconv after a diffing subcommand (git's own options skipped)."""
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        index += 2 if args[index] in ("-c", "-C") else 1
+    if index < len(args) and args[index] in DIFFING:
+        return args[:index + 1] + NO_DIFF_PROGRAMS + args[index + 1:]
+    return args
 
 
 def run(args: list[str] | tuple[str, ...], cwd: str | Path | None = None, *, probe: bool = True,
