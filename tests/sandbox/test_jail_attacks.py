@@ -5,8 +5,6 @@ host's network namespace, no API keys in the environment, a file-size limit that
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from app.sandbox import bwrap, jail
+from tests.permissions.test_sandbox import _Server as Server
 from tests.sandbox.helpers import nobody_reason, open_place, run_jailed
 from tools.bash import bash
 from tools.context import ToolContext
@@ -60,37 +59,11 @@ def test_remounting_the_root_writable_fails_and_no_host_file_is_written(place, u
         target.unlink(missing_ok=True)
 
 
-class Listener:
-    """A TCP listener on the host's 127.0.0.1 that counts who reached it."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.port = self.sock.getsockname()[1]
-        self.reached = 0
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.reached += 1
-            conn.close()
-
-    def close(self) -> None:
-        self.sock.close()
-        self.thread.join(5)
-
-
 @pytest.mark.parametrize("user", USERS)
 def test_the_hosts_network_namespace_cannot_be_joined(place, user):
     """/proc/1 is the jail's own init (its own PID namespace); the host's namespaces are not reachable,
     and setns on any namespace file is refused."""
-    listener = Listener()
+    listener = Server()  # on the host's 127.0.0.1, counting who reached it
     try:
         probe = f"exec 3<>/dev/tcp/127.0.0.1/{listener.port} && echo REACHED"
         done = run_jailed(f"nsenter --net=/proc/1/ns/net bash -c '{probe}'; "
