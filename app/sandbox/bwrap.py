@@ -115,7 +115,7 @@ def wrap(argv: list[str], spec: SandboxSpec, binary: str | None = None,
             out += ["--ro-bind", str(place), str(place)]
     if spec.level == "workspace-write":
         out += ["--bind", str(workspace), str(workspace)]
-    for place in [spec.home / name for name in HIDDEN_IN_HOME] + list(spec.hidden):
+    for place in [spec.home / name for name in HIDDEN_IN_HOME] + list(spec.hidden) + list(jail.settings().hidden):
         place = Path(place)
         if place.is_dir() and not workspace.is_relative_to(place.resolve()):
             out += ["--tmpfs", str(place.resolve())]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 # Names a command may see from Whimbrel's own environment (everything else is dropped)
@@ -34,17 +35,19 @@ class JailSettings:
 
     env_pass: tuple[str, ...] = ()  # extra variables to pass; `NAME` or a prefix `NAME_*`
     max_file_bytes: int = GIB  # RLIMIT_FSIZE: the largest file a command may write
-    max_processes: int = 4096  # RLIMIT_NPROC (the kernel exempts the real root: see docs/security.md)
+    max_processes: int = 4096  # RLIMIT_NPROC (the kernel exempts the real root: see the README)
+    hidden: tuple[Path, ...] = ()  # Whimbrel's data and config: hidden in every jail (hooks' too)
 
 
 _settings = JailSettings()
 
 
-def configure(config: Any) -> JailSettings:
-    """Take `[sandbox]` from a loaded config (the faces call this once they read it)."""
+def configure(config: Any, hidden: list[Path] | tuple[Path, ...] = ()) -> JailSettings:
+    """Take `[sandbox]` from a loaded config, and the places no jail may see (Whimbrel's data and
+    config); the faces call this once they read the config."""
     global _settings
     mb = getattr(config, "sandbox_max_file_mb", None)
-    _settings = JailSettings(
+    _settings = JailSettings(hidden=tuple(Path(p) for p in hidden),
         env_pass=tuple(getattr(config, "sandbox_env_pass", ()) or ()),
         max_file_bytes=int(mb * (1 << 20)) if isinstance(mb, (int, float)) and mb > 0 else GIB,
         max_processes=int(getattr(config, "sandbox_max_processes", 4096) or 4096))
