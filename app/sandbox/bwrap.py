@@ -46,12 +46,22 @@ def available() -> str | None:
     binary = shutil.which("bwrap")
     if binary is None:
         return None
-    try:
-        probe = subprocess.run([binary, *_identity(), *HARDENING, "--ro-bind", "/", "/", "--dev", "/dev",
-                                "--unshare-net", "true"], capture_output=True, timeout=10, env=jail.clean_env())
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return binary if probe.returncode == 0 else None
+    return binary if _hardening(binary) is not None else None
+
+
+@lru_cache(maxsize=4)
+def _hardening(binary: str) -> tuple[str, ...] | None:
+    """The hardening flags this bwrap and kernel accept: all of them, or all but --disable-userns (an
+    older bwrap; the seccomp filter refuses new user namespaces anyway); None when neither starts."""
+    for flags in (HARDENING, tuple(f for f in HARDENING if f != "--disable-userns")):
+        try:
+            probe = subprocess.run([binary, *_identity(), *flags, "--ro-bind", "/", "/", "--dev", "/dev",
+                                    "--unshare-net", "true"], capture_output=True, timeout=10, env=jail.clean_env())
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if probe.returncode == 0:
+            return flags
+    return None
 
 
 def unavailable_reason() -> str:
@@ -87,7 +97,7 @@ class SandboxSpec:
 
 def _hardened(binary: str, network: bool) -> tuple[list[str], tuple[int, ...]]:
     """The flags every jail starts with, and the descriptor of its seccomp filter (if any)."""
-    out = [binary, *_identity(), *HARDENING]
+    out = [binary, *_identity(), *(_hardening(binary) or HARDENING)]
     if not network:
         out.append("--unshare-net")
     program = seccomp.jail_filter()
