@@ -4,6 +4,7 @@ host's network namespace, no API keys in the environment, a file-size limit that
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import uuid
 from pathlib import Path
@@ -115,3 +116,21 @@ async def test_the_bash_tool_runs_in_the_jail_the_gate_gives(place, monkeypatch)
     with pytest.raises(ToolError):
         await bash({"command": "touch /etc/whimbrel-bash-jail"}, ctx)
     assert not Path("/etc/whimbrel-bash-jail").exists()
+
+
+async def test_a_timed_out_jailed_command_leaves_no_process_behind(place):
+    """The jail's command runs in a session of its own (--new-session), out of the group the bash tool
+    kills; killing bwrap still ends it all (--die-with-parent, and its PID namespace goes with its init)."""
+    import subprocess
+
+    seconds = 300 + uuid.uuid4().int % 600
+    spec = bwrap.SandboxSpec("workspace-write", place, home=place / "home")
+    ctx = ToolContext(workspace=place, bash_timeout=1, wrap_command=lambda argv: bwrap.wrap(argv, spec))
+    with pytest.raises(ToolError, match="timed out"):
+        await bash({"command": f"sleep {seconds} & setsid sleep {seconds} & sleep {seconds}"}, ctx)
+    for _ in range(100):  # the kernel reaps a dead namespace's processes asynchronously
+        left = subprocess.run(["pgrep", "-f", f"sleep {seconds}"], capture_output=True, text=True).stdout
+        if not left:
+            break
+        await asyncio.sleep(0.05)
+    assert not left
