@@ -24,8 +24,6 @@ RUNNER = Path(__file__).with_name("math_runner.py")
 DEFAULT_TIMEOUT, MAX_TIMEOUT = 10.0, 60.0
 MEMORY_LIMIT = 1 << 30  # address space, bytes
 OUTPUT_LIMIT = 20_000
-
-
 NO_SANDBOX = ("math needs the OS sandbox (bubblewrap) and it cannot run here: {reason}. A calculation is not run "
               "without it; install bubblewrap (`apt install bubblewrap`) on a system with user namespaces.")
 ENV = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "LANG": "C.UTF-8", "HOME": "/tmp"}
