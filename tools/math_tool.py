@@ -38,13 +38,15 @@ def _limits(cpu_seconds: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def launch(timeout: float) -> jail.Launch:
-    """The runner in the smallest jail; ToolError when bubblewrap cannot run here."""
+def launch(timeout: float, interpreter: str | None = None) -> jail.Launch:
+    """The runner in the smallest jail (run by Whimbrel's Python, or `interpreter`); ToolError when
+    bubblewrap cannot run here."""
     if bwrap.available() is None:
         raise ToolError(NO_SANDBOX.format(reason=bwrap.unavailable_reason()))
     program = seccomp.no_spawn_filter()
-    python = [sys.executable, "-I", str(RUNNER), ",".join(sorted(ALLOWED_MODULES)), program.hex() if program else ""]
-    started = bwrap.minimal(python, bwrap.python_places(RUNNER), TMP_BYTES, dict(ENV))
+    python = [interpreter or sys.executable, "-I", str(RUNNER), ",".join(sorted(ALLOWED_MODULES)),
+              program.hex() if program else ""]
+    started = bwrap.minimal(python, bwrap.python_places(RUNNER, interpreter=interpreter), TMP_BYTES, dict(ENV))
     started.preexec = jail.limiter(max_file_bytes=0, extra=lambda: _limits(int(timeout) + 1))
     return started
 

@@ -135,9 +135,13 @@ def wrap(argv: list[str], spec: SandboxSpec, binary: str | None = None,
     return jail.Launch(out + list(argv), env, fds, sandboxed=True)
 
 
-def python_places(*files: Path) -> list[Path]:
-    """What a sandboxed Python needs besides the system: its prefixes (a venv, pyenv) and `files`."""
-    places = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent, *files}
+def python_places(*files: Path, interpreter: str | None = None) -> list[Path]:
+    """What a sandboxed Python needs besides the system: its prefixes (a venv, pyenv) and `files`.
+    For another `interpreter` than Whimbrel's own: the prefix its path implies (`/usr` for /usr/bin/python3)."""
+    if interpreter is not None:
+        places = {Path(interpreter).resolve().parent.parent, *files}
+    else:
+        places = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent, *files}
     return sorted(Path(p).resolve() for p in places)
 
 
