@@ -120,5 +120,7 @@ class Launch:
 
 
 def plain(argv: list[str], env: dict[str, str] | None = None) -> Launch:
-    """A command outside the sandbox: still the clean environment and the limits."""
-    return Launch(list(argv), clean_env() if env is None else env)
+    """A command outside the sandbox: still the clean environment, its own session, no core dumps and
+    the file-size limit. Not the process limit: outside a user namespace it counts every process and
+    thread the user has (a desktop's browser too), so it would refuse ordinary commands."""
+    return Launch(list(argv), clean_env() if env is None else env, preexec=limiter(max_processes=0))
