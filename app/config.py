@@ -127,7 +127,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
     "sandbox": {
         "env_pass": Key(STRINGS, default=(), attr="sandbox_env_pass"),  # extra variables: NAME or PREFIX_*
         "max_file_mb": Key(NUMBER, 1024.0, attr="sandbox_max_file_mb", minimum=1),
-        "max_processes": Key(INTEGER, 4096, attr="sandbox_max_processes", minimum=16),
+        "max_processes": Key(INTEGER, 8192, attr="sandbox_max_processes", minimum=16),
     },
 }
 
@@ -284,7 +284,7 @@ class Config:
     checkpoint_max_file_mb: float = 10.0
     sandbox_env_pass: list[str] = field(default_factory=list)  # [sandbox]
     sandbox_max_file_mb: float = 1024.0
-    sandbox_max_processes: int = 4096
+    sandbox_max_processes: int = 8192
     keymap: dict[str, str] = field(default_factory=dict)  # [keymap]: binding id -> keys (app/keymap.py)
     agents: dict[str, AgentConfig] = field(default_factory=dict)  # [agents.<name>] (issue 17)
     policy_mode: str = "ask"

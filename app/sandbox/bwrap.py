@@ -11,7 +11,7 @@ namespaces, has its own PID and IPC namespaces (its /proc/1 is its own), its own
 Whimbrel, runs with no new privileges and the seccomp filter of app/sandbox/seccomp.py, from the
 allow-listed environment of app/sandbox/jail.py (given to bwrap as its own environment rather than
 with --clearenv/--setenv, so no value shows in `ps`; bwrap passes it on unchanged) and under its
-rlimits (inside its user namespace, RLIMIT_NPROC counts the jail's own processes). `minimal()` is the smaller
+rlimits (RLIMIT_NPROC counts every process and thread of the user, the jail's and the others). `minimal()` is the smaller
 jail of run_code and math: no workspace, no home, no data, only the system's libraries, Python and
 one runner file, all read-only, and a size-limited /tmp.
 """

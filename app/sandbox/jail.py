@@ -35,7 +35,7 @@ class JailSettings:
 
     env_pass: tuple[str, ...] = ()  # extra variables to pass; `NAME` or a prefix `NAME_*`
     max_file_bytes: int = GIB  # RLIMIT_FSIZE: the largest file a command may write
-    max_processes: int = 4096  # RLIMIT_NPROC (the kernel exempts the real root: see the README)
+    max_processes: int = 8192  # RLIMIT_NPROC: all the user's processes and threads (the real root is exempt)
     hidden: tuple[Path, ...] = ()  # Whimbrel's data and config: hidden in every jail (hooks' too)
 
 
@@ -50,7 +50,7 @@ def configure(config: Any, hidden: list[Path] | tuple[Path, ...] = ()) -> JailSe
     _settings = JailSettings(hidden=tuple(Path(p) for p in hidden),
         env_pass=tuple(getattr(config, "sandbox_env_pass", ()) or ()),
         max_file_bytes=int(mb * (1 << 20)) if isinstance(mb, (int, float)) and mb > 0 else GIB,
-        max_processes=int(getattr(config, "sandbox_max_processes", 4096) or 4096))
+        max_processes=int(getattr(config, "sandbox_max_processes", 8192) or 8192))
     return _settings
 
 
