@@ -14,7 +14,7 @@ import pytest
 
 from app.sandbox import bwrap, jail
 from tests.permissions.test_sandbox import _Server as Server
-from tests.sandbox.helpers import nobody_reason, open_place, run_jailed
+from tests.sandbox.helpers import NOBODY, nobody_reason, open_place, run_jailed
 from tools.bash import bash
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -134,3 +134,44 @@ async def test_a_timed_out_jailed_command_leaves_no_process_behind(place):
             break
         await asyncio.sleep(0.05)
     assert not left
+
+
+@pytest.mark.skipif(NOBODY_SKIP is not None, reason=str(NOBODY_SKIP))
+def test_the_process_limit_stops_a_fork_bomb_of_an_ordinary_user(place):
+    """RLIMIT_NPROC binds an ordinary user (the kernel exempts the real root: a labelled gap, where
+    run_code and math still cannot fork at all through their seccomp filter)."""
+    # the limit counts every task of the user, other tests' (and their zombies) too: 40 above what runs now
+    jail.configure(SimpleNamespace(sandbox_max_processes=tasks_of(NOBODY) + 40))
+    (place / "bomb.py").write_text(FORK_BOMB)
+    done = run_jailed("python3 bomb.py", place, as_user="nobody")
+    counts = [int(w.split("=")[1]) for w in done.stdout.split() if w.startswith("started=")]
+    assert counts and 0 < counts[0] < 100, done.stdout + done.stderr
+
+
+FORK_BOMB = """
+import os, time
+started = 0
+for _ in range(100):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(30)  # ended with the jail: its PID namespace dies with the script
+        os._exit(0)
+    started += 1
+print(f"started={started}")
+"""
+
+
+def tasks_of(uid: int) -> int:
+    """How many processes and threads `uid` has now (what RLIMIT_NPROC counts)."""
+    count = 0
+    for task in Path("/proc").glob("[0-9]*/task/[0-9]*"):
+        try:
+            status = (task / "status").read_text()
+        except OSError:
+            continue
+        if any(line.startswith("Uid:") and line.split()[1] == str(uid) for line in status.splitlines()):
+            count += 1
+    return count
