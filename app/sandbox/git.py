@@ -30,7 +30,7 @@ from app.sandbox import jail
 
 NEUTRAL = ("core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "core.editor=true",
            "sequence.editor=true", "core.sshCommand=false", "core.askPass=", "core.gitProxy=", "credential.helper=", "gpg.program=false", "uploadpack.packObjectsHook=", "core.alternateRefsCommand=",
-           "protocol.ext.allow=never", "core.untrackedCache=false")
+           "protocol.ext.allow=never")
 RUNS_A_PROGRAM = re.compile(
     r"^(filter\..+\.(clean|smudge|process)|pager\..+"
     r"|gpg\..+\.program|remote\..+\.(uploadpack|receivepack|vcs)|credential\..+\.helper|core\.fsmonitor"
