@@ -31,6 +31,10 @@ def timed(make, runs: int) -> list[float]:
     return times
 
 
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[-1]
+
+
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     if bwrap.available() is None:
@@ -42,7 +46,6 @@ def main() -> None:
         for _ in range(2):  # interleaved halves, so a burst of load hits both
             plain += timed(lambda: jail.plain(["true"]), runs // 2)
             jailed += timed(lambda: bwrap.wrap(["true"], spec), runs // 2)
-    p95 = lambda values: statistics.quantiles(values, n=20)[-1]  # noqa: E731
     print(f"unsandboxed true: median {statistics.median(plain):.2f} ms, p95 {p95(plain):.2f} ms")
     print(f"sandboxed true:   median {statistics.median(jailed):.2f} ms, p95 {p95(jailed):.2f} ms")
     overhead = statistics.median(jailed) - statistics.median(plain)
