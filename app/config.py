@@ -123,6 +123,12 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "ignore": Key(STRINGS, default=(), attr="checkpoint_ignore"),  # gitignore patterns, beside .gitignore
         "max_file_mb": Key(NUMBER, 10.0, attr="checkpoint_max_file_mb", minimum=0),
     },
+    # what every command Whimbrel starts for the model gets (app/sandbox/jail.py, docs/security.md)
+    "sandbox": {
+        "env_pass": Key(STRINGS, default=(), attr="sandbox_env_pass"),  # extra variables: NAME or PREFIX_*
+        "max_file_mb": Key(NUMBER, 1024.0, attr="sandbox_max_file_mb", minimum=1),
+        "max_processes": Key(INTEGER, 8192, attr="sandbox_max_processes", minimum=16),
+    },
 }
 
 MODEL_KEYS: dict[str, Key] = {
@@ -276,6 +282,9 @@ class Config:
     checkpoints_enabled: bool = True  # [checkpoints]
     checkpoint_ignore: list[str] = field(default_factory=list)
     checkpoint_max_file_mb: float = 10.0
+    sandbox_env_pass: list[str] = field(default_factory=list)  # [sandbox]
+    sandbox_max_file_mb: float = 1024.0
+    sandbox_max_processes: int = 8192
     keymap: dict[str, str] = field(default_factory=dict)  # [keymap]: binding id -> keys (app/keymap.py)
     agents: dict[str, AgentConfig] = field(default_factory=dict)  # [agents.<name>] (issue 17)
     policy_mode: str = "ask"
@@ -446,6 +455,7 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
     settings["web_allow_networks"] = tuple(settings["web_allow_networks"])
     settings["mcp_config_files"] = list(settings["mcp_config_files"])
     settings["checkpoint_ignore"] = list(settings["checkpoint_ignore"])
+    settings["sandbox_env_pass"] = list(settings["sandbox_env_pass"])
     return Config(path=path, models=models, **settings)
 
 

@@ -14,6 +14,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from app.sandbox import git as safe_git
+
 SKIPPED_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", ".mypy_cache", ".pytest_cache"}
 MAX_FILES = 500_000
 SUBSEQUENCE_WORK = 4_000  # paths a query's rarest letter may lead to testing, per keystroke
@@ -22,9 +24,8 @@ SUBSEQUENCE_WORK = 4_000  # paths a query's rarest letter may lead to testing, p
 def list_workspace(root: Path) -> list[str]:
     """Relative paths of the workspace's files (POSIX separators), ignored files left out."""
     try:
-        out = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
-                              "--exclude-standard", "--deduplicate"],
-                             capture_output=True, timeout=30, check=False)
+        out = safe_git.run(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"],
+                           root, capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
         out = None
     if out is not None and out.returncode == 0:

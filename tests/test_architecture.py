@@ -56,7 +56,7 @@ ROOMS: dict[str, set[str]] = {
     "app.sandbox": {"app.vocabulary"},
     "app.permissions": {"app.vocabulary", "app.storage", "app.sandbox"} | SETTINGS,
     "app.providers": {"app.vocabulary"} | SETTINGS,
-    "app.checkpoints": {"app.vocabulary", "app.storage"} | SETTINGS,
+    "app.checkpoints": {"app.vocabulary", "app.storage", "app.sandbox"} | SETTINGS,  # sandbox: safe git
     "app.memory": {"app.vocabulary", "app.storage"} | SETTINGS,
     "tools": {"app.vocabulary", "app.sandbox", "app.permissions", "app.checkpoints", "app.memory"},
     # app.storage: `whimbrel mcp serve` keeps its audit rows in the store

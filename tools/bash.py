@@ -1,4 +1,8 @@
-"""The bash tool: run a command in its own process group, stream its output, kill the group on timeout or cancel."""
+"""The bash tool: run a command in its own process group, stream its output, kill the group on timeout or cancel.
+
+The command starts from the clean environment (app/sandbox/jail.py: an allow-list, never Whimbrel's API
+keys) under its rlimits, inside the sandbox when the gate gives a `wrap_command`, and outside it
+otherwise (sandbox off, no bubblewrap, or the user let it run outside once)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import os
 import signal
 from typing import Any
 
+from app.sandbox import jail
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.truncate import HeadTailBuffer
@@ -112,9 +117,13 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> str:
     write_fd, reader, transport = await _open_pipe()
     try:
         argv = ["bash", "-c", args["command"]]
-        proc = await asyncio.create_subprocess_exec(
-            *(ctx.wrap_command(argv) if ctx.wrap_command else argv), cwd=ctx.workspace, start_new_session=True,
-            stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd)
+        launch = ctx.wrap_command(argv) if ctx.wrap_command else jail.plain(argv)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *launch.argv, cwd=ctx.workspace, stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+                **launch.kwargs())  # its own session (the limits' preexec), so the whole group can be killed
+        finally:
+            launch.started()
     except BaseException:
         transport.close()
         raise

@@ -19,7 +19,7 @@ RESERVED = frozenset({"run_code"})  # the transport itself is never part of the 
 SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 MAX_DEPTH = 4
 USAGE = '''# Code mode: call the tools below from a Python program passed to run_code(code=...).
-# The program runs in a sandboxed subprocess (no network; the workspace is the only writable place).
+# The program runs in a sandbox with no files of yours and no network: reach them through `tools` only.
 # Top-level `await` works; every tool is an async function taking keyword arguments and returning its
 # text result, e.g. `text = await tools.read_file(path="README.md")`. A failed or refused call raises
 # ToolCallError (its message says why). Calls run one at a time, in order. Only what the program

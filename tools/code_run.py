@@ -1,12 +1,16 @@
 """run_code's parent side: start tools/code_runner.py in a sandboxed, rate-limited subprocess and serve
 its tool calls over a socket pair, one at a time in the order made, through `dispatch`.
 
-Limits: CPU seconds and address space (setrlimit, set before exec and inherited by the sandbox), no
-new processes (the runner sets RLIMIT_NPROC 0), a wall-clock limit that does not count the time
-spent in tool calls (an approval may take minutes), and bubblewrap where it can run: the system
-read-only, the workspace the only writable place besides a private /tmp, no network, Whimbrel's
-data and config hidden. The child gets a minimal environment (no API keys) and its own process
-group, killed as a whole when the run ends, fails or is cancelled.
+The program acts on the world only through `tools.*`: it runs in bubblewrap's smallest jail
+(app/sandbox/bwrap.py `minimal`): no workspace, no home, no data or config, no network, only the
+system's libraries, Python and the runner, read-only, and a /tmp of 64 MiB; every capability dropped,
+its own user and PID namespaces, the seccomp filter, and once the runner has started, no exec and no
+new processes (app/sandbox/seccomp.py). The socket to Whimbrel is its only channel. Without bubblewrap
+it does not run at all: the model and the user are told why (an in-Python jail is not a sandbox).
+
+Limits: CPU seconds and address space, file size (the /tmp's size), a wall-clock limit that does not
+count the time spent in tool calls (an approval may take minutes). The child gets a minimal
+environment (no API keys) and its own session, killed as a whole when the run ends, fails or is cancelled.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from app.sandbox import bwrap
+from app.sandbox import bwrap, jail, seccomp
 from tools.errors import ToolError
 from tools.truncate import HeadTailBuffer
 
@@ -30,6 +34,12 @@ RUNNER = Path(__file__).with_name("code_runner.py")
 DEFAULT_TIMEOUT, MAX_TIMEOUT = 60.0, 600.0
 MEMORY_LIMIT = 512 << 20  # bytes of address space
 LINE_LIMIT = 8 << 20  # one request line from the program
+TMP_LIMIT = 64 << 20  # bytes: the program's private /tmp, and any one file it writes
+NO_SANDBOX = ("run_code needs the OS sandbox (bubblewrap) and it cannot run here: {reason}. A program is not "
+              "run without it. Call the tools directly instead; to use code mode, install bubblewrap "
+              "(`apt install bubblewrap`, `dnf install bubblewrap`) on a system with user namespaces.")
+ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1",
+       "HOME": "/tmp", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
 Dispatch = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 """(tool name, arguments) → (result text, is_error): the same pipeline a native call goes through."""
@@ -57,40 +67,33 @@ class RunOutcome:
 
 
 def _limits(cpu_seconds: int, memory: int) -> Callable[[], None]:
-    def apply() -> None:  # in the child before exec: its own process group and hard limits
+    def apply() -> None:  # in the child before exec, after the jail's session and file-size limits
         import resource
 
-        os.setsid()
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
+    return jail.limiter(max_file_bytes=TMP_LIMIT, extra=apply)
 
 
-def command(workspace: Path, fd: int, hidden: list[Path]) -> list[str]:
-    """The runner's command line, inside bubblewrap when it can run here."""
-    python = [sys.executable, "-I", str(RUNNER), str(fd)]
+def launch(fd: int, limits: CodeLimits) -> jail.Launch:
+    """The runner's command in the smallest jail; ToolError when bubblewrap cannot run here."""
     if bwrap.available() is None:
-        return python
-    # Python and the runner may live under /tmp, which the sandbox replaces: bind them back read-only
-    readable = sorted({Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent,
-                       RUNNER.parent})
-    spec = bwrap.SandboxSpec("workspace-write", workspace, network=False, hidden=list(hidden),
-                             readable=readable)
-    argv = bwrap.wrap(python, spec)
-    return [argv[0], "--new-session", "--unshare-ipc", *argv[1:]]
+        raise ToolError(NO_SANDBOX.format(reason=bwrap.unavailable_reason()))
+    python = [sys.executable, "-I", str(RUNNER), str(fd)]
+    started = bwrap.minimal(python, bwrap.python_places(RUNNER), TMP_LIMIT, dict(ENV))
+    started.preexec = _limits(int(limits.timeout) + 1, limits.memory)
+    started.pass_fds = (*started.pass_fds, fd)
+    return started
 
 
 class CodeRun:
     """One program: start it, answer its calls, enforce the limits, collect what it printed."""
 
-    def __init__(self, code: str, bindings: dict[str, str], workspace: Path, dispatch: Dispatch,
-                 limits: CodeLimits | None = None, hidden: list[Path] | None = None,
+    def __init__(self, code: str, bindings: dict[str, str], dispatch: Dispatch, limits: CodeLimits | None = None,
                  current_bindings: Bindings | None = None) -> None:
-        self.code, self.bindings, self.workspace, self.dispatch = code, bindings, workspace, dispatch
+        self.code, self.bindings, self.dispatch = code, bindings, dispatch
         self.current_bindings = current_bindings or (lambda: self.bindings)
         self.limits = limits or CodeLimits()
-        self.hidden = list(hidden or [])
         self.outcome = RunOutcome()
         self._stdout = HeadTailBuffer(self.limits.output_limit)
         self._in_call = False
@@ -101,14 +104,18 @@ class CodeRun:
 
     async def run(self) -> RunOutcome:
         parent_sock, child_sock = socket.socketpair()
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1",
-               "HOME": str(self.workspace), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
         try:
-            process = await asyncio.create_subprocess_exec(
-                *command(self.workspace, child_sock.fileno(), self.hidden), stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, cwd=str(self.workspace),
-                pass_fds=(child_sock.fileno(),),
-                preexec_fn=_limits(int(self.limits.timeout) + 1, self.limits.memory))
+            started = launch(child_sock.fileno(), self.limits)
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    *started.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE, cwd="/", **started.kwargs())
+            finally:
+                started.pass_fds = started.pass_fds[:-1]  # the socket is closed below, once
+                started.started()
+        except BaseException:
+            parent_sock.close()
+            raise
         finally:
             child_sock.close()
         try:
@@ -119,8 +126,8 @@ class CodeRun:
             parent_sock.close()
 
     async def _supervise(self, process: asyncio.subprocess.Process, sock: socket.socket) -> RunOutcome:
-        job = {"code": self.code, "bindings": self.bindings, "workspace": str(self.workspace),
-               "hidden": [str(h) for h in self.hidden]}
+        no_spawn = seccomp.no_spawn_filter()
+        job = {"code": self.code, "bindings": self.bindings, "seccomp": no_spawn.hex() if no_spawn else None}
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         process.stdin.write(json.dumps(job).encode())
         await process.stdin.drain()

@@ -1,17 +1,17 @@
 """The child side of run_code (standard library only): run one program whose `tools.<name>(...)` calls
 cross back to Whimbrel over the inherited socket, one JSON line each way per call.
 
-Started by tools/code_run.py inside the sandbox with rlimits set; here it also forbids new processes
-(RLIMIT_NPROC 0) and, as a second layer behind bubblewrap, network connections and writes outside
-the workspace (an audit hook). It reads {"code", "bindings", "workspace"} as JSON from stdin and ends
-by sending {"done": true, "result": ...} or {"done": true, "error": <traceback>}.
+Started by tools/code_run.py inside bubblewrap's smallest jail (no workspace, no network) with rlimits
+set; before the program runs it installs the seccomp filter Whimbrel sent (no exec, no new processes:
+app/sandbox/seccomp.py) and sets RLIMIT_NPROC 0, and does not run the program if the filter cannot be
+installed. It reads {"code", "bindings", "seccomp"} as JSON from stdin and ends by sending
+{"done": true, "result": ...} or {"done": true, "error": <traceback>}.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import os
 import resource
 import socket
 import sys
@@ -106,76 +106,28 @@ class Namespace:
         return sorted({key[len(prefix):].split(".")[0] for key in self._bindings if key.startswith(prefix)})
 
 
-# seccomp: fork, vfork and clone without CLONE_THREAD fail (EPERM); clone3 says ENOSYS, so glibc's
-# pthread_create falls back to clone (threads still work). x86_64 and aarch64; elsewhere NPROC alone.
-SYSCALLS = {"x86_64": (0xC000003E, {"fork": 57, "vfork": 58, "clone": 56, "clone3": 435}),
-            "aarch64": (0xC00000B7, {"clone": 220, "clone3": 435})}
-CLONE_THREAD, EPERM, ENOSYS = 0x10000, 1, 38
-RET_ALLOW, RET_ERRNO = 0x7FFF0000, 0x00050000
-
-
-def _filter(arch: int, numbers: dict[str, int]) -> list[tuple[int, int, int, int]]:
-    """The BPF program, as (code, jump if true, jump if false, k) instructions."""
-    load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
-    refuse = [numbers[n] for n in ("fork", "vfork") if n in numbers]
-    body = [(jeq, 0, 1, n) for n in refuse]  # each: the next instruction refuses, else skip it
-    program = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, RET_ERRNO | EPERM),  # another ABI: nothing
-               (load, 0, 0, 0), (jge, 0, 1, 0x40000000), (ret, 0, 0, RET_ERRNO | EPERM)]  # x32: nothing
-    for instruction in body:
-        program += [instruction, (ret, 0, 0, RET_ERRNO | EPERM)]
-    program += [(jeq, 0, 1, numbers["clone3"]), (ret, 0, 0, RET_ERRNO | ENOSYS),
-                (jeq, 1, 0, numbers["clone"]), (ret, 0, 0, RET_ALLOW),
-                (load, 0, 0, 16), (jset, 0, 1, CLONE_THREAD), (ret, 0, 0, RET_ALLOW),
-                (ret, 0, 0, RET_ERRNO | EPERM)]
-    return program
-
-
-def forbid_processes() -> bool:
-    """No new processes even for root, whom RLIMIT_NPROC does not bind and who could fork through
-    ctypes past the audit hook. False where the filter cannot be installed (the rlimit still holds)."""
+def install_filter(program: bytes) -> None:
+    """Load the seccomp filter `program` (struct sock_filter array) on this process and its threads.
+    bubblewrap already set no-new-privileges, which lets an unprivileged process do this."""
     import ctypes
-    import struct
-
-    known = SYSCALLS.get(os.uname().machine)
-    if known is None:
-        return False
-    code = b"".join(struct.pack("HBBI", *i) for i in _filter(*known))
 
     class Program(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
 
     libc = ctypes.CDLL(None, use_errno=True)
-    program = Program(len(code) // 8, code)
-    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS, needed without CAP_SYS_ADMIN
-        return False
-    return libc.prctl(22, 2, ctypes.byref(program), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS (already set: this cannot fail there)
+        raise OSError(ctypes.get_errno(), "no_new_privs")
+    # seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC) would also bind threads started before;
+    # none exists yet (the loop, if any, starts no thread), so prctl is enough
+    if libc.prctl(22, 2, ctypes.byref(Program(len(program) // 8, program)), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp filter")
 
 
-def guard(workspace: str, hidden: list[str]) -> None:
-    """No new processes; and, behind the sandbox, no network and no writes outside workspace and /tmp."""
+def guard(program_hex: str | None) -> None:
+    """No new processes and no exec from here on (the filter), where the filter is known."""
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
-    forbid_processes()
-    writable = (os.path.realpath(workspace) + os.sep, "/tmp/", "/dev/null")
-    secret = tuple(os.path.realpath(h) for h in hidden)
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event == "open" and isinstance(args[0], (str, bytes)):
-            path = os.path.realpath(os.fsdecode(args[0]))
-            if secret and any(path == s or path.startswith(s + os.sep) for s in secret):
-                raise PermissionError(f"{path}: Whimbrel's own data is not readable from code")
-            mode, flags = args[1], args[2] if len(args) > 2 else 0
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or \
-                (isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT))
-            if writing and not (path + os.sep).startswith(writable) and not path.startswith(writable):
-                raise PermissionError(f"{path}: writing outside the workspace is not allowed")
-        elif event in ("socket.connect", "socket.sendto") and isinstance(args[1], tuple):
-            raise PermissionError("network connections are not allowed in run_code (no network)")
-        elif event in ("socket.getaddrinfo", "socket.gethostbyname"):
-            raise PermissionError("network access is not allowed in run_code (no network)")
-        elif event in ("os.fork", "os.forkpty", "os.posix_spawn", "os.exec", "subprocess.Popen", "os.system"):
-            raise PermissionError("run_code programs cannot start processes (use tools.bash)")
-
-    sys.addaudithook(hook)
+    if program_hex:
+        install_filter(bytes.fromhex(program_hex))
 
 
 def compiled(code: str) -> tuple[Any, bool]:
@@ -245,7 +197,11 @@ def main() -> int:
         import asyncio
 
         loop = asyncio.new_event_loop()  # made before the guard: its self-pipe is a socket pair
-    guard(job["workspace"], job.get("hidden", []))
+    try:
+        guard(job.get("seccomp"))
+    except OSError as exc:
+        channel.send({"done": True, "error": f"run_code: the sandbox's process filter could not be installed ({exc})"})
+        return 1
     try:
         outcome = eval(code, namespace)  # noqa: S307 - running the model's program is the point
         if isinstance(outcome, types.CoroutineType):

@@ -39,7 +39,7 @@ class ToolContext:
     bash_timeout: float = 120.0
     output_limit: int = 30_000
     memory: Any = None  # an app.memory.service.MemoryService: the memory and recall tools use it
-    wrap_command: Callable[[list[str]], list[str]] | None = None  # the sandbox around bash (tools/guard.py)
+    wrap_command: Callable[[list[str]], Any] | None = None  # argv → app.sandbox.jail.Launch: bash's sandbox (tools/guard.py)
     web: WebAccess = field(default_factory=WebAccess)
     search_backend: SearchBackend | None = None  # web_search is offered only with one
     ask_model: Callable[[str], Awaitable[str]] | None = None  # one prompt → the workstream model's answer

@@ -235,7 +235,7 @@ class CallGuard:
         except Exception:  # the audit must never break a turn; the failure is logged
             log.exception("writing the audit row of %s failed", row.tool)
 
-    def wrapper(self, tool: str, network: bool, outside: bool = False) -> Callable[[list[str]], list[str]] | None:
+    def wrapper(self, tool: str, network: bool, outside: bool = False) -> Callable[[list[str]], Any] | None:
         """How to confine a command (None: it runs as is)."""
         if tool != "bash" or outside or not self.sandboxed:
             return None

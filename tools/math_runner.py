@@ -1,8 +1,10 @@
 """Runs one math snippet (read from stdin) in a child process: trimmed builtins, an import guard, and
-an audit hook that refuses files, processes, sockets and ctypes once the snippet starts.
+an audit hook that refuses files, processes, sockets and ctypes once the snippet starts — a first
+filter only. Before the snippet runs it installs the seccomp filter given as its second argument (no
+exec, no new processes: app/sandbox/seccomp.py) and refuses to go on if it cannot.
 
-Started by tools/math_tool.py as `python -I math_runner.py` under rlimits (and bubblewrap with no
-network where it exists). It imports nothing of Whimbrel.
+Started by tools/math_tool.py as `python -I math_runner.py MODULES FILTER` inside bubblewrap's
+smallest jail under rlimits. It imports nothing of Whimbrel.
 """
 
 import ast
@@ -12,6 +14,7 @@ import sys
 import sysconfig
 
 ALLOWED = set(sys.argv[1].split(","))
+FILTER = bytes.fromhex(sys.argv[2]) if len(sys.argv) > 2 else b""
 ARMED = False
 READABLE = tuple(p + "/" for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
                  if p and p != "/")
@@ -26,6 +29,21 @@ REFUSED_EVENTS = ("subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.s
 
 class Refused(Exception):
     pass
+
+
+def install_filter(program):
+    """Load the seccomp filter (struct sock_filter array) on this process; bubblewrap set no-new-privs."""
+    import ctypes
+    import resource
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(Program(len(program) // 8, program)), 0, 0):
+        print("math: the sandbox's process filter could not be installed", file=sys.stderr)
+        sys.exit(4)
 
 
 def audit(event, args):
@@ -74,6 +92,8 @@ def main():
             print(repr(value))
 
     namespace = {"__builtins__": safe, "__show__": show, "__name__": "__math__"}
+    if FILTER:
+        install_filter(FILTER)
     sys.addaudithook(audit)
     ARMED = True
     try:

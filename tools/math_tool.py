@@ -1,16 +1,21 @@
-"""math: a Python calculation in a child process — AST checks first, then trimmed builtins, an audit
-hook, CPU/memory/file-size rlimits, a timeout, and bubblewrap with no network where it exists."""
+"""math: a Python calculation in a child process, in the same hardened sandbox as run_code.
+
+The AST checks (tools/math_checks.py) and the runner's trimmed builtins and audit hook are a first
+filter only: what confines the calculation is bubblewrap's smallest jail (no workspace, no home, no
+network, only the system's libraries and Python, read-only; every capability dropped, its own user and
+PID namespaces) and, once the runner has started, a seccomp filter with no exec and no new processes,
+plus CPU, memory and file-size (zero) rlimits and a timeout. Without bubblewrap math refuses to run."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
+from app.sandbox import bwrap, jail, seccomp
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.math_checks import ALLOWED_MODULES, check
@@ -19,44 +24,44 @@ RUNNER = Path(__file__).with_name("math_runner.py")
 DEFAULT_TIMEOUT, MAX_TIMEOUT = 10.0, 60.0
 MEMORY_LIMIT = 1 << 30  # address space, bytes
 OUTPUT_LIMIT = 20_000
+NO_SANDBOX = ("math needs the OS sandbox (bubblewrap) and it cannot run here: {reason}. A calculation is not run "
+              "without it; install bubblewrap (`apt install bubblewrap`) on a system with user namespaces.")
+ENV = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "LANG": "C.UTF-8", "HOME": "/tmp"}
+TMP_BYTES = 1 << 20
 
 
 def _limits(cpu_seconds: int) -> None:
-    """In the child before exec: its own process group and hard limits."""
+    """In the child before exec (after the jail's session and a zero file size): CPU and memory."""
     import resource
 
-    os.setsid()
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def command() -> list[str]:
-    """The runner's command line: inside bubblewrap (read-only root, no network, private /tmp) if present."""
-    python = [sys.executable, "-I", str(RUNNER), ",".join(sorted(ALLOWED_MODULES))]
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return python
-    home = str(Path.home())
-    keep = []  # Python (pyenv, a venv) and the runner may live under the hidden home or /tmp: bind them back read-only
-    places = {sys.base_prefix, sys.prefix, str(Path(sys.executable).resolve().parent.parent), str(RUNNER.parent)}
-    for prefix in sorted(places):
-        if prefix.startswith((home + "/", "/tmp/")):
-            keep += ["--ro-bind", prefix, prefix]
-    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--tmpfs", home, *keep, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
-            "--new-session", "--chdir", "/tmp", *python]
+def launch(timeout: float, interpreter: str | None = None) -> jail.Launch:
+    """The runner in the smallest jail (run by Whimbrel's Python, or `interpreter`); ToolError when
+    bubblewrap cannot run here."""
+    if bwrap.available() is None:
+        raise ToolError(NO_SANDBOX.format(reason=bwrap.unavailable_reason()))
+    program = seccomp.no_spawn_filter()
+    python = [interpreter or sys.executable, "-I", str(RUNNER), ",".join(sorted(ALLOWED_MODULES)),
+              program.hex() if program else ""]
+    started = bwrap.minimal(python, bwrap.python_places(RUNNER, interpreter=interpreter), TMP_BYTES, dict(ENV))
+    started.preexec = jail.limiter(max_file_bytes=0, extra=lambda: _limits(int(timeout) + 1))
+    return started
 
 
 async def math(args: dict[str, Any], ctx: ToolContext) -> str:
     code = str(args["code"])
     check(code)
     timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT), MAX_TIMEOUT)
-    env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "LANG": "C.UTF-8"}
-    process = await asyncio.create_subprocess_exec(
-        *command(), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env=env, cwd="/", preexec_fn=lambda: _limits(int(timeout) + 1))
+    started = launch(timeout)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *started.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, cwd="/", **started.kwargs())
+    finally:
+        started.started()
     try:
         out, err = await asyncio.wait_for(process.communicate(code.encode()), timeout)
     except (asyncio.TimeoutError, asyncio.CancelledError) as exc:

@@ -11,6 +11,7 @@ from app.permissions import audit, loader
 from app.permissions.gate import Gate, protected_places
 from app.permissions.modes import check_mode
 from app.permissions.rules import Rule
+from app.sandbox import jail
 from tools.guard import CallGuard
 
 
@@ -37,6 +38,7 @@ def guard_from(loaded: loader.Loaded, *, config: Any, workspace: Path, data_dir:
                mode: str, nobody: str) -> CallGuard:
     """The guard for what `loaded` holds (no audit sink: the caller attaches its store's)."""
     protected = protected_places(Path(workspace).resolve(), data_dir, config_path)
+    jail.configure(config, protected)  # [sandbox]: what commands may see from the environment, their limits
     gate = Gate(loaded.policy, check_mode(mode), protected=protected,
                 network=bool(getattr(config, "policy_network", False)))
     guard = CallGuard(gate, hooks=list(loaded.hooks), sandbox_level=getattr(config, "policy_sandbox", "workspace-write"),

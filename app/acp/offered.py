@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.sandbox import jail
 from tools.workspace import resolve_path
 
 
@@ -126,16 +127,17 @@ class Offered:
         line = args[1] if command in ("bash", "sh") and len(args) == 2 and args[0] == "-c" \
             else shlex.join([command, *args])
         verdict = await self._permit("bash", {"command": line}, [], line)
-        argv = [command, *args]
         wrapper = self.session.guard.wrapper("bash", verdict.network)
-        if wrapper is not None:
-            argv = wrapper(argv)
+        launch = wrapper([command, *args]) if wrapper is not None else jail.plain([command, *args])
+        launch.env = {**launch.env, **env}  # the clean environment (no API keys), plus what the agent asked for
         try:
             process = await asyncio.create_subprocess_exec(
-                *argv, cwd=workdir, env={**os.environ, **env}, start_new_session=True,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+                *launch.argv, cwd=workdir, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT, **launch.kwargs())  # its own session: the limits' preexec
         except OSError as error:
             raise Refused(f"{command} could not be started: {error.strerror or error}") from None
+        finally:
+            launch.started()
         self._made += 1
         terminal_id = f"whimbrel-terminal-{self._made}"
         terminal = Terminal(process, limit)

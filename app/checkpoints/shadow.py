@@ -23,6 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Iterator, Mapping, Sequence
 
+from app.sandbox import git as safe_git
 from app.checkpoints.recheck import RecheckList, is_recent, stamp
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -96,15 +97,12 @@ class ShadowRepo:
 
     # -- plumbing ---------------------------------------------------------------------------
     def _env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.workspace), GIT_CONFIG_NOSYSTEM="1",
-                   GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_LITERAL_PATHSPECS="1")
-        return env
+        return safe_git.environment(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.workspace),
+                                    GIT_CONFIG_GLOBAL=os.devnull, GIT_LITERAL_PATHSPECS="1")
 
     def git(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
         """Run one git command on the shadow repository; ShadowError (with git's words) on failure."""
-        done = subprocess.run(["git", *args], input=stdin, capture_output=True, env=self._env(),
-                              cwd=self.workspace)
+        done = safe_git.run(args, self.workspace, probe=False, env=self._env(), input=stdin, capture_output=True)
         if check and done.returncode != 0:
             raise _failure(self.git_dir, args[0], done.stderr, done.returncode)
         return done.stdout
@@ -126,7 +124,7 @@ class ShadowRepo:
         if not (self.git_dir / "HEAD").exists():
             self.git_dir.mkdir(parents=True, exist_ok=True)
             env = {k: v for k, v in self._env().items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
-            done = subprocess.run(["git", "init", "-q", "--bare", str(self.git_dir)], capture_output=True, env=env)
+            done = safe_git.run(["init", "-q", "--bare", str(self.git_dir)], probe=False, env=env, capture_output=True)
             if done.returncode != 0:
                 raise ShadowError(f"could not create the checkpoint store {self.git_dir}: "
                                   f"{done.stderr.decode(errors='replace').strip()}")
@@ -206,8 +204,8 @@ class ShadowRepo:
 
     def _git_together(self, *commands: Sequence[str]) -> list[bytes]:
         """Run read-only git commands at the same time (they only read the index); their outputs."""
-        started = [(args, subprocess.Popen(["git", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE, env=self._env(), cwd=self.workspace))
+        started = [(args, subprocess.Popen(safe_git.command(args, probe=False, env=self._env())[0], stdin=subprocess.DEVNULL,
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self._env(), cwd=self.workspace))
                    for args in commands]
         outputs = []
         for args, process in started:
@@ -238,7 +236,7 @@ class ShadowRepo:
         env = {**self._env(), "GIT_INDEX_FILE": str(scratch)}
 
         def run(*args: str, stdin: bytes | None = None) -> bytes:  # a whole scratch index: no shared part left behind
-            done = subprocess.run(["git", "-c", "core.splitIndex=false", *args], input=stdin, capture_output=True, env=env, cwd=self.workspace)
+            done = safe_git.run(["-c", "core.splitIndex=false", *args], self.workspace, probe=False, env=env, input=stdin, capture_output=True)
             if done.returncode != 0:
                 raise _failure(self.git_dir, args[0], done.stderr, done.returncode)
             return done.stdout

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from app.sandbox import git as safe_git
 
 IDENTITY = {"GIT_AUTHOR_NAME": "Whimbrel", "GIT_AUTHOR_EMAIL": "whimbrel@localhost",
             "GIT_COMMITTER_NAME": "Whimbrel", "GIT_COMMITTER_EMAIL": "whimbrel@localhost"}
@@ -50,9 +51,7 @@ class MergeResult:
 
 
 def _git(cwd: str | Path, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(IDENTITY, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    done = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, env=env)
+    done = safe_git.run(args, cwd, env=safe_git.environment(**IDENTITY), input=stdin, capture_output=True)
     if check and done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip().splitlines()
         raise WorktreeError(f"git {args[0]} failed: {said[-1] if said else 'exit ' + str(done.returncode)}")
@@ -96,7 +95,7 @@ def diff(tree: Worktree) -> str:
 
 
 def _base_blob(tree: Worktree, path: str) -> bytes | None:
-    done = subprocess.run(["git", "cat-file", "blob", f"{tree.base}:{path}"], cwd=tree.main, capture_output=True)
+    done = safe_git.run(["cat-file", "blob", f"{tree.base}:{path}"], tree.main, capture_output=True)
     return done.stdout if done.returncode == 0 else None
 
 
@@ -115,8 +114,8 @@ def _three_way(ours: bytes, base: bytes, theirs: bytes, path: str) -> tuple[byte
             spot = Path(scratch) / label
             spot.write_bytes(data)
             files.append(str(spot))
-        done = subprocess.run(["git", "merge-file", "-p", "-L", f"main tree: {path}", "-L", "base",
-                               "-L", f"worktree: {path}", *files], capture_output=True)
+        done = safe_git.run(["merge-file", "-p", "-L", f"main tree: {path}", "-L", "base",
+                             "-L", f"worktree: {path}", *files], scratch, capture_output=True)
     return done.stdout, done.returncode == 0
 
 

@@ -83,9 +83,8 @@ class RunCodeTool:
     async def __call__(self, args: dict[str, Any], ctx: ToolContext) -> str:
         session = self.session
         calls = CodeCalls(session, ctx)
-        run = CodeRun(str(args["code"]), code_api(session).bindings, ctx.workspace, calls.call,
-                      parse_limits(args, ctx.output_limit), hidden=list(session.guard.hidden),
-                      current_bindings=lambda: code_api(session).bindings)
+        run = CodeRun(str(args["code"]), code_api(session).bindings, calls.call,
+                      parse_limits(args, ctx.output_limit), current_bindings=lambda: code_api(session).bindings)
         run.on_output = ctx.on_output
         return report(await run.run())
 

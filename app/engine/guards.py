@@ -12,6 +12,7 @@ from app.permissions import audit, loader, writer
 from app.permissions.gate import Gate
 from app.permissions.modes import Mode, check_mode
 from app.permissions.project import accept, read_project
+from app.sandbox import jail
 from tools.guard import CallGuard
 
 SCOPE_NAMES = {"workstream": "this workstream", "project": "this project", "user": "everywhere"}
@@ -64,6 +65,7 @@ class PermissionSetup:
         """A gate for one workstream, with the rules it saved and its mode."""
         loaded = self.loaded or loader.load(self.config, self.workspace, None)
         level = getattr(self.config, "policy_sandbox", "workspace-write")
+        jail.configure(self.config, self.protected)  # [sandbox]: what commands may see from the environment, their limits
         network = saved.get("policy_network", getattr(self.config, "policy_network", False))
         gate = Gate(loaded.policy, self.default_mode(saved), protected=list(self.protected),
                     network=network if isinstance(network, bool) else False)

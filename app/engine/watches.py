@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+from app.sandbox import jail
 from app.storage import watch_store
 from tools.context import ToolContext
 from tools.errors import ToolError
@@ -36,7 +37,7 @@ class PollPermit:
 
     refused: str | None = None
     workspace: Path | None = None  # the workstream's (its worktree, if it has one); None: the runner's
-    wrap: Callable[[list[str]], list[str]] | None = None  # the sandbox around the command
+    wrap: Callable[[list[str]], jail.Launch] | None = None  # the sandbox around the command
     record: Callable[[str, float | None], Awaitable[None]] | None = None  # the audit row: (status, seconds)
 
 
@@ -106,12 +107,16 @@ class WatchTool:
 
 
 async def run_command(command: str, workspace: Path, timeout: float = COMMAND_TIMEOUT,
-                      wrap: Callable[[list[str]], list[str]] | None = None) -> tuple[int, str]:
+                      wrap: Callable[[list[str]], jail.Launch] | None = None) -> tuple[int, str]:
     """(exit code, stdout+stderr cut at 64 KB); its whole process group is killed at the timeout."""
     argv = ["bash", "-c", command]
-    process = await asyncio.create_subprocess_exec(
-        *(wrap(argv) if wrap else argv), cwd=str(workspace), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    launch = wrap(argv) if wrap else jail.plain(argv)  # the clean environment and limits, jailed or not
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *launch.argv, cwd=str(workspace), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT, **launch.kwargs())  # its own session: the limits' preexec
+    finally:
+        launch.started()
     try:
         out, _ = await asyncio.wait_for(process.communicate(), timeout)
     except (asyncio.TimeoutError, asyncio.CancelledError) as exc:

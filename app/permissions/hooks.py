@@ -13,6 +13,12 @@ Exit 2: the call is blocked and stderr goes to the model. Any other exit: the ho
 is told, the call goes on. Events carry Claude Code's tool names and input keys
 (app/permissions/claude_names.py); a matcher may use those or Whimbrel's own names. For
 `SessionStart` and `UserPromptSubmit`, plain stdout of exit 0 is context for the model, as in Claude Code.
+
+Every hook starts from the clean environment (app/sandbox/jail.py: no API keys) under the sandbox's
+rlimits. A user hook (from the user's own config) runs outside the sandbox, as the user wrote it; a
+project hook (from the workspace's files, written by whoever wrote the repository) runs inside the
+hardened sandbox, the workspace writable and the network off, and does not run at all where there is
+no sandbox (the user is told).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from app.permissions.claude_names import matcher_names
+from app.sandbox import bwrap, jail
 
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "Notification")
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")  # their plain stdout is context for the model
@@ -87,12 +94,29 @@ def parse_hooks(table: dict[str, Any], scope: str, where: str) -> tuple[list[Hoo
     return hooks, problems
 
 
+class NoSandbox(RuntimeError):
+    """A project hook where the sandbox cannot run: it is not run."""
+
+
+def _launch(hook: Hook, cwd: Path) -> jail.Launch:
+    env = jail.clean_env(CLAUDE_PROJECT_DIR=str(cwd), WHIMBREL_PROJECT_DIR=str(cwd))
+    argv = ["/bin/sh", "-c", hook.command]
+    if hook.scope != "project":
+        return jail.plain(argv, env)
+    if bwrap.available() is None:
+        raise NoSandbox(f"it is a project hook and the sandbox cannot run here ({bwrap.unavailable_reason()})")
+    return bwrap.wrap(argv, bwrap.SandboxSpec("workspace-write", Path(cwd), network=False), env=env)
+
+
 async def _run_one(hook: Hook, payload: dict[str, Any], cwd: Path) -> tuple[int | None, str, str]:
     """(exit code or None on timeout, stdout, stderr) of one hook command."""
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(cwd), "WHIMBREL_PROJECT_DIR": str(cwd)}
-    proc = await asyncio.create_subprocess_shell(
-        hook.command, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    launch = _launch(hook, cwd)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *launch.argv, cwd=cwd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, **launch.kwargs())
+    finally:
+        launch.started()
     try:
         out, err = await asyncio.wait_for(proc.communicate(json.dumps(payload).encode()), hook.timeout)
     except (asyncio.TimeoutError, asyncio.CancelledError) as stop:

@@ -4,6 +4,16 @@ secrets hidden, no network unless asked for.
 Levels, like other agents': `read-only` (nothing writable but a private /tmp), `workspace-write`
 (the default: the workspace too), `full` (no sandbox). `available()` probes once whether bwrap
 can really start here (user namespaces may be off, e.g. in some containers).
+
+Every jail, whoever starts Whimbrel (root in a container too), runs in its own user namespace with
+every capability dropped (an ordinary uid inside when Whimbrel is root), cannot make more user
+namespaces, has its own PID and IPC namespaces (its /proc/1 is its own), its own session, dies with
+Whimbrel, runs with no new privileges and the seccomp filter of app/sandbox/seccomp.py, from the
+allow-listed environment of app/sandbox/jail.py (given to bwrap as its own environment rather than
+with --clearenv/--setenv, so no value shows in `ps`; bwrap passes it on unchanged) and under its
+rlimits (RLIMIT_NPROC counts every process and thread of the user, the jail's and the others). `minimal()` is the smaller
+jail of run_code and math: no workspace, no home, no data, only the system's libraries, Python and
+one runner file, all read-only, and a size-limited /tmp.
 """
 
 from __future__ import annotations
@@ -12,9 +22,12 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from app.sandbox import jail, seccomp
 
 LEVELS = ("read-only", "workspace-write", "full")
 HIDDEN_IN_HOME = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gcloud", ".netrc")
@@ -22,20 +35,35 @@ BLOCKED_SIGNS = ("Read-only file system", "Network is unreachable", "Could not r
                  "Temporary failure in name resolution", "Name or service not known")
 MISSING = "No such file or directory"
 ABSOLUTE_PATH = re.compile(r"(/[^\s'\"`:,;]+)")
+JAIL_UID = 1000  # who root is inside the jail: an ordinary uid (an unprivileged user stays itself)
+HARDENING = ("--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-ipc", "--unshare-cgroup-try",
+             "--cap-drop", "ALL", "--new-session", "--die-with-parent")
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/nsswitch.conf")
 
 
 @lru_cache(maxsize=1)
 def available() -> str | None:
-    """The bwrap binary when it can run a command here, else None (cached for the process)."""
+    """The bwrap binary when it can start a hardened jail here, else None (cached for the process)."""
     binary = shutil.which("bwrap")
     if binary is None:
         return None
-    try:
-        probe = subprocess.run([binary, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "true"],
-                               capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return binary if probe.returncode == 0 else None
+    return binary if _hardening(binary) is not None else None
+
+
+@lru_cache(maxsize=4)
+def _hardening(binary: str) -> tuple[str, ...] | None:
+    """The hardening flags this bwrap and kernel accept: all of them, or all but --disable-userns (an
+    older bwrap; the seccomp filter refuses new user namespaces anyway); None when neither starts."""
+    for flags in (HARDENING, tuple(f for f in HARDENING if f != "--disable-userns")):
+        try:
+            probe = subprocess.run([binary, *_identity(), *flags, "--ro-bind", "/", "/", "--dev", "/dev",
+                                    "--unshare-net", "true"], capture_output=True, timeout=10, env=jail.clean_env())
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if probe.returncode == 0:
+            return flags
+    return None
 
 
 def unavailable_reason() -> str:
@@ -43,6 +71,11 @@ def unavailable_reason() -> str:
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
     return "bubblewrap is installed but cannot create a sandbox here (user namespaces are disabled?)"
+
+
+def _identity() -> list[str]:
+    """Root is an ordinary uid inside; anyone else stays who they are (bwrap maps them by default)."""
+    return ["--uid", str(JAIL_UID), "--gid", str(JAIL_UID)] if os.getuid() == 0 else []
 
 
 @dataclass
@@ -64,31 +97,78 @@ class SandboxSpec:
         return f"{self.level}, network {'on' if self.network else 'off'}"
 
 
-def wrap(argv: list[str], spec: SandboxSpec, binary: str | None = None) -> list[str]:
-    """`argv` run inside the sandbox `spec` describes (unchanged for `full`)."""
+def _hardened(binary: str, network: bool) -> tuple[list[str], tuple[int, ...]]:
+    """The flags every jail starts with, and the descriptor of its seccomp filter (if any)."""
+    out = [binary, *_identity(), *(_hardening(binary) or HARDENING)]
+    if not network:
+        out.append("--unshare-net")
+    program = seccomp.jail_filter()
+    if program is None:
+        return out, ()
+    fd = seccomp.filter_fd(program)
+    return out + ["--seccomp", str(fd)], (fd,)
+
+
+def wrap(argv: list[str], spec: SandboxSpec, binary: str | None = None,
+         env: dict[str, str] | None = None) -> jail.Launch:
+    """`argv` ready to run inside the sandbox `spec` describes (outside it for `full`, still from the
+    clean environment and under the limits)."""
+    env = jail.clean_env() if env is None else env
     if spec.level == "full":
-        return list(argv)
+        return jail.plain(argv, env)
     binary = binary or available()
     if binary is None:
         raise RuntimeError(unavailable_reason())
     workspace = spec.workspace.resolve()
-    out = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-           "--die-with-parent", "--unshare-pid"]
+    out, fds = _hardened(binary, spec.network)
+    out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for place in (Path(p).resolve() for p in spec.readable):  # after the private /tmp, which would hide them
         if place.is_relative_to("/tmp"):
             out += ["--ro-bind", str(place), str(place)]
     if spec.level == "workspace-write":
         out += ["--bind", str(workspace), str(workspace)]
-    if not spec.network:
-        out.append("--unshare-net")
-    for place in [spec.home / name for name in HIDDEN_IN_HOME] + list(spec.hidden):
+    for place in [spec.home / name for name in HIDDEN_IN_HOME] + list(spec.hidden) + list(jail.settings().hidden):
         place = Path(place)
         if place.is_dir() and not workspace.is_relative_to(place.resolve()):
             out += ["--tmpfs", str(place.resolve())]
         elif place.is_file():
             out += ["--ro-bind", "/dev/null", str(place.resolve())]
     out += ["--chdir", str(workspace), "--"]
-    return out + list(argv)
+    return jail.Launch(out + list(argv), env, fds, sandboxed=True)
+
+
+def python_places(*files: Path, interpreter: str | None = None) -> list[Path]:
+    """What a sandboxed Python needs besides the system: its prefixes (a venv, pyenv) and `files`.
+    For another `interpreter` than Whimbrel's own: the prefix its path implies (`/usr` for /usr/bin/python3)."""
+    if interpreter is not None:
+        places = {Path(interpreter).resolve().parent.parent, *files}
+    else:
+        places = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent, *files}
+    return sorted(Path(p).resolve() for p in places)
+
+
+def minimal(argv: list[str], readable: list[Path], tmp_bytes: int, env: dict[str, str],
+            binary: str | None = None) -> jail.Launch:
+    """`argv` in the smallest jail: the system's programs and libraries and `readable`, read-only, a
+    /tmp of `tmp_bytes`, no workspace, no home, no network; the working directory is /tmp."""
+    binary = binary or available()
+    if binary is None:
+        raise RuntimeError(unavailable_reason())
+    out, fds = _hardened(binary, network=False)
+    for name in SYSTEM_DIRS:
+        place = Path("/", name)
+        if place.is_symlink():
+            out += ["--symlink", os.readlink(place), str(place)]
+        elif place.is_dir():
+            out += ["--ro-bind", str(place), str(place)]
+    for name in SYSTEM_FILES:
+        out += ["--ro-bind-try", name, name]
+    out += ["--dev", "/dev", "--proc", "/proc", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    for place in readable:
+        if not place.is_relative_to("/usr"):
+            out += ["--ro-bind", str(place), str(place)]
+    out += ["--remount-ro", "/", "--chdir", "/tmp", "--"]  # the jail's own root is a tmpfs too: read-only
+    return jail.Launch(out + list(argv), env, fds, sandboxed=True)
 
 
 def blocked_by_sandbox(output: str, spec: SandboxSpec) -> str | None:

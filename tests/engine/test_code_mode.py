@@ -26,7 +26,7 @@ print("modules importing sqlalchemy:", ", ".join(hits))
 """
 
 
-LIBC = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"  # straight to the kernel, past the audit hook
+LIBC = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"  # straight to the kernel
 NEEDS_BWRAP = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the OS sandbox (bubblewrap) is not here")
 
 
@@ -128,12 +128,12 @@ async def test_hidden_and_native_only_tools_are_refused(fake_openai, code_place)
 
 @pytest.mark.parametrize("program, expected", [
     ("while True:\n    pass\n", "stopped after 2 s (the time limit)"),
-    ("import os\nwhile True:\n    os.fork()\n", "cannot start processes"),
+    ("import os\nwhile True:\n    os.fork()\n", "PermissionError: [Errno 1] Operation not permitted"),
     ("data = bytearray(1 << 30)\n", "MemoryError"),
-    ("import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=2)\n", "no network"),
-    ("open('/etc/whimbrel-code-mode-test', 'w').write('x')\n", "outside the workspace"),
+    ("import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=2)\n", "Connection refused"),  # its own lo
+    ("open('/etc/whimbrel-code-mode-test', 'w').write('x')\n", "Read-only file system"),
     (LIBC + "pid = libc.fork()\nif pid == 0:\n    import os; os._exit(0)\nprint('fork', pid, ctypes.get_errno())\n",
-     "fork -1 1"),  # past the audit hook: seccomp (RLIMIT_NPROC does not bind root)
+     "fork -1 1"),  # seccomp (RLIMIT_NPROC does not bind root)
     pytest.param(LIBC + "import struct\nfd = libc.socket(2, 1, 0)\n"
                  "address = struct.pack('=H', 2) + struct.pack('!H4s8x', 9, bytes([127, 0, 0, 1]))\n"
                  "print('connect', libc.connect(fd, address, 16))\n", "connect -1", marks=NEEDS_BWRAP),

@@ -93,13 +93,14 @@ async def test_ssh_keys_are_hidden(tmp_path, home):
 
 
 class _Server:
-    """A TCP server on 127.0.0.1 that answers each connection with 'pong'."""
+    """A TCP server on 127.0.0.1 that answers each connection with 'pong' and counts them (`reached`)."""
 
     def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen()
         self.port = self.sock.getsockname()[1]
+        self.reached = 0
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
 
@@ -109,6 +110,7 @@ class _Server:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
+            self.reached += 1
             conn.sendall(b"pong\n")
             conn.close()
 
@@ -142,7 +144,7 @@ async def test_network_on_reaches_it(tmp_path, home, server):
 
 
 async def test_full_level_is_not_wrapped(tmp_path, home):
-    assert wrap(["true"], spec_for(tmp_path, home, "full")) == ["true"]
+    assert wrap(["true"], spec_for(tmp_path, home, "full")).argv == ["true"]
 
 
 async def test_readable_places_under_tmp_survive_the_private_tmp(tmp_path, home):

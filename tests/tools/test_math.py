@@ -9,7 +9,7 @@ import pytest
 
 from tests.tools.helpers import run
 from tools.context import ToolContext
-from tools.math_tool import command
+from tools.math_tool import launch
 from tools.registry import ToolRegistry
 
 
@@ -46,7 +46,12 @@ async def test_escapes_are_refused_before_anything_runs(registry, ctx, code, wor
 
 def run_unchecked(code: str) -> subprocess.CompletedProcess:
     """The runner alone, without the AST check: the second layer must hold by itself."""
-    return subprocess.run(command(), input=code, capture_output=True, text=True, timeout=60, cwd="/")
+    started = launch(60)
+    try:
+        return subprocess.run(started.argv, input=code, capture_output=True, text=True, timeout=60, cwd="/",
+                              **started.kwargs())
+    finally:
+        started.started()
 
 
 @pytest.mark.parametrize("code, words", [
