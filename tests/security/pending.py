@@ -37,16 +37,6 @@ PENDING: dict[str, str] = {
     "fr-absolute": "gate", "fr-double-slash": "gate", "fr-symlink": "gate", "fr-hardlink": "gate", "fr-grep": "gate",
     "fr-read-hardlink": "gate", "fr-search": "gate", "fo-cat-absolute": "gate", "fo-cat-link": "gate",
     "fo-cat-home:off": "gate", "sv10-write-env": "gate", "t9-plan-mcp-allowed": "gate",
-    # sandbox
-    "s11-env-echo": "sandbox", "s11-env-printenv": "sandbox", "s11-env-printenv-key": "sandbox",
-    "s11-env-proc-environ": "sandbox", "c2-write-marker:on": "sandbox", "c2-write-marker:off": "sandbox",
-    "c2-overwrite-env:on": "sandbox", "c2-overwrite-env:off": "sandbox", "c2-read-env:on": "sandbox",
-    "c2-read-env:off": "sandbox", "c2-read-outside:on": "sandbox", "c2-read-outside:off": "sandbox",
-    "c2-os-remove:on": "sandbox", "c2-os-remove:off": "sandbox", "c2-os-rename:on": "sandbox",
-    "c2-os-rename:off": "sandbox", "c2-plan-write-marker": "sandbox", "c2-plan-overwrite-env": "sandbox",
-    "c2-git-hook": "sandbox", "c2-git-fsmonitor": "sandbox", "c3-capeff:on": "sandbox", "c3-remount:on": "sandbox",
-    "c3-run-code-capeff": "sandbox", "c3-math-remount": "sandbox", "c5-attrgetter-posixsub:on": "sandbox",
-    "c5-attrgetter-posixsub:off": "sandbox",
     # project
     "f1-mcp-json-write": "project", "f1-mcp-json-bash": "project", "s11-audit-aws-in-command": "project",
     "s11-audit-stripe-key": "project", "s11-audit-private-key": "project", "s11-audit-gcp-key": "project",
