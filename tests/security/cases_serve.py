@@ -8,6 +8,7 @@ from tests.security.harness import (ASK_ALLOW, ASK_DENY, AUTO_ALLOW, AUTO_DENY, 
 
 ASK = {"allow": ASK_ALLOW, "deny": ASK_DENY}
 AUTO = {"mode": "auto", "allow": AUTO_ALLOW, "deny": AUTO_DENY}
+PLAN = {"mode": "plan", "allow": ASK_ALLOW, "deny": ASK_DENY}
 
 M = ("absent", "%D%/m")
 
@@ -30,12 +31,12 @@ CASES = [
            sandbox=("off",)),
     _serve("sv7-home", "7", "shell", bash("echo PWNED >> $HOME/.bashrc"), (("unchanged", "%HOME%/.bashrc"),),
            **ASK),
-    _serve("sv8-plan-redirect", "8", "shell", bash("ls > %D%/m"), (M,), mode="plan", allow=("bash(ls *)",)),
+    _serve("sv8-plan-redirect", "8", "shell", bash("ls > %D%/m"), (M,), **PLAN),
     _serve("sv10-write-env", "10", "gate", write("%D%/.env"), (("unchanged", "%D%/.env"),), mode="accept-edits",
            deny=("edit_file(**/.env)",)),
     _serve("sv11-env-key", "11", "sandbox", bash("echo $OPENAI_API_KEY"), (("not_sent", PLANTED_KEY),),
            **ASK),
-    _serve("sv2-run-code", "2", "sandbox", code("open('%D%/m', 'w').write('x')"), (M,), mode="plan"),
+    _serve("sv2-run-code", "2", "sandbox", code("open('%D%/m', 'w').write('x')"), (M,), **PLAN),
     _serve("sv-read-outside", "public", "main", read("%D%/../../../outside/%ID%/secret.txt"), (("unread", "out"),),
            **AUTO),
     _serve("sv-ssrf-decimal", "public", "main", fetch("http://2130706433:%PORT%/%ID%"), (), **AUTO,

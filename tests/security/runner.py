@@ -17,9 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.security.harness import (PLANTED_AWS, PLANTED_KEY, Batch, Case, Listener, Place, make_place, prepare,
-                                    remove_tree,
-                                    run_batch, run_env, secrets_of, snapshot)
+from tests.security.harness import (HANG_DEADLINE, PLANTED_AWS, PLANTED_KEY, Batch, Case, Listener, Place,
+                                    make_place, prepare, remove_tree, run_batch, run_env, secrets_of, snapshot)
 
 
 def batch_key(case: Case, sandbox: str, user: str) -> tuple:
@@ -189,7 +188,8 @@ async def _serve(place: Place, cases: list[Case], sandbox: str) -> Batch:
             for case in cases:
                 for tool, arguments in case.calls:
                     try:
-                        result = await asyncio.wait_for(client.call_tool(tool, place.filled(arguments, case)), 60)
+                        result = await asyncio.wait_for(client.call_tool(tool, place.filled(arguments, case)),
+                                                        HANG_DEADLINE if case.hang else 60)
                         text = " ".join(getattr(part, "text", "") for part in result.content)
                         outcome = "error" if result.is_error else "done"
                     except Exception as error:  # a refusal may come back as an MCP error
