@@ -225,10 +225,10 @@ class Policy:
         uncovered = [part for part, verdict in per_part if verdict.decision is None]
         if uncovered:
             allowed = [r for _p, v in per_part for r in v.rules]
-            opaque = uncovered[0].opaque
+            opaque = [part for part in uncovered if part.opaque]
             why = f"no rule allows `{_show(uncovered[0])}`"
             if opaque:
-                why = f"`{_show(uncovered[0])}` cannot be allowed by a rule: {opaque[0]}"
+                why = f"`{_show(opaque[0])}` cannot be allowed by a rule: {opaque[0].opaque[0]}"
             if allowed:
                 why += f" (other parts are allowed by {', '.join(sorted({r.label for r in allowed}))})"
             return RuleVerdict(None, allowed, why, commands=commands)
