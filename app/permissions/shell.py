@@ -123,7 +123,7 @@ def parse(command: str) -> list[SimpleCommand]:
         raise Unparseable(f"the command is too long to read ({len(data)} bytes, the limit is {MAX_BYTES})")
     deadline = time.monotonic() + DEADLINE
     try:
-        tree = _parser().parse(lambda offset, _point: data[offset:offset + 65536],
+        tree = _parser().parse(lambda offset, _point: data[offset:offset + 2048],
                                progress_callback=lambda _offset, _error: time.monotonic() > deadline)
     except ValueError:
         raise Unparseable("the command is too long to read (reading it took too long)") from None

@@ -49,3 +49,52 @@ def test_parse_returns_within_a_deadline_on_a_thread():
     worker.join(30)
     assert not worker.is_alive(), "the reader did not return"
     assert len(results) == len(HANGING)
+
+
+def _bash_call(command: str):
+    from app.vocabulary.messages import ToolCall
+    from tools.pipeline import PreparedCall
+
+    return PreparedCall(ToolCall("c1", "bash", "{}"), None, {"command": command})
+
+
+async def test_the_engine_reads_a_command_off_the_event_loop():
+    """While a long line is read (a few hundred ms of CPU), the event loop keeps running other work: the
+    reading is on a thread. (A wall-clock bound per gap would be flaky on a loaded machine; ticks that
+    happen during the reading cannot happen if the reading blocks the loop.)"""
+    import asyncio
+    import time
+
+    from app.engine.gating import read_off_loop
+
+    await read_off_loop(_bash_call("ls"))  # the grammar's one-time load, as at the first command of a session
+    line = "; ".join(f"echo ${{x{i}:-$(printf {i})}} > f{i}" for i in range(2000))
+    gaps: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.monotonic()
+        while not done.is_set():
+            await asyncio.sleep(0.005)
+            now = time.monotonic()
+            gaps.append(now - last)
+            last = now
+
+    ticking = asyncio.create_task(ticker())
+    late = await read_off_loop(_bash_call(line))
+    done.set()
+    await ticking
+    assert late is None
+    print(f"longest event-loop gap while reading: {max(gaps) * 1000:.0f} ms over {len(gaps)} ticks")
+    assert len(gaps) >= 3, "the event loop did not run while the line was read"
+
+
+async def test_a_reading_past_the_engines_deadline_is_asked_about(monkeypatch):
+    from app.engine import gating
+
+    monkeypatch.setattr(gating, "READ_DEADLINE", 0.0)
+    late = await gating.read_off_loop(_bash_call("echo " + "a " * 40_000 + "; git status"))
+    assert late and "took longer than" in late
+    asked = gating.late_verdict(late, None, _bash_call("x"))
+    refused = gating.late_verdict(late, "nobody can approve {tool} here", _bash_call("x"))
+    assert (asked.outcome, refused.outcome) == ("ask", "deny") and "nobody can approve bash" in refused.why
