@@ -51,7 +51,7 @@ class Effective:
     source: SimpleCommand | None = None
     reasons: list[str] = field(default_factory=list)  # opaque for what the wrappers did (`env GIT_X=…`)
 
-    @property
+    @cached_property
     def opaque(self) -> list[str]:
         """Why no allow rule may vouch for this command (empty when every part is plain)."""
         out = list(self.source.opaque) if self.source is not None else []
