@@ -19,6 +19,7 @@ tree-sitter is imported on the first line read, never at start-up.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -420,7 +421,10 @@ class _Walker:
         elif kind == "command_substitution":
             out.append(Part(text, quoted, dynamic=True))
             command.opaque.append(f"`{_short(text)}` runs a command and uses its output")
-            self.children(node, depth)
+            if text.startswith("`") and "\\" in text:
+                self._backticks(text[1:-1], depth)
+            else:
+                self.children(node, depth)
         elif kind == "process_substitution":
             out.append(Part(text, quoted, dynamic=True))
             command.opaque.append(f"`{_short(text)}` runs a command (process substitution)")
@@ -438,6 +442,23 @@ class _Walker:
             out.append(Part(text, quoted, dynamic=True))
             command.opaque.append(f"`{_short(text)}` ({kind}) is not understood by this reader")
             self._inside(node, command, depth)
+
+    def _backticks(self, inner: str, depth: int) -> None:
+        """Inside backticks bash first turns `\\``, `\\$` and `\\\\` into the plain character, then reads
+        the result as commands (so `` `echo \\`rm x\\`` `` runs `rm x`); the grammar reads the escapes as
+        text, so the inside is unescaped and read again."""
+        unescaped = re.sub(r"\\([`$\\])", r"\1", inner)
+        data = unescaped.encode("utf-8")
+        tree = _parser().parse(data)
+        inside = _Walker(data, self.deadline)
+        inside.visited = self.visited
+        if tree.root_node.has_error:
+            inside._check_errors(tree.root_node)
+        if b"\\\n" in data:
+            inside._check_continuations(tree.root_node)
+        inside.statement(tree.root_node, depth + 2)
+        self.visited = inside.visited
+        self.commands.extend(inside.commands)
 
     def _container(self, node: Any, command: SimpleCommand, depth: int, quoted: bool, out: list[Part],
                    skip_quotes: bool) -> None:

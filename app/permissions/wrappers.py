@@ -27,9 +27,11 @@ WRAPPERS: dict[str, set[str]] = {
     "stdbuf": {"-i", "-o", "-e"},
     "exec": {"-a"},
     "builtin": set(),
+    "setsid": set(),
+    "busybox": set(),  # `busybox rm x` runs its rm
     "coproc": set(),  # opaque anyway (see shell.RESERVED); seen through so deny rules see its command
 }
-SHELLS = {"bash", "sh", "zsh", "dash"}
+SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash"}
 # Commands that run text as code or change what later commands mean: no allow rule vouches for them.
 EVAL_LIKE = {"eval": "runs its arguments as a command", "source": "runs a file's commands",
              ".": "runs a file's commands", "trap": "sets a command to run later", "alias": "redefines a command",
@@ -142,7 +144,26 @@ def _effective(source: SimpleCommand, words: list[Word], wrappers: list[str], de
             for command in inner:
                 found.extend(_effective(command, command.words, wrappers, depth + 1, outer))
             return found or [Effective([], wrappers, source, list(outer))]
-    return [Effective(words, wrappers, source, reasons)]
+    found = [Effective(words, wrappers, source, reasons)]
+    if name == "find":  # `find … -exec CMD {} ;`: CMD runs, and must be allowed (or denied) on its own
+        for command_words in _find_commands(words[1:]):
+            found.extend(_effective(source, command_words, wrappers, depth + 1, tuple(reasons)))
+    return found
+
+
+def _find_commands(args: list[Word]) -> list[list[Word]]:
+    """The commands of `find`'s -exec, -execdir, -ok and -okdir actions (up to `;` or `+`)."""
+    out: list[list[Word]] = []
+    i = 0
+    while i < len(args):
+        if args[i].text in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = i + 1
+            while end < len(args) and args[end].text not in (";", "+"):
+                end += 1
+            out.append(args[i + 1:end])
+            i = end
+        i += 1
+    return out
 
 
 def _eval_script(args: list[Word]) -> str | None:

@@ -85,6 +85,11 @@ def test_redirections_are_kept_apart():
     ("eval 'rm x'", [["rm", "x"]]),
     ("coproc rm x", [["rm", "x"]]),
     ("echo a \\\n  b", [["echo", "a", "b"]]),
+    ("echo `echo \\`rm x\\``", [["rm", "x"], ["echo", "`rm x`"], ["echo", "`echo \\`rm x\\``"]]),
+    ("echo `echo \\\\\\`rm y\\\\\\``", [["echo", "`rm", "y`"], ["echo", "`echo \\\\\\`rm y\\\\\\``"]]),
+    ("find . -exec rm {} \\; -ok touch p +", [["find", ".", "-exec", "rm", "{}", ";", "-ok", "touch", "p", "+"],
+                                            ["rm", "{}"], ["touch", "p"]]),
+    ("busybox sh -c 'rm z'", [["rm", "z"]]),
 ])
 def test_every_command_bash_would_run_is_found(line, expected):
     assert argvs(line) == expected
