@@ -264,8 +264,11 @@ class _Walker:
                 command.words.append(word)
                 if word.has_expansion:
                     command.opaque.append(f"the command's name `{self.text(child)}` is only known when it runs")
+                elif word.text == "coproc" and not word.parts[0].quoted:
+                    command.opaque.append("`coproc` runs a command in the background")
                 elif word.text in RESERVED and not word.parts[0].quoted:
-                    command.opaque.append(f"`{word.text}` is bash syntax this reader does not follow here")
+                    raise Unparseable(f"{self._where(child)}: `{word.text}` is bash syntax this reader could not "
+                                      "follow here")
             elif field_name == "argument" or child.is_named and kind != "comment":
                 command.words.append(self.word(child, command, depth + 1))
             elif not child.is_named and kind == "$":

@@ -134,13 +134,13 @@ def _effective(source: SimpleCommand, words: list[Word], wrappers: list[str], de
         words = peeled[1]
         peeled = _peel_one(words, reasons)
     name = words[0].text.rsplit("/", 1)[-1] if words else ""
-    if name in SHELLS or name == "eval":
-        script = _shell_script(words[1:]) if name != "eval" else _eval_script(words[1:])
+    if name in SHELLS or name in ("eval", "trap"):
+        script = _shell_script(words[1:]) if name in SHELLS else _eval_script(words[1:], name)
         if script is not None:
             inner = parse(script)
             found: list[Effective] = []
             outer = tuple(reasons + [r for r in source.opaque if r not in reasons]
-                          + ([f"`eval` {EVAL_LIKE['eval']}"] if name == "eval" else []))
+                          + ([f"`{name}` {EVAL_LIKE[name]}"] if name in EVAL_LIKE else []))
             for command in inner:
                 found.extend(_effective(command, command.words, wrappers, depth + 1, outer))
             return found or [Effective([], wrappers, source, list(outer))]
@@ -166,9 +166,12 @@ def _find_commands(args: list[Word]) -> list[list[Word]]:
     return out
 
 
-def _eval_script(args: list[Word]) -> str | None:
-    """What `eval` runs: its arguments joined by spaces, when none is only known at run time."""
-    if any(word.has_expansion for word in args):
+def _eval_script(args: list[Word], name: str) -> str | None:
+    """What `eval` runs (its arguments joined by spaces) or `trap` sets to run (its first argument), when
+    none of it is only known at run time."""
+    if name == "trap":
+        args = [w for w in args if not w.text.startswith("-")][:1]
+    if not args or any(word.has_expansion for word in args):
         return None  # opaque (EVAL_LIKE), and its commands unknown: asked about
     return " ".join(word.text for word in args)
 

@@ -90,6 +90,7 @@ def test_redirections_are_kept_apart():
     ("find . -exec rm {} \\; -ok touch p +", [["find", ".", "-exec", "rm", "{}", ";", "-ok", "touch", "p", "+"],
                                             ["rm", "{}"], ["touch", "p"]]),
     ("busybox sh -c 'rm z'", [["rm", "z"]]),
+    ("trap 'rm t' EXIT", [["rm", "t"]]),
 ])
 def test_every_command_bash_would_run_is_found(line, expected):
     assert argvs(line) == expected
@@ -139,7 +140,7 @@ def test_a_target_with_an_expansion_is_unknown(target, unknown):
 
 
 @pytest.mark.parametrize("line", [
-    "echo 'open", 'echo "open', "echo $(ls", "(ls", "ls)", "echo `ls", "bash -c \"$CMD\"", "a <>f", "r\\\nm x",
+    "echo 'open", 'echo "open', "echo $(ls", "(ls", "ls)", "echo `ls", "bash -c \"$CMD\"", "a <>f", "r\\\nm x", "! { rm x; }",
     "x" * 200_000, "echo " + "$(" * 200 + "x" + ")" * 200,
 ])
 def test_what_cannot_be_read_raises(line):
