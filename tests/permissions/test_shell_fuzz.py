@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import random
 import shlex
+import subprocess
 import time
 from pathlib import Path
 
@@ -125,3 +126,61 @@ def test_worst_time_is_reported(capsys):
     analyse("echo " + " ".join(f"${{x{i}:-$(rm {i})}}" for i in range(200)))
     with capsys.disabled():
         print(f"\nworst CPU time of one analysis so far: {WORST[0] * 1000:.2f} ms")
+
+
+TOKENS = ["echo ", "ls ", "rm x", "touch x", " rm x", ";rm x", " x", " ", " ", " ", "$(", ")", "`", "'", '"', "\\", ";", "&&", "|", "{ ", " }",
+          "$'", "${x:-", "${a[", "]", "}", "#", "\n", "<<E\n", "\nE\n", "(", "<(", "$((", "))", "$", "=", "GIT_DIR=x ",
+          "eval ", "\\'", "\\n", "&", ">", "2>&1", "&>", "x=", "-", "*", "case ", " in ", ";;", " esac", "if ", " then ",
+          " fi", "do ", " done", "for i in 1; ", "f() ", "!", "~", ",", "a"]
+
+
+def fake_bin(tmp_path: Path) -> Path:
+    """`rm` and `touch` that only leave the marker named by $MARKER."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name in ("rm", "touch"):
+        (fake / name).write_text("#!/bin/sh\n: > \"$MARKER\"\n")
+        (fake / name).chmod(0o755)
+    return fake
+
+
+def bash_runs_forbidden(command: str, folder: Path, fake: Path) -> bool:
+    """Whether bash, running `command` in `folder`, ran `rm` or `touch` (the fake ones)."""
+    folder.mkdir()
+    marker = folder / "marker"
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "HOME": str(folder), "MARKER": str(marker)}
+    subprocess.run(["bash", "-c", command + "\nwait"], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=30)
+    return marker.exists()
+
+
+def test_bash_decides_on_random_token_soup(tmp_path):
+    """400 lines of shell tokens in random order, run by bash: where bash ran `rm` or `touch`, the
+    policy (allowing echo and ls) must not have allowed the line."""
+    fake = fake_bin(tmp_path)
+    rnd = random.Random(99)
+    ran = 0
+    for index in range(400):
+        command = "echo " + "".join(rnd.choice(TOKENS) for _ in range(rnd.randint(2, 10)))
+        if bash_runs_forbidden(command, tmp_path / f"s{index}", fake):
+            ran += 1
+            assert analyse(command) != "allow", command
+    assert ran > 5
+
+
+def test_bash_itself_agrees_on_a_sample(tmp_path):
+    """The oracle checked against bash: 300 generated lines run for real (in a folder of their own, with
+    `rm` and `touch` replaced by scripts that only leave a marker), and every line where bash ran one is
+    one the generator marked and the policy does not allow."""
+    fake = fake_bin(tmp_path)
+    rnd = random.Random(2024)
+    ran = 0
+    for index in range(300):
+        command, runs_forbidden = generate(rnd)
+        if "/bin/rm" in command or "sudo" in command:
+            continue  # a real program outside the fake PATH
+        if bash_runs_forbidden(command, tmp_path / f"l{index}", fake):
+            ran += 1
+            assert runs_forbidden, f"bash ran a forbidden command the generator did not mark: {command!r}"
+            assert analyse(command) != "allow", command
+    assert ran > 20
