@@ -358,10 +358,14 @@ class _Walker:
     def redirect(self, node: Any, command: SimpleCommand, depth: int) -> None:
         kind = node.type
         if kind == "heredoc_redirect":
+            start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+            quoted = start is not None and any(c in self.text(start) for c in "'\"\\")
             for child in node.named_children:
                 if child.type == "heredoc_body":
                     holder = SimpleCommand()
                     self.word(child, holder, depth + 1)
+                    if not quoted:  # bash runs its backticks; the grammar leaves them as text
+                        self._scan_backticks(self.text(child), holder, depth + 1)
                     command.opaque.extend(f"the here-document: {r}" for r in holder.opaque)
                 elif child.type not in ("heredoc_start", "heredoc_end"):
                     self.statement(child, depth + 1)  # `cat <<EOF | grep x > out`: the rest of the pipeline
@@ -401,12 +405,16 @@ class _Walker:
         if kind in ("word", "number", "extglob_pattern", "regex", "test_operator", "variable_name",
                     "special_variable_name", "heredoc_start", "file_descriptor"):
             out.extend(unescape_unquoted(text) if not quoted else [Part(text, True)])
+            if "`" in text:
+                self._scan_backticks(text, command, depth)
         elif kind == "raw_string":
             out.append(Part(text[1:-1], True))
         elif kind == "ansi_c_string":
             out.append(Part(ansi_c(text[2:-1]), True))
         elif kind == "string_content":
             out.append(Part(unescape_double(text), True))
+            if "`" in text:
+                self._scan_backticks(text, command, depth)
         elif kind == "heredoc_content":
             out.append(Part(text, True))
         elif kind in ("string", "translated_string", "heredoc_body", "concatenation", "brace_expression"):
@@ -445,6 +453,25 @@ class _Walker:
             out.append(Part(text, quoted, dynamic=True))
             command.opaque.append(f"`{_short(text)}` ({kind}) is not understood by this reader")
             self._inside(node, command, depth)
+
+    def _scan_backticks(self, text: str, command: SimpleCommand, depth: int) -> None:
+        """Backtick substitutions the grammar left as text (in a here-document, inside `${…}`): each is
+        read as commands, and makes `command` opaque."""
+        i, start = 0, -1
+        while i < len(text):
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text[i] == "`":
+                if start < 0:
+                    start = i
+                else:
+                    command.opaque.append(f"`{_short(text[start:i + 1])}` runs a command and uses its output")
+                    self._backticks(text[start + 1:i], depth)
+                    start = -1
+            i += 1
+        if start >= 0:
+            raise Unparseable("a backtick is not closed")
 
     def _backticks(self, inner: str, depth: int) -> None:
         """Inside backticks bash first turns `\\``, `\\$` and `\\\\` into the plain character, then reads
@@ -493,6 +520,8 @@ class _Walker:
                 self._parts(child, command, depth + 1, False, [])
             else:
                 self._tick(depth + 1)
+                if child.type in ("word", "string_content") and "`" in self.text(child):
+                    self._scan_backticks(self.text(child), command, depth + 1)
                 self._inside(child, command, depth + 1)
 
 

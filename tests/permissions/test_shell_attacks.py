@@ -28,6 +28,9 @@ ATTACKS = [
     "echo $\"$(touch p)\"", "$(echo touch) p", "echo hi | touch p", "ls; touch p #", "echo x\ntouch p",
     "bash -c 'echo a; touch p'", "sudo -E touch p", "time touch p", "echo ${!x} ${x@P}",
     "IFS=/ ls", "SHELLOPTS=xtrace PS4='$(touch p)' git status", "echo $( (touch p) )",
+    "echo <<EOF\n`touch p`\nEOF", "echo ${x:-`touch p`}", "echo <<EOF\n${x:-`touch p`}\nEOF",
+    "echo `echo \\`touch p\\``", "echo a \\\n; touch p", "find . -exec touch p \\;", "trap 'touch p' EXIT",
+    "echo <<-EOF\n\tEOF\ntouch p", "echo a # x \\\ntouch p",
 ]
 
 
