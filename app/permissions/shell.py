@@ -477,8 +477,11 @@ class _Walker:
         """Inside backticks bash first turns `\\``, `\\$` and `\\\\` into the plain character, then reads
         the result as commands (so `` `echo \\`rm x\\`` `` runs `rm x`); the grammar reads the escapes as
         text, so the inside is unescaped and read again."""
-        unescaped = re.sub(r"\\([`$\\])", r"\1", inner)
-        data = unescaped.encode("utf-8")
+        self._reparse(re.sub(r"\\([`$\\])", r"\1", inner), depth)
+
+    def _reparse(self, source: str, depth: int) -> None:
+        """Read `source` as commands of their own (text the grammar read differently from bash)."""
+        data = source.encode("utf-8")
         tree = _parser().parse(data)
         inside = _Walker(data, self.deadline)
         inside.visited = self.visited
@@ -518,11 +521,28 @@ class _Walker:
                 self._parts(child, command, depth + 1, False, [])
             elif child.type == "arithmetic_expansion":
                 self._parts(child, command, depth + 1, False, [])
+            elif child.type == "raw_string" and _in_double_quotes(node) and any(c in self.text(child) for c in "$`"):
+                # inside "…${x:-'…'}…" single quotes are plain characters: bash expands what they hold
+                inner = self.text(child)[1:-1]
+                if '"' in inner:
+                    raise Unparseable(f"{self._where(child)}: quotes inside `${{…}}` inside double quotes are not read")
+                command.opaque.append(f"`{_short(self.text(child))}` is expanded inside double quotes")
+                self._reparse(f': "{inner}"', depth + 1)
             else:
                 self._tick(depth + 1)
                 if child.type in ("word", "string_content") and "`" in self.text(child):
                     self._scan_backticks(self.text(child), command, depth + 1)
                 self._inside(child, command, depth + 1)
+
+
+def _in_double_quotes(node: Any) -> bool:
+    """Whether `node` sits inside a double-quoted string (up to the nearest command)."""
+    parent = node.parent
+    while parent is not None and parent.type not in ("command", "program", "command_substitution"):
+        if parent.type == "string":
+            return True
+        parent = parent.parent
+    return False
 
 
 def _plain_expansion(node: Any) -> bool:

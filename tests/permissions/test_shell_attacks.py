@@ -30,7 +30,7 @@ ATTACKS = [
     "IFS=/ ls", "SHELLOPTS=xtrace PS4='$(touch p)' git status", "echo $( (touch p) )",
     "echo <<EOF\n`touch p`\nEOF", "echo ${x:-`touch p`}", "echo <<EOF\n${x:-`touch p`}\nEOF",
     "echo `echo \\`touch p\\``", "echo a \\\n; touch p", "find . -exec touch p \\;", "trap 'touch p' EXIT",
-    "echo <<-EOF\n\tEOF\ntouch p", "echo a # x \\\ntouch p",
+    "echo <<-EOF\n\tEOF\ntouch p", "echo a # x \\\ntouch p", "echo \"${x:-'$(touch p)'}\"",
 ]
 
 
