@@ -32,6 +32,7 @@ MAX_BYTES = 100_000  # a here-document writing a big file still fits
 MAX_DEPTH = 120  # nested nodes of the tree (each `$(` costs about three)
 DEADLINE = 1.0  # seconds for one line, parse and walk together
 DUP_OPERATORS = {">&", "<&"}
+_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$\(|`|\$\[)")  # `a[$(cmd)]`, even quoted: some builtins evaluate it
 WRITE_OPERATORS = (">", ">>", ">|", "&>", "&>>", "<>", ">&")
 
 
@@ -218,7 +219,8 @@ class _Walker:
                 self.statement(body, depth + 1)
         elif kind == "test_command":
             self.test(node, depth)
-        elif kind in ("c_style_for_statement", "arithmetic_expansion", "parenthesized_expression"):
+        elif kind in ("c_style_for_statement", "arithmetic_expansion", "parenthesized_expression") or \
+                kind == "compound_statement" and node.child_count and node.children[0].type == "((":
             self.marker(node, "arithmetic evaluation can run code through array indices")
             self.children(node, depth)
         elif kind in ("comment", "heredoc_start", "heredoc_end", "heredoc_content"):
@@ -262,8 +264,9 @@ class _Walker:
             elif kind == "command_name":
                 word = self.word(child.named_children[0] if child.named_children else child, command, depth + 1)
                 command.words.append(word)
-                if word.has_expansion:
-                    command.opaque.append(f"the command's name `{self.text(child)}` is only known when it runs")
+                if word.has_expansion or word.unknown:
+                    command.opaque.append(f"the command's name `{self.text(child)}` is only known when it runs "
+                                          "(an expansion, a glob, braces or ~)")
                 elif word.text == "coproc" and not word.parts[0].quoted:
                     command.opaque.append("`coproc` runs a command in the background")
                 elif word.text in RESERVED and not word.parts[0].quoted:
@@ -274,6 +277,11 @@ class _Walker:
             elif not child.is_named and kind == "$":
                 command.words.append(Word((Part("$", False, True),)))
                 command.opaque.append("a `$` before a quote ($\"…\") is translated at run time")
+        for word in command.words[1:]:
+            if _SUBSCRIPT_CODE.search(word.text):
+                command.opaque.append(f"`{_short(word.text)}` is an array subscript bash may evaluate "
+                                      "(test -v, printf -v, read, unset…), running what it holds")
+                break
         self.commands.append(command)
         return command
 

@@ -40,7 +40,9 @@ EVAL_LIKE = {"eval": "runs its arguments as a command", "source": "runs a file's
              "shopt": "changes how bash reads the rest of the line", "set": "changes bash's options",
              "hash": "changes which program a name runs", "declare": "changes variables",
              "typeset": "changes variables", "export": "changes the environment", "readonly": "changes variables",
-             "local": "changes variables", "let": "evaluates arithmetic, which can run code"}
+             "local": "changes variables", "let": "evaluates arithmetic, which can run code",
+             "mapfile": "can run a callback (-C)", "readarray": "can run a callback (-C)",
+             "compgen": "can run a command (-C)", "complete": "can set a command to run (-C)"}
 SEP = "\x1f"  # joins the words of a command, so a wildcard-free pattern never spans two words
 
 

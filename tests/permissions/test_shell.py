@@ -111,6 +111,10 @@ def test_every_command_bash_would_run_is_found(line, expected):
     ("eval ls", "eval"),
     ("cat <<EOF\n$(id)\nEOF", "here-document"),
     ("x[$(id)]=1", "array element"),
+    ("(( x = 1 ))", "arithmetic"),
+    ("test -v 'a[$(id)]'", "array subscript"),
+    ("/???/r? x", "only known when it runs"),
+    ("mapfile -C cb x", "callback"),
 ])
 def test_opaque_commands_say_why(line, reason):
     found = [r for c in effective_commands(parse(line)) for r in c.opaque]
