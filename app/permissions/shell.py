@@ -146,6 +146,8 @@ class _Walker:
             self._check_errors(root)
         if b"\\\n" in self.data:
             self._check_continuations(root)
+        if any(c in self.data for c in b"\r\v\f"):
+            self._check_blanks(root)
         self.statement(root, 0)
         return self.commands
 
@@ -175,6 +177,17 @@ class _Walker:
             if joins and not inert:
                 raise Unparseable(f"{self._where(node or root)}: a backslash-newline inside a word is not read")
             at = data.find(b"\\\n", at + 2)
+
+    def _check_blanks(self, root: Any) -> None:
+        """bash splits words at spaces and tabs only; the grammar also at CR, VT and FF, so `a<CR>#; rm x`
+        would hide `rm x` in a comment bash never sees. Outside quotes they are not read."""
+        for at, byte in enumerate(self.data):
+            if byte in b"\r\v\f":
+                node = root.descendant_for_byte_range(at, at + 1)
+                if node is None or node.type not in ("raw_string", "string_content", "heredoc_body",
+                                                     "heredoc_content", "ansi_c_string", "string"):
+                    raise Unparseable(f"{self._where(node or root)}: a carriage return, vertical tab or form feed "
+                                      "outside quotes is not read")
 
     def _where(self, node: Any) -> str:
         row, column = node.start_point

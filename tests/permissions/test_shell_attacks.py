@@ -32,6 +32,7 @@ ATTACKS = [
     "echo `echo \\`touch p\\``", "echo a \\\n; touch p", "find . -exec touch p \\;", "trap 'touch p' EXIT",
     "echo <<-EOF\n\tEOF\ntouch p", "echo a # x \\\ntouch p", "echo \"${x:-'$(touch p)'}\"",
     "test -v 'a[$(touch p)]'", "/???/t???h p", "{touch,p}", "((a[$(touch p)]))",
+    "echo a\r#; touch p", "echo a\v#; touch p", "echo a\f#; touch p",
 ]
 
 

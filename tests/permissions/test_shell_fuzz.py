@@ -131,7 +131,7 @@ def test_worst_time_is_reported(capsys):
 TOKENS = ["echo ", "ls ", "rm x", "touch x", " rm x", ";rm x", " x", " ", " ", " ", "$(", ")", "`", "'", '"', "\\", ";", "&&", "|", "{ ", " }",
           "$'", "${x:-", "${a[", "]", "}", "#", "\n", "<<E\n", "\nE\n", "(", "<(", "$((", "))", "$", "=", "GIT_DIR=x ",
           "eval ", "\\'", "\\n", "&", ">", "2>&1", "&>", "x=", "-", "*", "case ", " in ", ";;", " esac", "if ", " then ",
-          " fi", "do ", " done", "for i in 1; ", "f() ", "!", "~", ",", "a"]
+          " fi", "do ", " done", "for i in 1; ", "f() ", "!", "~", ",", "a", "\r", "\t"]
 
 
 def fake_bin(tmp_path: Path) -> Path:
