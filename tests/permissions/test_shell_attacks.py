@@ -55,7 +55,7 @@ def test_a_deny_rule_sees_the_command_inside(tmp_path, command):
 
 # where the forbidden command is only a value (an env var, a quoted subscript, a glob or brace name):
 # a deny rule cannot see it, and the line is asked about instead
-ONLY_ASKED = ("GIT_CONFIG", "PAGER", "PS4", "test -v", "/???/", "{touch,p}")
+ONLY_ASKED = ("GIT_CONFIG", "PAGER", "PS4", "test -v", "/???/", "{touch,p}", "\r", "\v", "\f")
 
 
 @pytest.mark.parametrize("command", [a for a in ATTACKS if "touch p" in a and "$X" not in a and "$(echo touch)" not in a])
