@@ -173,9 +173,9 @@ class _Walker:
             node = root.descendant_for_byte_range(at, at + 2)
             inert = node is not None and node.type in ("raw_string", "string_content", "heredoc_body",
                                                          "heredoc_content", "comment", "ansi_c_string", "string")
-            joins = at > 0 and data[at - 1:at] not in b" \t\n;|&()<>" and data[at + 2:at + 3] not in b" \t\n;|&()<>"
+            joins = at > 0 and data[at - 1:at] not in b" \t\n" and data[at + 2:at + 3] not in b" \t\n"
             if joins and not inert:
-                raise Unparseable(f"{self._where(node or root)}: a backslash-newline inside a word is not read")
+                raise Unparseable(f"{self._where(node or root)}: a backslash-newline that joins two pieces of text is not read")
             at = data.find(b"\\\n", at + 2)
 
     def _check_blanks(self, root: Any) -> None:
