@@ -121,6 +121,8 @@ def _command_risk(command: Effective, workspace: Path) -> Risk:
 def _redirect_risk(command: SimpleCommand, workspace: Path) -> Risk:
     for op, target in command.redirects:
         text = target.text
+        if text.startswith(("/dev/tcp/", "/dev/udp/")):
+            return Risk("high", f"opens a network connection ({text})")
         if op in WRITE_OPERATORS and target.unknown:
             return Risk("high", f"writes where only running it tells ({target.unknown})")
         if op in WRITE_OPERATORS:

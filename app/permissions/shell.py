@@ -409,7 +409,10 @@ class _Walker:
         if operator in DUP_OPERATORS and destinations and all(d.type == "number" for d in destinations):
             return  # 2>&1, <&3: a descriptor, not a file
         for destination in destinations:
-            command.redirects.append((operator, self.word(destination, command, depth + 1)))
+            target = self.word(destination, command, depth + 1)
+            command.redirects.append((operator, target))
+            if target.text.startswith(("/dev/tcp/", "/dev/udp/")):
+                command.opaque.append(f"`{operator}{target.text}` opens a network connection (bash's /dev/tcp)")
 
     # -- words ---------------------------------------------------------------------------
     def word(self, node: Any, command: SimpleCommand, depth: int, quoted: bool = False) -> Word:
