@@ -91,9 +91,32 @@ def check(args: argparse.Namespace) -> int:
     print(f"  mode: {mode}   risk: {verdict.risk.level} ({inert(verdict.risk.reason)})")
     if verdict.outcome == "ask" and verdict.suggestions:
         print(f"  'Always' would offer: {inert(', '.join(verdict.suggestions))}")
+    if tool == "bash":
+        _print_reading(argument or "", workspace)
     for problem in loaded.notices:
         print(f"  note: {inert(problem)}", file=sys.stderr)
     return 0
+
+
+def _print_reading(command: str, workspace: Path) -> None:
+    """How the line was read: each command bash would run (and why an allow rule cannot vouch for it),
+    and the paths it writes, reads, or only decides when it runs."""
+    from app.permissions.shell import Unparseable
+    from app.permissions.shell_access import touched
+    from app.permissions.wrappers import read_line
+
+    try:
+        _simple, effective = read_line(command)
+    except Unparseable:
+        return  # the why already says what could not be read
+    for run in effective:
+        shown = " ".join(run.argv) or (run.source.text if run.source else "")
+        opaque = f"  (no allow rule can match: {'; '.join(run.opaque)})" if run.opaque else ""
+        print(f"  runs: {inert(shown, multiline=False)}{inert(opaque, multiline=False)}")
+    access = touched(command, workspace)
+    for label, items in (("writes", access.writes), ("reads", access.reads), ("unknown", access.unknown)):
+        if items:
+            print(f"  {label}: {inert(', '.join(str(i) for i in items), multiline=False)}")
 
 
 def _view(tool: str, argument: str, workspace: Path):
