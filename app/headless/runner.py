@@ -120,6 +120,9 @@ class HeadlessRun:
             await manager.ownership.release_all()
             return self._fail_early(str(refused), refused.code)
         self.workstream = workstream
+        for notice in self._guard.notices:  # broken rules, project files waiting for review: said first
+            self._send({"type": "notice", "level": "warning", "text": notice})
+        self._guard.notices.clear()
         heartbeat = asyncio.create_task(self._beat(manager))
         try:
             return await self._turn(workstream)
