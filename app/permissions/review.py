@@ -7,6 +7,7 @@ here too), credential-shaped ones masked. The text is the file's, so it is hosti
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -14,6 +15,7 @@ from typing import Any, Mapping
 from app.permissions.project import ProjectFile
 from app.vocabulary.secrets import REDACTED, mask, secret_named
 
+_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}")  # `${VAR}`: names a value, holds none
 STATE_WORDS = {"none": "absent", "accepted": "accepted", "unreviewed": "NEW OR CHANGED: not applied until you "
                "accept it", "unreadable": "cannot be read"}
 
@@ -35,7 +37,8 @@ def _shown(name: str, value: str) -> str:
     """A value for the review: masked when it looks like a credential or its name says secret (a
     `${VAR}` reference is shown as it is: it holds nothing)."""
     masked = mask(value)
-    if masked == value and secret_named(name) and value and not value.startswith("${"):
+    literal = _REFERENCE.sub("", value).strip().lower() in ("", "bearer", "basic", "token")
+    if masked == value and secret_named(name) and not literal:
         return (value[:4] + "…" + REDACTED) if len(value) > 12 else REDACTED
     return masked
 
