@@ -27,6 +27,8 @@ class PermissionWiring:
             await self.store.run(prune, self.store.store.engine, options.retention_days)
         for notice in loaded.notices:
             self.notify(notice, title="Permission rules", severity="warning", timeout=12)
+        for notice in self.store.store.engine.notices if self.store is not None else []:  # app/storage/private.py
+            self.notify(notice, title="File permissions", severity="warning", timeout=12)
 
     def permission_places(self) -> dict[str, str]:
         """Where an "Always" rule of each scope is written, for the rule dialog."""
