@@ -9,7 +9,7 @@ from typing import Any
 
 from app.permissions.hooks import Hook, parse_hooks
 from app.permissions.policy import Policy, Problem, rules_from_table
-from app.permissions.project import ProjectFile, read_mcp_file, read_project
+from app.permissions.project import ProjectFile, read_mcp_file, read_project, read_skill_files
 from app.permissions.rules import Rule
 
 
@@ -20,11 +20,12 @@ class Loaded:
     project: ProjectFile
     hook_problems: list[str] = field(default_factory=list)
     mcp: ProjectFile | None = None  # the project's .mcp.json, as read with its review state
+    skills: list[ProjectFile] = field(default_factory=list)  # project skills that set a permission mode
 
     @property
     def project_files(self) -> list[ProjectFile]:
         """The project files that start things, as read (what a review shows and accepts)."""
-        return [self.project] + ([self.mcp] if self.mcp is not None else [])
+        return [self.project] + ([self.mcp] if self.mcp is not None else []) + self.skills
 
     @property
     def notices(self) -> list[str]:
@@ -55,7 +56,8 @@ def load(config: Any, workspace: Path, engine: Any | None = None, extra: list[Ru
         hooks += project_hooks
         hook_problems += project_hook_problems
     rules += extra or []
-    return Loaded(Policy(rules, problems, workspace), hooks, project, hook_problems, read_mcp_file(workspace, engine))
+    return Loaded(Policy(rules, problems, workspace), hooks, project, hook_problems, read_mcp_file(workspace, engine),
+                  read_skill_files(workspace, engine))
 
 
 def workstream_rules(saved: list[Any]) -> list[Rule]:

@@ -1,5 +1,5 @@
-"""Project files that make Whimbrel run things: `.whimbrel/policy.toml` (rules and hooks) and `.mcp.json`
-(MCP servers). A cloned repository is not trusted, so neither applies until the user accepted the file as
+"""Project files that make Whimbrel run things: `.whimbrel/policy.toml` (rules and hooks), `.mcp.json`
+(MCP servers) and skills in `.whimbrel/skills/` that set a permission mode. A cloned repository is not trusted, so neither applies until the user accepted the file as
 it is now: its SHA-256 is stored (`policy_reviews`, by path), a new or changed file waits for review, and
 what is applied is the very text that was reviewed (never a second read of the file).
 
@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 State = Literal["none", "accepted", "unreviewed", "unreadable"]
-Kind = Literal["policy", "mcp"]
+Kind = Literal["policy", "mcp", "skill"]
 RELATIVE = Path(".whimbrel") / "policy.toml"
 MCP_RELATIVE = Path(".mcp.json")
+SKILLS_RELATIVE = Path(".whimbrel") / "skills"
+# a skill file that names this setting is reviewed (a quoted or escaped key still spells it, or its
+# mode never applies: `skill_mode_accepted` checks the file itself)
+_SETS_MODE = re.compile(r"permission[_\\u005f]*mode", re.IGNORECASE)
 REVIEW_HOW = "/policy in the window (A accepts), or `whimbrel policy review --accept`"
 
 
@@ -55,6 +60,9 @@ class ProjectFile:
             names = ", ".join(self.server_names) or "none"
             return (f"{self.path} is new or changed: its MCP servers ({names}) do not start until you review "
                     f"and accept it ({REVIEW_HOW})")
+        if self.kind == "skill":
+            return (f"{self.path} is new or changed: the permission mode it sets does not apply until you "
+                    f"accept it ({REVIEW_HOW})")
         return f"{self.path} is new or changed: its rules and hooks do not apply until you accept it ({REVIEW_HOW})"
 
 
@@ -112,6 +120,12 @@ def _parse_json(path: Path, text: str) -> tuple[dict[str, Any] | None, str]:
     return data, ""
 
 
+def _skill_mode(path: Path, text: str) -> tuple[dict[str, Any], str]:
+    """What the review shows of a skill: the mode it asks for, as written."""
+    found = re.search(r"permission_mode\W{1,4}([\w-]+)", text)
+    return {"permission_mode": found.group(1) if found else "(see the file)"}, ""
+
+
 def _read(path: Path, engine: Any | None, kind: Kind) -> ProjectFile:
     try:
         text = path.read_text(encoding="utf-8")
@@ -119,7 +133,8 @@ def _read(path: Path, engine: Any | None, kind: Kind) -> ProjectFile:
         return ProjectFile(path, "none", kind=kind)
     except (OSError, UnicodeDecodeError) as error:
         return ProjectFile(path, "unreadable", problem=f"{path}: cannot be read: {error}", kind=kind)
-    data, problem = (_parse_toml if kind == "policy" else _parse_json)(path, text)
+    parse = {"policy": _parse_toml, "mcp": _parse_json, "skill": _skill_mode}[kind]
+    data, problem = parse(path, text)
     if data is None:
         return ProjectFile(path, "unreadable", text, problem=problem, kind=kind)
     found = ProjectFile(path, "unreviewed", text, data, kind=kind)
@@ -138,9 +153,41 @@ def read_mcp_file(workspace: Path, engine: Any | None) -> ProjectFile:
     return _read(mcp_path(workspace), engine, "mcp")
 
 
+def read_skill_files(workspace: Path, engine: Any | None) -> list[ProjectFile]:
+    """The project's skills that set a permission mode, each with its review state."""
+    folder = Path(workspace).resolve() / SKILLS_RELATIVE
+    if not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix in (".toml", ".md") and path.is_file():
+            try:
+                if not _SETS_MODE.search(path.read_text(encoding="utf-8", errors="replace")):
+                    continue
+            except OSError:
+                continue
+            out.append(_read(path, engine, "skill"))
+    return out
+
+
+def skill_mode_accepted(engine: Any | None, workspace: Path, path: Path, version: str) -> bool:
+    """May the skill at `path`, parsed as `version` (its content hash's start), set the permission mode?
+    A user's own skill may; a project's only when its file, as it is now, was accepted."""
+    path = Path(path).resolve()
+    if not path.is_relative_to(Path(workspace).resolve() / SKILLS_RELATIVE):
+        return True
+    try:
+        content = path.read_bytes()
+    except OSError:
+        return False
+    digest = hashlib.sha256(content).hexdigest()
+    return engine is not None and digest.startswith(version) and accepted_digest(engine, path) == digest
+
+
 def project_files(workspace: Path, engine: Any | None) -> list[ProjectFile]:
-    """Every project file that starts things, present or not, with its review state."""
-    return [read_project(workspace, engine), read_mcp_file(workspace, engine)]
+    """Every project file that starts things (the policy file and .mcp.json present or not), with its
+    review state."""
+    return [read_project(workspace, engine), read_mcp_file(workspace, engine), *read_skill_files(workspace, engine)]
 
 
 def project_env(config: Any) -> dict[str, tuple[str, ...]]:

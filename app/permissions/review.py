@@ -1,6 +1,7 @@
 """What a project file would make Whimbrel run, in words for its review (the policy screen, `whimbrel
 policy review`): each MCP server of `.mcp.json` with the command line or URL it starts, its working
-directory, environment and headers; each hook of `.whimbrel/policy.toml` with its command. Values are
+directory, environment and headers; each hook of `.whimbrel/policy.toml` with its command; the mode a
+project skill sets. Values are
 shown as written (`${VAR}` literal, since a project's file expands only what config.toml allows, said
 here too), credential-shaped ones masked. The text is the file's, so it is hostile: callers show it inert.
 """
@@ -109,9 +110,17 @@ def policy_review(file: ProjectFile) -> FileReview:
     return review
 
 
+def skill_review(file: ProjectFile) -> FileReview:
+    """A project skill that sets a permission mode: the mode it would switch its workstream to."""
+    mode = (file.data or {}).get("permission_mode", "(see the file)")
+    return FileReview(file, f"Skill .whimbrel/skills/{file.path.name}",
+                      [f"sets permission_mode = {mode} when you start it"])
+
+
 def reviews(files: list[ProjectFile], project_env: Mapping[str, tuple[str, ...]]) -> list[FileReview]:
     """The present project files, each with what it would run."""
-    return [mcp_review(f, project_env) if f.kind == "mcp" else policy_review(f) for f in files if f.state != "none"]
+    by_kind = {"mcp": lambda f: mcp_review(f, project_env), "policy": policy_review, "skill": skill_review}
+    return [by_kind[f.kind](f) for f in files if f.state != "none"]
 
 
 def review_text(files: list[ProjectFile], project_env: Mapping[str, tuple[str, ...]]) -> str:

@@ -134,3 +134,25 @@ def test_a_headless_run_starts_no_project_server_and_says_so(tmp_path, fake_open
     notices = [json.loads(line) for line in ran.stdout.splitlines() if '"notice"' in line]
     assert any(".mcp.json is new or changed" in n.get("text", "") and "whimbrel policy review --accept"
                in n.get("text", "") for n in notices), ran.stdout
+
+
+def test_accept_edits_does_not_write_files_that_start_things_unasked(tmp_path, fake_openai):
+    from tests.fake_llm.script import ToolCallReply
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    places = [".mcp.json", ".envrc", ".gitattributes", ".gitmodules", ".whimbrel/skills/x.md", ".git/hooks/pre-commit"]
+    calls = [("write_file", json.dumps({"path": place, "content": "x"}), f"w{i}") for i, place in enumerate(places)]
+    calls.append(("write_file", json.dumps({"path": "notes.md", "content": "fine"}), "ok"))
+    fake_openai.queue(ToolCallReply(calls), TextReply("done"))
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    ran = cli("run", "--mode", "accept-edits", "--output", "json", *model_flags(fake_openai.base_url), "go",
+              cwd=workspace, data=tmp_path / "data", config=config)
+    [result] = [json.loads(line) for line in ran.stdout.splitlines() if line.strip()]
+    decisions = [c["decision"] for c in result["tool_calls"]]
+    assert (workspace / "notes.md").read_text() == "fine", result  # an ordinary edit runs unasked
+    assert decisions == ["refused"] * len(places) + ["allowed"], result
+    for place in places:
+        assert not (workspace / place).exists(), place
+    assert "always asked about" in ran.stdout + ran.stderr

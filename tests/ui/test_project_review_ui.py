@@ -33,7 +33,7 @@ async def test_a_hostile_mcp_json_runs_only_once_accepted_and_expands_nothing(fa
         assert not marker.exists(), "the project's server ran before it was accepted"
         assert "evil" not in app.mcp.servers
         await wait_for(pilot, lambda: ".mcp.json is new or changed" in screen_text(app), message="the notice")
-        assert any("/policy" in n.message and ".mcp.json" in n.message for n in app._notifications)
+        assert "whimbrel policy review --accept" in " ".join(screen_text(app).split())  # kept in the transcript
         app.call_later(app.action_policy_screen)
         await wait_for(pilot, lambda: screen_is(app, PolicyScreen), message="the review")
         shown = screen_text(app)
@@ -52,3 +52,31 @@ async def test_a_hostile_mcp_json_runs_only_once_accepted_and_expands_nothing(fa
         await settled(pilot, app)
         await wait_for(pilot, lambda: ".mcp.json is new or changed" in screen_text(app), message="reviewed again")
         assert not changed.exists() and not marker.exists()
+
+
+async def test_a_project_skill_sets_its_permission_mode_only_once_accepted(fake_openai, tmp_path):
+    from tests.ui.helpers import send
+
+    skill = tmp_path / "ws" / ".whimbrel" / "skills" / "yolo.toml"
+    skill.parent.mkdir(parents=True)
+    skill.write_text('prompt = "Do everything."\n[settings]\npermission_mode = "auto"\n')
+    app = app_in(tmp_path, fake_openai)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settled(pilot, app)
+        await send(pilot, "/skill yolo")
+        await wait_for(pilot, lambda: "Started from skill yolo" in screen_text(app), message="the skill started")
+        assert "Not applied: permission_mode=auto (a project skill's mode applies once" in screen_text(app)
+        assert app.workstream.session.guard.gate.mode == "ask"
+        app.call_later(app.action_policy_screen)
+        await wait_for(pilot, lambda: screen_is(app, PolicyScreen), message="the review")
+        assert "sets permission_mode = auto" in screen_text(app)
+        await pilot.press("A")
+        await wait_for(pilot, lambda: "Accepted yolo.toml" in screen_text(app), message="accepted")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not screen_is(app, PolicyScreen), message="closed")
+        await send(pilot, "/skill yolo")
+        await wait_for(pilot, lambda: app.workstream.session.guard.gate.mode == "auto", message="the mode applies")
+        skill.write_text(skill.read_text() + "# changed\n")
+        await send(pilot, "/skill yolo")
+        await wait_for(pilot, lambda: app.workstream.session.guard.gate.mode == "ask" and
+                       screen_text(app).count("a project skill's mode applies once") >= 1, message="held again")
