@@ -156,3 +156,19 @@ def test_accept_edits_does_not_write_files_that_start_things_unasked(tmp_path, f
     for place in places:
         assert not (workspace / place).exists(), place
     assert "always asked about" in ran.stdout + ran.stderr
+
+
+async def test_acp_starts_no_project_server_and_tells_the_client(tmp_path, fake_openai):
+    from tests.acp.harness import RecordingClient, whimbrel_acp
+    from tests.acp.test_agent import prompt
+
+    marker = tmp_path / "marker"
+    hostile(tmp_path / "ws", marker)
+    fake_openai.queue(TextReply("hello"))
+    client = RecordingClient("allow")
+    async with whimbrel_acp(client, tmp_path / "ws", fake_openai.base_url, tmp_path / "agent.log") as (conn, _):
+        session = await conn.new_session(cwd=str(tmp_path / "ws"), mcp_servers=[])
+        await prompt(conn, session.session_id, "hi")
+    said = "".join(getattr(u.content, "text", "") for u in client.of_kind("agent_message_chunk"))
+    assert ".mcp.json is new or changed" in said and "whimbrel policy review --accept" in said
+    assert not marker.exists()

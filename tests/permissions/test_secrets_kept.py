@@ -12,12 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from app import error_log
 from app.vocabulary.secrets import redact
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.headless.helpers import ROOT, model_flags, run_whimbrel
+from tests.storage.test_private_files import restore_logger  # noqa: F401 - a fixture
 
 SECRETS = {
     "aws key id": "AKIAQWERTYUIOPASDFGH",
@@ -102,15 +101,6 @@ def test_audit_rows_and_their_export_keep_no_secret(fake_openai, tmp_path):
         assert isinstance(json.loads(line)["arguments"], dict)  # still JSON after redaction
     log = data_dir / error_log.FILE_NAME
     assert not log.exists() or leaked(log.read_text()) == []
-
-
-@pytest.fixture
-def restore_logger():
-    yield
-    logger = logging.getLogger(error_log.LOGGER)
-    for handler in list(logger.handlers):
-        logger.removeHandler(handler)
-        handler.close()
 
 
 def test_the_error_log_keeps_no_secret(tmp_path, restore_logger):
