@@ -114,3 +114,17 @@ def test_the_error_log_keeps_no_secret(tmp_path, restore_logger):
         error_log.internal_failure("Connecting", error)
     text = path.read_text()
     assert "Connecting failed" in text and "RuntimeError" in text and leaked(text) == []
+
+
+def test_a_markdown_export_keeps_no_secret_in_arguments_or_results():
+    from app.engine.export import export_markdown
+    from app.vocabulary.messages import Message, ToolCall
+
+    messages = [Message("user", "deploy it")]
+    for i, command in enumerate(COMMANDS):
+        call = ToolCall(f"c{i}", "bash", json.dumps({"command": command, "env": {"API_TOKEN": S["github"]}}))
+        messages += [Message("assistant", "", tool_calls=[call]),
+                     Message("tool", f"ran: {command}\nAWS_SECRET_ACCESS_KEY={S['aws secret']}", tool_call_id=f"c{i}",
+                             name="bash")]
+    text = export_markdown("deploy", messages)
+    assert "**Tool call** `bash`" in text and "[redacted]" in text and leaked(text) == []
