@@ -101,10 +101,16 @@ class PermissionWiring:
         return alias, ask
 
     def action_policy_screen(self) -> None:
+        if self.permissions is not None:
+            self.run_worker(self._open_policy_screen(), group="policy-screen", exclusive=True, exit_on_error=False)
+
+    async def _open_policy_screen(self) -> None:
+        """The policy screen over the rules and project files as they are now (a project file may have
+        changed since boot: the review shows, and A accepts, what is on disk)."""
         from app.screens.policy import PolicyScreen
 
-        if self.permissions is not None:
-            self.push_screen(PolicyScreen(self.permissions))
+        await self.permissions.load()
+        self.push_screen(PolicyScreen(self.permissions))
 
     def action_audit_screen(self) -> None:
         from app.screens.audit import AuditScreen

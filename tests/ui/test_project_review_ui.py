@@ -52,6 +52,15 @@ async def test_a_hostile_mcp_json_runs_only_once_accepted_and_expands_nothing(fa
         await settled(pilot, app)
         await wait_for(pilot, lambda: ".mcp.json is new or changed" in screen_text(app), message="reviewed again")
         assert not changed.exists() and not marker.exists()
+        # changed again while the window is open: the review shows, and accepts, the file as it is now
+        third = tmp_path / "marker3"
+        path.write_text(path.read_text().replace(str(changed), str(third)))
+        app.call_later(app.action_policy_screen)
+        await wait_for(pilot, lambda: screen_is(app, PolicyScreen), message="the review")
+        assert str(third) in screen_text(app) and str(changed) not in screen_text(app)
+        await pilot.press("A")
+        await wait_for(pilot, lambda: third.exists(), timeout=30, message="the server as reviewed started")
+        assert not changed.exists() and third.read_text() == "${OPENAI_API_KEY}"
 
 
 async def test_a_project_skill_sets_its_permission_mode_only_once_accepted(fake_openai, tmp_path):
