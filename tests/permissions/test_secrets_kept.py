@@ -66,6 +66,10 @@ def leaked(text: str) -> list[str]:
 def test_every_planted_secret_is_redacted_and_plain_text_is_kept():
     for command in COMMANDS:
         assert leaked(redact(command)) == [], command
+    for shaped in ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlMTIz", "whsec_abcdefghijklmnop1234",
+                   "glpat-abcdefghijklmnopqrst", "github_pat_11ABCDEFG0123456789abcdef", "xapp-1-A0123-456-abcdef",
+                   "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----"):
+        assert redact(f"x {shaped} y") == "x [redacted] y", shaped
     for harmless in ("git status", "ls --token-file x", "echo hello world", "npm run test:unit",
                      "curl https://example.com/a?b=c", "python3 -m pytest -q tests/storage"):
         assert redact(harmless) == harmless
