@@ -158,8 +158,9 @@ async def _reviewed_settings(app, chosen) -> tuple[dict, list[str]]:
     if "permission_mode" not in chosen.settings:
         return chosen.settings, []
     engine = app.store.store.engine if app.store is not None else None
-    workspace = app.options.workdir
-    if await asyncio.to_thread(skill_mode_accepted, engine, workspace, chosen.path, chosen.version):
+    config_dir = app.memory_service.config_dir if app.memory_service is not None else None
+    user_skills = config_dir / "skills" if config_dir is not None else None
+    if await asyncio.to_thread(skill_mode_accepted, engine, user_skills, chosen.path, chosen.version):
         return chosen.settings, []
     kept = {k: v for k, v in chosen.settings.items() if k != "permission_mode"}
     return kept, [f"permission_mode={chosen.settings['permission_mode']} (a project skill's mode applies once "

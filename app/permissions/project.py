@@ -170,11 +170,12 @@ def read_skill_files(workspace: Path, engine: Any | None) -> list[ProjectFile]:
     return out
 
 
-def skill_mode_accepted(engine: Any | None, workspace: Path, path: Path, version: str) -> bool:
+def skill_mode_accepted(engine: Any | None, user_skills: Path | None, path: Path, version: str) -> bool:
     """May the skill at `path`, parsed as `version` (its content hash's start), set the permission mode?
-    A user's own skill may; a project's only when its file, as it is now, was accepted."""
+    One of the user's own (in `user_skills`, the config dir's skills/) may; any other (a project's, a
+    worktree's) only when its file, as it is now, was accepted."""
     path = Path(path).resolve()
-    if not path.is_relative_to(Path(workspace).resolve() / SKILLS_RELATIVE):
+    if user_skills is not None and path.is_relative_to(Path(user_skills).expanduser().resolve()):
         return True
     try:
         content = path.read_bytes()

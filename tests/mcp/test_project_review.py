@@ -172,3 +172,30 @@ async def test_acp_starts_no_project_server_and_tells_the_client(tmp_path, fake_
     said = "".join(getattr(u.content, "text", "") for u in client.of_kind("agent_message_chunk"))
     assert ".mcp.json is new or changed" in said and "whimbrel policy review --accept" in said
     assert not marker.exists()
+
+
+def test_only_the_users_own_skills_set_a_mode_unreviewed(tmp_path):
+    from app.memory.skills import load_skill
+    from app.permissions.project import read_skill_files, skill_mode_accepted
+
+    mine = tmp_path / "config" / "skills" / "mine.toml"
+    theirs = tmp_path / "ws" / ".whimbrel" / "skills" / "theirs.toml"
+    for path in (mine, theirs):
+        path.parent.mkdir(parents=True)
+        path.write_text('prompt = "p"\n[settings]\npermission_mode = "auto"\n')
+    engine = Store(tmp_path / "data" / "whimbrel.db").engine
+    user_skills = tmp_path / "config" / "skills"
+
+    def allowed(path):
+        return skill_mode_accepted(engine, user_skills, path, load_skill(path).version)
+
+    assert allowed(mine) and not allowed(theirs)
+    [found] = read_skill_files(tmp_path / "ws", engine)
+    assert found.state == "unreviewed" and "permission mode it sets" in found.notice()
+    accept(engine, found.path, found.text)
+    assert allowed(theirs)
+    theirs.write_text(theirs.read_text().replace("auto", "accept-edits"))
+    assert not allowed(theirs) and read_skill_files(tmp_path / "ws", engine)[0].state == "unreviewed"
+    escaped = tmp_path / "ws" / ".whimbrel" / "skills" / "escaped.toml"  # a key spelled so a search misses it
+    escaped.write_text('prompt = "p"\n[settings]\n"permission\\u005Fmode" = "auto"\n')
+    assert load_skill(escaped).settings == {"permission_mode": "auto"} and not allowed(escaped)
