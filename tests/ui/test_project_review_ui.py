@@ -35,9 +35,10 @@ async def test_a_hostile_mcp_json_runs_only_once_accepted_and_expands_nothing(fa
         await wait_for(pilot, lambda: ".mcp.json is new or changed" in screen_text(app), message="the notice")
         assert "whimbrel policy review --accept" in " ".join(screen_text(app).split())  # kept in the transcript
         app.call_later(app.action_policy_screen)
-        await wait_for(pilot, lambda: screen_is(app, PolicyScreen), message="the review")
+        await wait_for(pilot, lambda: screen_is(app, PolicyScreen) and "evil: runs" in screen_text(app),
+                       message="the review")
         shown = screen_text(app)
-        assert "evil: runs" in shown and "${OPENAI_API_KEY}" in shown and "NEW OR CHANGED" in shown
+        assert "${OPENAI_API_KEY}" in shown and "NEW OR CHANGED" in shown
         assert not marker.exists()
         await pilot.press("A")
         await wait_for(pilot, lambda: marker.exists(), timeout=30, message="the accepted server started")
@@ -56,7 +57,8 @@ async def test_a_hostile_mcp_json_runs_only_once_accepted_and_expands_nothing(fa
         third = tmp_path / "marker3"
         path.write_text(path.read_text().replace(str(changed), str(third)))
         app.call_later(app.action_policy_screen)
-        await wait_for(pilot, lambda: screen_is(app, PolicyScreen), message="the review")
+        await wait_for(pilot, lambda: screen_is(app, PolicyScreen) and "evil: runs" in screen_text(app),
+                       message="the review")
         assert str(third) in screen_text(app) and str(changed) not in screen_text(app)
         await pilot.press("A")
         await wait_for(pilot, lambda: third.exists(), timeout=30, message="the server as reviewed started")
@@ -77,8 +79,8 @@ async def test_a_project_skill_sets_its_permission_mode_only_once_accepted(fake_
         assert "Not applied: permission_mode=auto (a project skill's mode applies once" in screen_text(app)
         assert app.workstream.session.guard.gate.mode == "ask"
         app.call_later(app.action_policy_screen)
-        await wait_for(pilot, lambda: screen_is(app, PolicyScreen), message="the review")
-        assert "sets permission_mode = auto" in screen_text(app)
+        await wait_for(pilot, lambda: screen_is(app, PolicyScreen) and "sets permission_mode = auto"
+                       in screen_text(app), message="the review")
         await pilot.press("A")
         await wait_for(pilot, lambda: "Accepted yolo.toml" in screen_text(app), message="accepted")
         await pilot.press("escape")
