@@ -100,3 +100,15 @@ def test_a_headless_run_says_it_tightened_the_store(tmp_path, fake_openai):
     notices = [json.loads(line)["text"] for line in ran.stdout.splitlines() if '"notice"' in line]
     assert any("yours alone" in text and "whimbrel.db (0644)" in text for text in notices), ran.stdout
     assert mode(data) == 0o700 and mode(data / "whimbrel.db") == 0o600
+
+
+def test_a_rotated_log_stays_private(tmp_path, open_umask):
+    handler = error_log.PrivateLogHandler(tmp_path / "whimbrel.log", maxBytes=200, backupCount=2, encoding="utf-8")
+    try:
+        for i in range(20):
+            handler.emit(logging.LogRecord("whimbrel", logging.ERROR, __file__, 1, f"line {i} " + "x" * 40, (), None))
+    finally:
+        handler.close()
+    files = sorted(tmp_path.glob("whimbrel.log*"))
+    assert [f.name for f in files] == ["whimbrel.log", "whimbrel.log.1", "whimbrel.log.2"]
+    assert all(mode(f) == 0o600 for f in files)
