@@ -153,6 +153,10 @@ MCP_KEYS: dict[str, Key] = {
     # `whimbrel mcp …` runs in scripts: a server that does not answer is reported sooner than in the app
     "cli_connect_timeout": Key(NUMBER, 10.0, attr="mcp_cli_connect_timeout", minimum=0),
     "config_files": Key(STRINGS, default=(), attr="mcp_config_files"),  # extra mcpServers JSON files
+    # the variables each server of a project's .mcp.json may expand, by server name (app/mcp/config.py)
+    "project_env": Key(Kind("a table of lists of variable names", lambda v: isinstance(v, dict) and all(
+        isinstance(x, list) and all(isinstance(n, str) for n in x) for x in v.values())), default={},
+        attr="mcp_project_env"),
 }
 MCP_TRANSPORT = Kind("one of 'stdio', 'http', 'sse'", lambda v: v in ("stdio", "http", "sse"))
 MCP_SERVER_KEYS: dict[str, Key] = {
@@ -273,6 +277,7 @@ class Config:
     mcp_connect_timeout: float = 30.0
     mcp_cli_connect_timeout: float = 10.0
     mcp_config_files: list[str] = field(default_factory=list)
+    mcp_project_env: dict[str, list[str]] = field(default_factory=dict)  # [mcp.project_env]
     memory_content_kb: int = 32  # [memory] (app/memory/limits.py)
     memory_per_turn: int = 5
     memory_chars_per_memory: int = 1500

@@ -10,22 +10,18 @@ Other modules log through the standard `logging.getLogger("whimbrel")`; nothing 
 from __future__ import annotations
 
 import logging
+import os
 import logging.handlers
-import re
 from pathlib import Path
 from typing import Iterable
+
+from app.storage.private import open_private, private_dir
+from app.vocabulary.secrets import redact
 
 LOGGER = "whimbrel"
 FILE_NAME = "whimbrel.log"
 MAX_BYTES, BACKUPS = 1_000_000, 2
 REDACTED = "[redacted]"
-# Things that look like credentials wherever they appear: provider keys, bearer tokens, key=value pairs.
-PATTERNS = [
-    re.compile(r"\b(sk|rk|pk)-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]+=*"),
-    re.compile(r"(?i)\b(api[_-]?key|token|secret|password|authorization)(\W{1,3})[^\s\"',;}]+"),
-]
 
 
 class Redactor(logging.Filter):
@@ -38,9 +34,7 @@ class Redactor(logging.Filter):
     def redact(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, REDACTED)
-        for pattern in PATTERNS:
-            text = pattern.sub(_keep_the_name, text)
-        return text
+        return redact(text)  # anything shaped like a credential (app/vocabulary/secrets.py)
 
     def filter(self, record: logging.LogRecord) -> bool:
         text = record.getMessage()
@@ -51,11 +45,11 @@ class Redactor(logging.Filter):
         return True
 
 
-def _keep_the_name(match: re.Match) -> str:
-    """`api_key=abc` keeps its name: `api_key=[redacted]`; a bare token goes entirely."""
-    if match.re is PATTERNS[-1]:
-        return f"{match.group(1)}{match.group(2)}{REDACTED}"
-    return REDACTED
+class PrivateLogHandler(logging.handlers.RotatingFileHandler):
+    """The rotating log, each file created 0600 (the user's alone), whatever the umask."""
+
+    def _open(self):
+        return os.fdopen(open_private(Path(self.baseFilename)), "a", encoding=self.encoding, errors=self.errors)
 
 
 def install(data_dir: Path, secrets: Iterable[str] = ()) -> Path | None:
@@ -69,9 +63,8 @@ def install(data_dir: Path, secrets: Iterable[str] = ()) -> Path | None:
     logger.addHandler(logging.NullHandler())
     logger.propagate = False  # never onto the terminal Textual draws on, even without a file
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS,
-                                                       encoding="utf-8", delay=True)
+        private_dir(path.parent)
+        handler = PrivateLogHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
     except OSError:
         return None
     handler.addFilter(Redactor(secrets))

@@ -13,14 +13,22 @@ class McpWiring:
     _mcp_reported: set[str] | None = None  # servers whose current outage the user was told about
 
     def start_mcp(self) -> list[str]:
-        """Start connecting to the configured servers; returns config problems to show the user."""
+        """Start connecting to the configured servers; returns config problems to show the user.
+
+        The project's `.mcp.json` counts only as the permission setup read it with its review state:
+        not accepted, none of its servers starts (a line says how to review it); accepted later on the
+        policy screen, its servers start then."""
         config = self.options.config
         if config is None:
             return []
         from app.mcp.config import McpConfigError, servers_from_app_config
 
+        setup = self.permissions
+        if setup is not None:
+            setup.on_accepted.append(self._project_accepted)
+        project = setup.loaded.mcp if setup is not None and setup.loaded is not None else None
         try:
-            servers, problems = servers_from_app_config(config, self.options.workdir)
+            servers, problems = servers_from_app_config(config, self.options.workdir, project=project)
         except McpConfigError as error:
             return [f"MCP configuration: {error}"]
         if not servers:
@@ -45,6 +53,25 @@ class McpWiring:
                              hooks=hooks, data_dir=self.options.data_dir, **limits)
         manager.start()
         return manager
+
+    async def _project_accepted(self, loaded) -> None:
+        """The user accepted the project's files: start the servers of `.mcp.json` as accepted."""
+        from app.mcp.config import load_servers
+        from app.permissions.project import project_env
+
+        if loaded.mcp is None or loaded.mcp.state != "accepted" or self.options.config is None:
+            return
+        servers, problems = load_servers({}, workspace=self.options.workdir, project=loaded.mcp,
+                                         project_env=project_env(self.options.config))
+        manager = self.ensure_mcp() if servers else None
+        for config in servers.values():
+            current = manager.servers.get(config.name)
+            if current is None or current.config != config:  # new, or changed since it was accepted
+                manager.add_server(config)
+        for problem in problems:
+            self.notify(problem, title="MCP servers", severity="warning", timeout=12)
+        if servers:
+            self.notify(f"Starting the project's MCP servers: {', '.join(servers)}", title="MCP servers", timeout=6)
 
     def ensure_mcp(self):
         """The manager, created (empty, started) when the first server is added from the inspector."""

@@ -136,7 +136,9 @@ async def start_skill(app, skills: dict, name: str, values: dict[str, str]) -> N
         "settings": chosen.settings, "prompt": prompt})
     workstream.title = f"{chosen.name} (skill)"
     await app.store.update_workstream(workstream.id, title=workstream.title)
-    applied, refused = await apply_skill_settings(session, chosen.settings)
+    settings, held = await _reviewed_settings(app, chosen)
+    applied, refused = await apply_skill_settings(session, settings)
+    refused += held
     line = f"Started from skill {chosen.name} (version {chosen.version})."
     if applied:
         line += " Applied: " + ", ".join(applied) + "."
@@ -144,6 +146,25 @@ async def start_skill(app, skills: dict, name: str, values: dict[str, str]) -> N
         line += " Not applied: " + ", ".join(refused) + "."
     app.refresh_chrome()
     await view.transcript.add_notice(line)
+
+
+async def _reviewed_settings(app, chosen) -> tuple[dict, list[str]]:
+    """The skill's settings without a permission mode a project skill may not set yet (its file is not
+    accepted as it is: app/permissions/project.py), and why that one is held back."""
+    import asyncio
+
+    from app.permissions.project import REVIEW_HOW, skill_mode_accepted
+
+    if "permission_mode" not in chosen.settings:
+        return chosen.settings, []
+    engine = app.store.store.engine if app.store is not None else None
+    config_dir = app.memory_service.config_dir if app.memory_service is not None else None
+    user_skills = config_dir / "skills" if config_dir is not None else None
+    if await asyncio.to_thread(skill_mode_accepted, engine, user_skills, chosen.path, chosen.version):
+        return chosen.settings, []
+    kept = {k: v for k, v in chosen.settings.items() if k != "permission_mode"}
+    return kept, [f"permission_mode={chosen.settings['permission_mode']} (a project skill's mode applies once "
+                  f"you accept its file: {REVIEW_HOW})"]
 
 
 HANDLERS = {"memory": memory, "instructions": instructions, "init": init, "skill": skill}

@@ -52,7 +52,7 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("MCP inspector", f"Servers, tools, resources, prompts and the protocol log; add or remove servers "
          f"({key('mcp_inspector')}, /mcp)",
          app.action_mcp_inspector),
-        ("Permission rules", "List, add and delete rules; broken ones and the project file (/policy)",
+        ("Permission rules", "List, add and delete rules; broken ones; review the project files (/policy)",
          app.action_policy_screen),
         ("Audit log", "Every tool call and who decided, with filters (/audit)", app.action_audit_screen),
         ("Cycle permission mode", f"ask → accept-edits → plan → auto for this workstream ({key('cycle_mode')})",

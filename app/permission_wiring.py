@@ -27,6 +27,8 @@ class PermissionWiring:
             await self.store.run(prune, self.store.store.engine, options.retention_days)
         for notice in loaded.notices:
             self.notify(notice, title="Permission rules", severity="warning", timeout=12)
+        for notice in self.store.store.engine.notices if self.store is not None else []:  # app/storage/private.py
+            self.notify(notice, title="File permissions", severity="warning", timeout=12)
 
     def permission_places(self) -> dict[str, str]:
         """Where an "Always" rule of each scope is written, for the rule dialog."""
@@ -99,10 +101,16 @@ class PermissionWiring:
         return alias, ask
 
     def action_policy_screen(self) -> None:
+        if self.permissions is not None:
+            self.run_worker(self._open_policy_screen(), group="policy-screen", exclusive=True, exit_on_error=False)
+
+    async def _open_policy_screen(self) -> None:
+        """The policy screen over the rules and project files as they are now (a project file may have
+        changed since boot: the review shows, and A accepts, what is on disk)."""
         from app.screens.policy import PolicyScreen
 
-        if self.permissions is not None:
-            self.push_screen(PolicyScreen(self.permissions))
+        await self.permissions.load()
+        self.push_screen(PolicyScreen(self.permissions))
 
     def action_audit_screen(self) -> None:
         from app.screens.audit import AuditScreen

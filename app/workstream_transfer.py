@@ -129,6 +129,7 @@ def build_parser(verb: str) -> argparse.ArgumentParser:
 def main(verb: str, argv: list[str]) -> int:
     """`whimbrel export …` / `whimbrel import …`; 0 on success, 1 with a message on stderr otherwise."""
     from app.paths import default_data_dir
+    from app.storage.private import private_dir
     from app.storage.store import Store
     from app.vocabulary.inert import inert
 
@@ -138,7 +139,7 @@ def main(verb: str, argv: list[str]) -> int:
         if verb == "import":
             data = _read_json(args.file)
             check_importable(data, str(args.file))  # before the store is created or touched
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)  # 0700, as the store's own opening makes it (app/storage/private.py)
         store = Store(data_dir / "whimbrel.db")
         try:
             if verb == "export":

@@ -35,7 +35,7 @@ def server_configs(mcp_servers: list[Any] | None) -> tuple[list[Any], list[str]]
                     "headers": {item.name: item.value for item in server.headers or []}}
         try:
             # no ${VAR} expansion: the client sent finished values
-            config = server_from_dict(name, data, source="the ACP client", env={})
+            config = server_from_dict(name, data, source="the ACP client", allow_vars=())
         except McpConfigError as error:
             problems.append(str(error))
             continue

@@ -37,7 +37,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compact", "[focus]", "summarize older context now (optionally focusing on a topic)"),
     SlashCommand("setup", "", "choose a model: detected API keys and local servers"),
     SlashCommand("mcp", "[status | refresh [server]]", "the MCP inspector (F9); status lists the servers, refresh re-lists"),
-    SlashCommand("policy", "", "permission rules: list, add, delete; broken ones; accept the project file"),
+    SlashCommand("policy", "", "permission rules: list, add, delete; broken ones; review and accept the project files that start things"),
     SlashCommand("audit", "", "the audit log of tool calls, with filters"),
     SlashCommand("network", "[on|off]", "let this workstream's sandboxed commands use the network, or not"),
     SlashCommand("split", "[h|v]", "split the focused pane (side by side or stacked)"),

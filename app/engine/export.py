@@ -2,7 +2,8 @@
 
 User and assistant turns are sections; reasoning is a collapsed `<details>` block quoted
 line by line; each tool call shows its arguments (pretty-printed JSON) in a code block with
-its result right under it, long results cut to their head and tail.
+its result right under it, long results cut to their head and tail. Credentials in arguments and results
+are redacted (app/vocabulary/secrets.py): an export is made to be shared.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from typing import Sequence
 
 from app.vocabulary.messages import Message, ToolCall
+from app.vocabulary.secrets import redact, redact_value
 
 RESULT_MAX_LINES = 40
 RESULT_MAX_CHARS = 4_000
@@ -46,11 +48,11 @@ def truncate(text: str, max_lines: int = RESULT_MAX_LINES,
 
 
 def _arguments(raw: str) -> tuple[str, str]:
-    """Tool-call arguments for display, with the fence language."""
+    """Tool-call arguments for display (credentials redacted), with the fence language."""
     try:
-        return json.dumps(json.loads(raw), indent=2, ensure_ascii=False), "json"
+        return json.dumps(redact_value(json.loads(raw)), indent=2, ensure_ascii=False), "json"
     except (ValueError, TypeError):
-        return raw, ""
+        return redact(raw), ""
 
 
 def _tool_call(call: ToolCall, result: Message | None) -> str:
@@ -60,7 +62,7 @@ def _tool_call(call: ToolCall, result: Message | None) -> str:
         parts.append("_No result: the turn was interrupted._")
     else:
         label = "**Error**" if result.is_error else "**Result**"
-        parts += [label, _fence(truncate(result.content))]
+        parts += [label, _fence(redact(truncate(result.content)))]
     return "\n\n".join(parts)
 
 
@@ -99,7 +101,7 @@ def export_markdown(title: str, messages: Sequence[Message], *,
             out.append("\n\n".join(parts))
         elif msg.role == "tool" and msg.tool_call_id not in shown:
             label = "Error" if msg.is_error else "Result"
-            out.append(f"**{label}** of `{msg.name or 'tool'}`\n\n{_fence(truncate(msg.content))}")
+            out.append(f"**{label}** of `{msg.name or 'tool'}`\n\n{_fence(redact(truncate(msg.content)))}")
     if len(messages) in clear_at:
         out.append("---\n\n_Context cleared._")
     return "\n\n".join(out) + "\n"

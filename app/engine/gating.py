@@ -44,7 +44,8 @@ async def screen_calls(session: Session, prepared: list[PreparedCall]) -> tuple[
             await session._finish_call(item, item.error, is_error=True, decision="refused",
                                        decided_by="not run: the call was invalid")
             continue
-        verdict = await guard.screen(item, session.workstream_id)
+        late = await read_off_loop(item)
+        verdict = late_verdict(late, guard.unattended, item) if late else await guard.screen(item, session.workstream_id)
         _tell_notices(session)
         item.permission = Decided(verdict, decided_by=verdict.decided_by)
         if verdict.outcome == "deny":
@@ -60,6 +61,42 @@ async def screen_calls(session: Session, prepared: list[PreparedCall]) -> tuple[
         else:
             asking.append(item)
     return runnable, asking
+
+
+READ_DEADLINE = 3.0  # seconds; the reader stops itself after 1 s (shell.DEADLINE), this covers a starved thread
+
+
+async def read_off_loop(item: PreparedCall) -> str | None:
+    """Read a bash call's command on a thread, so the gate finds it read (cached) and the event loop never
+    waits on the reader; a reason to ask when the reading did not finish by the deadline, else None."""
+    from app.permissions.wrappers import read_line
+    from app.permissions.shell import Unparseable
+
+    command = (item.args or {}).get("command") if item.call.name.strip() == "bash" else None
+    if not isinstance(command, str):
+        return None
+
+    def read() -> None:
+        try:
+            read_line(command)
+        except Unparseable:
+            pass  # remembered by read_line; the gate asks about it
+
+    try:
+        await asyncio.wait_for(asyncio.to_thread(read), READ_DEADLINE)
+    except asyncio.TimeoutError:
+        return f"reading the command took longer than {READ_DEADLINE:g} s, so it is asked about"
+    return None
+
+
+def late_verdict(why: str, unattended: str | None, item: PreparedCall) -> Verdict:
+    """Ask (unattended: refuse, as the guard does) about a call whose command could not be read in time."""
+    from app.permissions.risk import Risk
+
+    if unattended:
+        nobody = unattended.replace("{tool}", item.call.name.strip())
+        return Verdict("deny", "rule", f"{why}; {nobody}", Risk("medium", "the command could not be read in time"))
+    return Verdict("ask", "rule", why, Risk("medium", "the command could not be read in time"))
 
 
 def approval_item(session: Session, item: PreparedCall) -> ev.ApprovalItem:

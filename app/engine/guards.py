@@ -11,7 +11,7 @@ from typing import Any
 from app.permissions import audit, loader, writer
 from app.permissions.gate import Gate
 from app.permissions.modes import Mode, check_mode
-from app.permissions.project import accept, read_project
+from app.permissions.project import accept_files
 from app.sandbox import jail
 from tools.guard import CallGuard
 
@@ -29,6 +29,7 @@ class PermissionSetup:
     bypass: bool = False
     protected: list[Path] = field(default_factory=list)
     config_file: Path | None = None  # where "everywhere" rules go (the app's --config path)
+    on_accepted: list[Any] = field(default_factory=list)  # async callbacks(loaded) after project files are accepted
     _guards: weakref.WeakSet = field(default_factory=weakref.WeakSet)
 
     @property
@@ -148,12 +149,16 @@ class PermissionSetup:
                 out.append(rule)
         return out
 
-    async def accept_project(self) -> None:
-        """The user accepted the project policy file as it is now."""
-        project = await self._run(read_project, self.workspace, self.engine)
-        if project.text and self.engine is not None:
-            await self._run(accept, self.engine, project.path, project.text)
-        await self.load()
+    async def accept_project(self) -> list[Any]:
+        """The user accepted the project files waiting for review, as they were shown (the texts last
+        loaded); every `on_accepted` callback then hears of those accepted (the app starts the servers)."""
+        if self.loaded is None or self.engine is None:
+            return []
+        done = await self._run(accept_files, self.engine, self.loaded.project_files)
+        loaded = await self.load()
+        for callback in list(self.on_accepted):
+            await callback(loaded)
+        return done
 
     async def _run(self, fn, *args):
         if self.store is not None:

@@ -50,7 +50,9 @@ async def _approved_run(session, item) -> tuple[str | None, bool]:
     denied. Decided like the agent's calls (rules, mode, risk, hooks) and audited the same way."""
     if item.error:
         return item.error, True
-    verdict = await session.guard.screen(item, session.workstream_id)
+    late = await gating.read_off_loop(item)  # the line is read on a thread; the gate finds it read
+    verdict = gating.late_verdict(late, session.guard.unattended, item) if late else \
+        await session.guard.screen(item, session.workstream_id)
     item.permission = gating.Decided(verdict, decided_by=verdict.decided_by)
     if verdict.outcome == "deny":
         session.emit(ev.ToolCallUpdated(item.call.id, "denied", "refused"))

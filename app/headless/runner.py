@@ -120,6 +120,10 @@ class HeadlessRun:
             await manager.ownership.release_all()
             return self._fail_early(str(refused), refused.code)
         self.workstream = workstream
+        # said first: loose file modes tightened, broken rules, project files waiting for review
+        for notice in [*store.store.engine.notices, *self._guard.notices]:
+            self._send({"type": "notice", "level": "warning", "text": notice})
+        self._guard.notices.clear()
         heartbeat = asyncio.create_task(self._beat(manager))
         try:
             return await self._turn(workstream)

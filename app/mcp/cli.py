@@ -104,10 +104,29 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Any, Path]:
         config = load_config(*chosen_config_path(args.config))
     except ConfigError as error:
         raise CliError(str(error), USAGE_ERROR) from None
-    servers, problems = servers_from_app_config(config, workdir)
+    servers, problems = servers_from_app_config(config, workdir, project=_project_file(args, workdir))
     for problem in problems:
-        print(f"whimbrel mcp: warning: {problem}", file=sys.stderr)
+        print(f"whimbrel mcp: warning: {inert(problem)}", file=sys.stderr)
     return servers, config, workdir
+
+
+def _project_file(args: argparse.Namespace, workdir: Path) -> Any:
+    """The workspace's `.mcp.json` with its review state from the store (no store: not accepted). Nobody
+    can review it here: an unaccepted file's servers never start, and the warning names the command."""
+    from app.paths import default_data_dir
+    from app.permissions.project import read_mcp_file
+
+    db = (args.data_dir or default_data_dir()).expanduser() / "whimbrel.db"
+    engine = None
+    if db.exists():
+        from app.storage.store import Store
+
+        try:
+            engine = Store(db).engine
+        except Exception as error:  # noqa: BLE001 - an unreadable store only means nothing counts as accepted
+            print(f"whimbrel mcp: warning: {db} could not be opened ({inert(str(error))[:200]}); "
+                  "the project's .mcp.json counts as not accepted", file=sys.stderr)
+    return read_mcp_file(workdir, engine)
 
 
 async def _no_sign_in(request: Any) -> None:

@@ -1,8 +1,12 @@
 """MCP server configuration: `[mcp.servers.<name>]` in config.toml and `mcpServers` JSON files.
 
-Both forms become `ServerConfig`s. `${VAR}` (and `${VAR:-default}`) is expanded in commands,
-arguments, env values, cwd, URLs and headers. A stdio server's process gets only the variables it
-declares plus a minimal base (`BASE_ENV`), never the whole environment of Whimbrel.
+Both forms become `ServerConfig`s. In the user's own files (config.toml, `[mcp] config_files`),
+`${VAR}` (and `${VAR:-default}`) is expanded in commands, arguments, env values, cwd, URLs and headers.
+The project's `.mcp.json` comes from a repository, not from the user: its servers load only once the
+user accepted the file (app/permissions/project.py), and it expands no variable unless config.toml says
+that server may, by name (`[mcp.project_env] NAME = ["VAR", ...]`); any other `${VAR}` stays literal,
+so a cloned file cannot send Whimbrel's keys anywhere. A stdio server's process gets only the variables
+it declares plus a minimal base (`BASE_ENV`), never the whole environment of Whimbrel.
 """
 
 from __future__ import annotations
@@ -13,14 +17,15 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from app.mcp.naming import server_name_problem
+from app.permissions.project import project_env as allowed_variables
 from app.mcp.oauth.settings import OAuthConfigError, OAuthSettings, parse_oauth
 
 BASE_ENV = ("PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TMPDIR")
 TRANSPORTS = ("stdio", "http", "sse")
-PROJECT_FILE = ".mcp.json"
+PROJECT_FILE = ".mcp.json"  # the project's servers (reviewed first: app/permissions/project.py)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -59,9 +64,16 @@ class ServerConfig:
         return f"{self.transport} {self.url}"
 
 
-def expand(value: str, env: Mapping[str, str]) -> str:
-    """Replace `${VAR}` / `${VAR:-default}`; an unset variable without default becomes ''."""
-    return _VAR.sub(lambda m: env.get(m.group(1), m.group(2) if m.group(2) is not None else ""), value)
+def expand(value: str, env: Mapping[str, str], allowed: Collection[str] | None = None) -> str:
+    """Replace `${VAR}` / `${VAR:-default}`; an unset variable without default becomes ''.
+
+    `allowed` (None: every variable) limits which names are expanded; any other stays as written."""
+    def one(match: re.Match) -> str:
+        if allowed is not None and match.group(1) not in allowed:
+            return match.group(0)
+        return env.get(match.group(1), match.group(2) if match.group(2) is not None else "")
+
+    return _VAR.sub(one, value)
 
 
 def _strings(name: str, key: str, value: Any, where: str) -> list[str]:
@@ -77,8 +89,9 @@ def _table(name: str, key: str, value: Any, where: str) -> dict[str, str]:
 
 
 def server_from_dict(name: str, data: Mapping[str, Any], *, source: str = "",
-                     env: Mapping[str, str] | None = None) -> ServerConfig:
-    """Build one server from its TOML table or `mcpServers` JSON entry, expanding `${VAR}`."""
+                     env: Mapping[str, str] | None = None, allow_vars: Collection[str] | None = None) -> ServerConfig:
+    """Build one server from its TOML table or `mcpServers` JSON entry, expanding `${VAR}` (only the
+    names in `allow_vars` when it is given: a project's file, an ACP client's finished values)."""
     env = os.environ if env is None else env
     where = source or "config"
     problem = server_name_problem(name)
@@ -100,7 +113,7 @@ def server_from_dict(name: str, data: Mapping[str, Any], *, source: str = "",
     if kind not in TRANSPORTS:
         raise McpConfigError(f"{where}: MCP server '{name}': type must be one of "
                              f"{', '.join(TRANSPORTS)}, got {kind!r}")
-    x = lambda s: expand(s, env)  # noqa: E731
+    x = lambda s: expand(s, env, allow_vars)  # noqa: E731
     config = ServerConfig(name=name, transport=kind, source=where)
     if kind == "stdio":
         command = data.get("command")
@@ -140,9 +153,11 @@ def server_from_dict(name: str, data: Mapping[str, Any], *, source: str = "",
     return config
 
 
-def servers_from_json(text: str, *, source: str, env: Mapping[str, str] | None = None
-                      ) -> dict[str, ServerConfig]:
-    """Parse the standard `{"mcpServers": {name: {...}}}` format (a bare mapping is accepted too)."""
+def servers_from_json(text: str, *, source: str, env: Mapping[str, str] | None = None,
+                      project_env: Mapping[str, Collection[str]] | None = None) -> dict[str, ServerConfig]:
+    """Parse the standard `{"mcpServers": {name: {...}}}` format (a bare mapping is accepted too).
+
+    `project_env` given: a project's file, whose server NAME expands only `project_env[NAME]`."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -152,18 +167,32 @@ def servers_from_json(text: str, *, source: str, env: Mapping[str, str] | None =
     servers = data.get("mcpServers", data.get("servers", data))
     if not isinstance(servers, dict):
         raise McpConfigError(f"{source}: 'mcpServers' must be an object")
-    return {name: server_from_dict(name, entry, source=source, env=env) for name, entry in servers.items()}
+    return {name: server_from_dict(name, entry, source=source, env=env, allow_vars=_allowed(project_env, name))
+            for name, entry in servers.items()}
+
+
+def _allowed(project_env: Mapping[str, Collection[str]] | None, name: str) -> Collection[str] | None:
+    """The variables a server may expand: all for the user's files, those config.toml names for a project's."""
+    if project_env is None:
+        return None
+    names = project_env.get(name, ())
+    return tuple(names) if isinstance(names, (list, tuple)) else ()
 
 
 def load_servers(toml_servers: Mapping[str, Any] | None = None, *, workspace: Path | None = None,
-                 json_files: list[Path] = (), env: Mapping[str, str] | None = None,
+                 json_files: list[Path] = (), env: Mapping[str, str] | None = None, project: Any = None,
+                 project_env: Mapping[str, Collection[str]] | None = None,
                  ) -> tuple[dict[str, ServerConfig], list[str]]:
     """All configured servers and the problems found, one line each.
 
     Order of precedence (later wins on a name clash): config.toml `[mcp.servers]`, then the given
-    JSON files, then the project's `.mcp.json` in `workspace`. A bad server is reported and
-    skipped; the others still load.
+    JSON files, then the project's `.mcp.json` in `workspace`. That last one only when `project` (its
+    `ProjectFile`, read with its review state) is accepted, parsed from the very text accepted, with
+    `project_env` the variables each of its servers may expand; otherwise a line says why none of its
+    servers starts and how to review it. A bad server is reported and skipped; the others still load.
     """
+    from app.permissions.project import read_mcp_file
+
     servers: dict[str, ServerConfig] = {}
     problems: list[str] = []
     for name, entry in (toml_servers or {}).items():
@@ -171,34 +200,44 @@ def load_servers(toml_servers: Mapping[str, Any] | None = None, *, workspace: Pa
             servers[name] = server_from_dict(name, entry, source="config.toml [mcp.servers]", env=env)
         except McpConfigError as exc:
             problems.append(str(exc))
-    files = list(json_files)
-    if workspace is not None and (Path(workspace) / PROJECT_FILE).is_file():
-        files.append(Path(workspace) / PROJECT_FILE)
-    for path in files:
+    for path in json_files:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             problems.append(f"{path}: cannot read: {exc.strerror or exc}")
             continue
-        try:
-            parsed = servers_from_json(text, source=str(path), env=env)
-        except McpConfigError as exc:
-            # one bad entry should not hide the good ones: parse entry by entry
-            try:
-                raw = json.loads(text)
-                raw = raw.get("mcpServers", raw) if isinstance(raw, dict) else {}
-            except json.JSONDecodeError:
-                raw = {}
-            parsed = {}
-            for name, entry in (raw.items() if isinstance(raw, dict) else ()):
-                try:
-                    parsed[name] = server_from_dict(name, entry, source=str(path), env=env)
-                except McpConfigError as inner:
-                    problems.append(str(inner))
-            if not raw:
-                problems.append(str(exc))
-        servers.update(parsed)
+        servers.update(_parse_file(text, str(path), env, None, problems))
+    if workspace is not None:
+        if project is None:
+            project = read_mcp_file(workspace, None)  # no store: nothing is accepted
+        if project.state == "accepted":
+            servers.update(_parse_file(project.text, str(project.path), env, project_env or {}, problems))
+        elif project.notice():
+            problems.append(project.notice())
     return servers, problems
+
+
+def _parse_file(text: str, source: str, env: Mapping[str, str] | None,
+                project_env: Mapping[str, Collection[str]] | None, problems: list[str]) -> dict[str, ServerConfig]:
+    """The servers of one mcpServers JSON text; a bad entry is reported in `problems`, the good ones kept."""
+    try:
+        return servers_from_json(text, source=source, env=env, project_env=project_env)
+    except McpConfigError as exc:
+        try:
+            raw = json.loads(text)
+            raw = raw.get("mcpServers", raw.get("servers", raw)) if isinstance(raw, dict) else {}
+        except json.JSONDecodeError:
+            raw = {}
+        parsed = {}
+        for name, entry in (raw.items() if isinstance(raw, dict) else ()):
+            try:
+                parsed[name] = server_from_dict(name, entry, source=source, env=env,
+                                                allow_vars=_allowed(project_env, name))
+            except McpConfigError as inner:
+                problems.append(str(inner))
+        if not raw:
+            problems.append(str(exc))
+        return parsed
 
 
 def stdio_environment(config: ServerConfig, env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -229,12 +268,16 @@ def parse_server_spec(spec: str, configured: Mapping[str, ServerConfig]) -> Serv
                          f"or \"stdio:<command line>\"")
 
 
-def servers_from_app_config(config: Any, workspace: Path | None,
-                            env: Mapping[str, str] | None = None) -> tuple[dict[str, ServerConfig], list[str]]:
-    """The servers of a loaded `app.config.Config` plus the workspace's `.mcp.json`."""
+def servers_from_app_config(config: Any, workspace: Path | None, env: Mapping[str, str] | None = None,
+                            project: Any = None) -> tuple[dict[str, ServerConfig], list[str]]:
+    """The servers of a loaded `app.config.Config` plus the workspace's `.mcp.json` when `project` (read
+    with the store, app/permissions/project.py) says the user accepted it."""
     base = Path(config.path).parent if getattr(config, "path", None) else Path.cwd()
     files = [(base / Path(f).expanduser()) for f in getattr(config, "mcp_config_files", [])]
-    return load_servers(getattr(config, "mcp_servers", {}), workspace=workspace, json_files=files, env=env)
+    return load_servers(getattr(config, "mcp_servers", {}), workspace=workspace, json_files=files, env=env,
+                        project=project, project_env=allowed_variables(config))
+
+
 
 
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP token (RFC 9110)

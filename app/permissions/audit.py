@@ -9,38 +9,23 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from app.vocabulary.secrets import redact, redact_value
+
 REDACTED = "[redacted]"
-SECRET_KEYS = re.compile(r"(?i)(api[_-]?key|token|secret|password|passwd|authorization|cookie|credential)")
-SECRET_VALUES = [
-    re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\bxox[abpr]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]+=*"),
-    re.compile(r"(?i)\b((?:api[_-]?key|token|secret|password)=)[^\s&'\"]+"),
-]
+TEXT_FIELDS = ("decided_by", "risk", "status")  # redacted as text; `arguments` as the JSON it holds
 
 
 def redact_text(text: str) -> str:
-    """Credentials in free text (a command line, a URL) replaced by [redacted]."""
-    for pattern in SECRET_VALUES:
-        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
-    return text
+    """Credentials in free text (a command line, a URL, a reason) replaced by [redacted]."""
+    return redact(text)
 
 
 def redact_arguments(value: Any) -> Any:
     """A call's arguments with secret-named keys and credential-shaped values redacted."""
-    if isinstance(value, dict):
-        return {k: REDACTED if isinstance(k, str) and SECRET_KEYS.search(k) and isinstance(v, str)
-                else redact_arguments(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact_arguments(v) for v in value]
-    if isinstance(value, str):
-        return redact_text(value)
-    return value
+    return redact_value(value)
 
 
 @dataclass
@@ -62,16 +47,35 @@ class AuditRow:
     created_at: float = 0.0
     id: int | None = None
 
+    def redacted(self) -> "AuditRow":
+        """This row with every text it keeps redacted (rows written before a pattern was known too)."""
+        changes = {name: redact(getattr(self, name)) for name in TEXT_FIELDS if isinstance(getattr(self, name), str)}
+        return replace(self, arguments=_redacted_json(self.arguments), **changes)
+
     def as_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["arguments"] = json.loads(self.arguments) if self.arguments.startswith(("{", "[")) else self.arguments
+        data = asdict(self.redacted())
+        if data["arguments"].startswith(("{", "[")):
+            try:
+                data["arguments"] = json.loads(data["arguments"])
+            except ValueError:
+                pass
         data["time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.created_at))
         return data
 
 
+def _redacted_json(text: str) -> str:
+    """Arguments kept as JSON stay JSON: redacted value by value (a key named `token` included)."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return redact(text) if isinstance(text, str) else text
+    cleaned = redact_value(value)
+    return text if cleaned == value else json.dumps(cleaned, ensure_ascii=False, default=str)
+
+
 def append(engine: Any, row: AuditRow) -> int:
-    """Write one row (its own short transaction); returns its id."""
-    values = {k: v for k, v in asdict(row).items() if k != "id"}
+    """Write one row (its own short transaction), every text redacted; returns its id."""
+    values = {k: v for k, v in asdict(row.redacted()).items() if k != "id"}
     values["created_at"] = row.created_at or time.time()
     with engine.begin() as conn:
         return int(conn.insert("audit_log", values))
@@ -105,7 +109,7 @@ def query(engine: Any, *, since: float | None = None, tool: str | None = None, d
     sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "")
     with reader(engine).connect() as conn:
         rows = conn.execute(sql + " ORDER BY created_at, id LIMIT ?", [*params, limit])
-        return [AuditRow(**r._mapping) for r in rows]
+        return [AuditRow(**r._mapping).redacted() for r in rows]
 
 
 def prune(engine: Any, retention_days: float, now: float | None = None) -> int:

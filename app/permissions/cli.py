@@ -2,7 +2,7 @@
 
     whimbrel policy check 'bash(git push --force origin main)'   # the decision and what decided it
     whimbrel policy list                                          # rules, scopes, broken ones
-    whimbrel policy review [--accept]                             # show / accept .whimbrel/policy.toml
+    whimbrel policy review [--accept]              # show / accept .whimbrel/policy.toml and .mcp.json
     whimbrel audit --since 1d [--json] [--tool bash] [--decision denied] [--workstream ID]
 """
 
@@ -34,8 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(check)
     listing = actions.add_parser("list", help="every rule with its scope, and the broken ones")
     _common(listing)
-    review = actions.add_parser("review", help="show the project's .whimbrel/policy.toml; --accept applies it")
-    review.add_argument("--accept", action="store_true", help="accept the file as it is now")
+    review = actions.add_parser("review", help="show the project files that start things (.whimbrel/policy.toml, "
+                                               ".mcp.json) and what they would run; --accept applies them")
+    review.add_argument("--accept", action="store_true", help="accept the files as shown")
     _common(review)
     audit = verbs.add_parser("audit", help="the audit log of tool calls")
     audit.add_argument("--since", default="1d", help="how far back: 30m, 1h, 2d, 1w (default 1d)")
@@ -91,9 +92,32 @@ def check(args: argparse.Namespace) -> int:
     print(f"  mode: {mode}   risk: {verdict.risk.level} ({inert(verdict.risk.reason)})")
     if verdict.outcome == "ask" and verdict.suggestions:
         print(f"  'Always' would offer: {inert(', '.join(verdict.suggestions))}")
+    if tool == "bash":
+        _print_reading(argument or "", workspace)
     for problem in loaded.notices:
         print(f"  note: {inert(problem)}", file=sys.stderr)
     return 0
+
+
+def _print_reading(command: str, workspace: Path) -> None:
+    """How the line was read: each command bash would run (and why an allow rule cannot vouch for it),
+    and the paths it writes, reads, or only decides when it runs."""
+    from app.permissions.shell import Unparseable
+    from app.permissions.shell_access import touched
+    from app.permissions.wrappers import read_line
+
+    try:
+        _simple, effective = read_line(command)
+    except Unparseable:
+        return  # the why already says what could not be read
+    for run in effective:
+        shown = " ".join(run.argv) or (run.source.text if run.source else "")
+        opaque = f"  (no allow rule can match: {'; '.join(run.opaque)})" if run.opaque else ""
+        print(f"  runs: {inert(shown, multiline=False)}{inert(opaque, multiline=False)}")
+    access = touched(command, workspace)
+    for label, items in (("writes", access.writes), ("reads", access.reads), ("unknown", access.unknown)):
+        if items:
+            print(f"  {label}: {inert(', '.join(str(i) for i in items), multiline=False)}")
 
 
 def _view(tool: str, argument: str, workspace: Path):
@@ -134,28 +158,37 @@ def listing(args: argparse.Namespace) -> int:
 
 
 def review(args: argparse.Namespace) -> int:
-    from app.permissions.project import accept, read_project
+    """Show each project file that starts things (what it would run, and its text); --accept accepts
+    those waiting, as shown."""
+    from app.permissions.project import accept_files, project_env, project_files
+    from app.permissions.review import review_text
 
-    _config, workspace, engine, data_dir, _ = _context(args)
-    project = read_project(workspace, engine)
-    if project.state == "none":
-        print(f"There is no {project.path}.")
+    config, workspace, engine, data_dir, _ = _context(args)
+    files = [found for found in project_files(workspace, engine) if found.state != "none"]
+    if not files:
+        print(f"There is no project file that starts things in {inert(str(workspace))} "
+              "(.whimbrel/policy.toml, .mcp.json).")
         return 0
-    print(f"{project.path} ({project.state}):\n")
-    print(inert(project.text))
-    if project.state == "unreadable":
-        print(inert(project.problem), file=sys.stderr)
-        return 1
-    if args.accept and project.state != "accepted":
+    print(inert(review_text(files, project_env(config))))
+    for found in files:
+        print(f"\n--- {inert(str(found.path))} ({found.state}) ---")
+        print(inert(found.text).rstrip())
+    broken = [found for found in files if found.state == "unreadable"]
+    for found in broken:
+        print(inert(found.problem), file=sys.stderr)
+    waiting = [found for found in files if found.state == "unreviewed"]
+    if args.accept and waiting:
         if engine is None:
             from app.storage.store import Store
 
             engine = Store(data_dir / "whimbrel.db").engine
-        accept(engine, project.path, project.text)
-        print("Accepted: its rules and hooks apply from now on.")
-    elif project.state == "unreviewed":
-        print("Not accepted yet: run `whimbrel policy review --accept` to apply it.")
-    return 0
+        done = accept_files(engine, waiting)
+        print("\nAccepted: " + ", ".join(inert(str(found.path)) for found in done) +
+              " (its rules, hooks and MCP servers apply from now on).")
+    elif waiting:
+        print("\nNot accepted yet: run `whimbrel policy review --accept` to apply " +
+              ", ".join(inert(str(found.path)) for found in waiting) + ".")
+    return 1 if broken else 0
 
 
 def audit_log(args: argparse.Namespace) -> int:

@@ -22,6 +22,9 @@ from app.permissions.suggest import command_rule, suggest_rules
 from app.permissions.watch_calls import as_judged
 
 Outcome = Literal["allow", "ask", "deny"]
+# Workspace places whose content makes Whimbrel, git or the shell run commands (project policy, hooks and
+# skills, MCP servers, git config and hooks, git filters, direnv): a write there always asks.
+STARTS_THINGS = (".git", ".whimbrel", ".mcp.json", ".gitattributes", ".gitmodules", ".envrc")
 Source = Literal["rule", "mode", "risk", "protected", "hook", "sandbox", "user", "tool"]
 
 
@@ -137,8 +140,8 @@ class Gate:
             if not path.is_relative_to(root):
                 return f"writes outside the workspace: {path}"
             relative = path.relative_to(root).parts
-            if relative and relative[0] in (".git", ".whimbrel"):
-                return f"writes to {relative[0]}/, which is always asked about"
+            if relative and relative[0] in STARTS_THINGS:
+                return f"writes to {relative[0]}, which makes Whimbrel or git run commands: always asked about"
             for place in self.protected:
                 if path.is_relative_to(place) and not root.is_relative_to(place):  # a worktree lives in the data dir
                     return f"writes to Whimbrel's own files ({place}), which is always asked about"

@@ -9,7 +9,7 @@ from typing import Any
 
 from app.permissions.hooks import Hook, parse_hooks
 from app.permissions.policy import Policy, Problem, rules_from_table
-from app.permissions.project import ProjectFile, read_project
+from app.permissions.project import ProjectFile, read_mcp_file, read_project, read_skill_files
 from app.permissions.rules import Rule
 
 
@@ -19,17 +19,19 @@ class Loaded:
     hooks: list[Hook]
     project: ProjectFile
     hook_problems: list[str] = field(default_factory=list)
+    mcp: ProjectFile | None = None  # the project's .mcp.json, as read with its review state
+    skills: list[ProjectFile] = field(default_factory=list)  # project skills that set a permission mode
+
+    @property
+    def project_files(self) -> list[ProjectFile]:
+        """The project files that start things, as read (what a review shows and accepts)."""
+        return [self.project] + ([self.mcp] if self.mcp is not None else []) + self.skills
 
     @property
     def notices(self) -> list[str]:
         """What the user should hear at startup: broken rules, a project file waiting for review."""
         out = [str(p) for p in self.policy.problems] + self.hook_problems
-        if self.project.state == "unreviewed":
-            out.append(f"{self.project.path} is new or changed: its rules and hooks do not apply until you "
-                       "accept it (/policy, or `whimbrel policy review`)")
-        elif self.project.state == "unreadable":
-            out.append(self.project.problem)
-        return out
+        return out + [notice for found in self.project_files if (notice := found.notice())]
 
 
 def load(config: Any, workspace: Path, engine: Any | None = None, extra: list[Rule] | None = None) -> Loaded:
@@ -54,7 +56,8 @@ def load(config: Any, workspace: Path, engine: Any | None = None, extra: list[Ru
         hooks += project_hooks
         hook_problems += project_hook_problems
     rules += extra or []
-    return Loaded(Policy(rules, problems, workspace), hooks, project, hook_problems)
+    return Loaded(Policy(rules, problems, workspace), hooks, project, hook_problems, read_mcp_file(workspace, engine),
+                  read_skill_files(workspace, engine))
 
 
 def workstream_rules(saved: list[Any]) -> list[Rule]:

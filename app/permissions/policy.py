@@ -225,7 +225,10 @@ class Policy:
         uncovered = [part for part, verdict in per_part if verdict.decision is None]
         if uncovered:
             allowed = [r for _p, v in per_part for r in v.rules]
+            opaque = [part for part in uncovered if part.opaque]
             why = f"no rule allows `{_show(uncovered[0])}`"
+            if opaque:
+                why = f"`{_show(opaque[0])}` cannot be allowed by a rule: {opaque[0].opaque[0]}"
             if allowed:
                 why += f" (other parts are allowed by {', '.join(sorted({r.label for r in allowed}))})"
             return RuleVerdict(None, allowed, why, commands=commands)
@@ -247,4 +250,5 @@ def _strongest(matched: list[Rule], subject: str) -> RuleVerdict:
 
 
 def _show(command: Effective) -> str:
-    return " ".join(command.argv) or "(empty command)"
+    text = " ".join(command.argv) or (command.source.text if command.source is not None else "")
+    return text or "(empty command)"

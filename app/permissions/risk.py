@@ -2,7 +2,9 @@
 
 Bash is assessed on the parsed command, so `grep "rm -rf" notes.md` and `echo sudo` are what
 they are (a search and a print), while `sudo`, recursive deletes, `curl … | sh` and friends
-are flagged wherever they sit in a compound line.
+are flagged wherever they sit in a compound line, inside `$(…)`, `${x:-$(…)}` and blocks too.
+A command that is only known when it runs (opaque) is at least medium; a write whose target is
+only known then is high.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from app.permissions.shell import SimpleCommand, Unparseable
+from app.permissions.shell import WRITE_OPERATORS, SimpleCommand, Unparseable
 from app.permissions.wrappers import Effective, read_line
 
 Level = Literal["low", "medium", "high", "critical"]
@@ -119,7 +121,11 @@ def _command_risk(command: Effective, workspace: Path) -> Risk:
 def _redirect_risk(command: SimpleCommand, workspace: Path) -> Risk:
     for op, target in command.redirects:
         text = target.text
-        if op.startswith(">") or op.startswith("&>") or op == "<>":
+        if text.startswith(("/dev/tcp/", "/dev/udp/")):
+            return Risk("high", f"opens a network connection ({text})")
+        if op in WRITE_OPERATORS and target.unknown:
+            return Risk("high", f"writes where only running it tells ({target.unknown})")
+        if op in WRITE_OPERATORS:
             if text.startswith("/dev/") and text not in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"):
                 return Risk("critical", f"writes to the device {text}")
             if _outside(text, workspace):
@@ -146,6 +152,7 @@ def assess_command(command: str, workspace: Path) -> Risk:
         return Risk("medium", f"the command could not be read ({error})")
     risks = [_command_risk(c, workspace) for c in effective]
     risks += [_redirect_risk(c, workspace) for c in simple]
+    risks += [Risk("medium", f"part of it is only known when it runs: {c.opaque[0]}") for c in effective if c.opaque]
     piped = _pipe_to_shell(command, effective)
     if piped:
         risks.append(piped)

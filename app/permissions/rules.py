@@ -1,7 +1,9 @@
 """A permission rule: `tool(pattern)` with a decision, where it was written, and how it matches a call.
 
 Bash patterns are read with the shell reader, so only an unquoted `*` is a wildcard (anywhere in
-the pattern, the middle included) and a quoted one is a plain `*`. Path patterns are globs (`**`
+the pattern, the middle included) and a quoted one is a plain `*`. An allow rule matches only a
+command whose every part is plain (no `$(…)`, operator expansion, behaviour-changing assignment…);
+deny and ask rules match whatever the command holds. Path patterns are globs (`**`
 crosses folders) matched against the call's path resolved in the workspace. `web_fetch(domain:…)`
 matches the URL's host; other tools match their main argument.
 """
@@ -69,7 +71,10 @@ class Rule:
 
     # -- matching ----------------------------------------------------------------------
     def matches_command(self, command: Effective) -> bool:
-        """Bash: does this rule cover one simple command (wrappers already seen through)?"""
+        """Bash: does this rule cover one simple command (wrappers already seen through)? An allow rule
+        never covers an opaque one (`$(…)`, `${x:-…}`, `GIT_*=…`: see `Effective.opaque`), whatever it says."""
+        if self.decision == "allow" and command.opaque:
+            return False
         if self.pattern is None:
             return True
         if self._regex is not None and self._regex.fullmatch(command.key):

@@ -23,8 +23,8 @@ def command_rule(command: Effective) -> str:
     """`bash(git status)` for a short command; `bash(npm run test:*)` for a script family;
     else the command and its subcommand with `*` for the rest."""
     argv = command.argv
-    if not argv:
-        return ""
+    if not argv or command.opaque:
+        return ""  # no allow rule can match an opaque command
     if len(argv) <= 2 and all(not a.startswith("/") for a in argv):
         return f"bash({' '.join(quote_word(a) for a in argv)})"
     if argv[0] in PACKAGE_RUNNERS and argv[1] == "run" and len(argv) >= 3:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from app.permissions.shell import SimpleCommand, Unparseable, Word, parse
+from app.permissions.shell_words import env_reason
 
 # wrapper -> options that take a value (the value is skipped with the option)
 WRAPPERS: dict[str, set[str]] = {
@@ -26,8 +27,22 @@ WRAPPERS: dict[str, set[str]] = {
     "stdbuf": {"-i", "-o", "-e"},
     "exec": {"-a"},
     "builtin": set(),
+    "setsid": set(),
+    "busybox": set(),  # `busybox rm x` runs its rm
+    "coproc": set(),  # opaque anyway (see shell.RESERVED); seen through so deny rules see its command
 }
-SHELLS = {"bash", "sh", "zsh", "dash"}
+SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash"}
+# Commands that run text as code or change what later commands mean: no allow rule vouches for them.
+EVAL_LIKE = {"eval": "runs its arguments as a command", "source": "runs a file's commands",
+             ".": "runs a file's commands", "trap": "sets a command to run later", "alias": "redefines a command",
+             "enable": "loads or switches off builtins", "bind": "binds keys to commands",
+             "coproc": "runs a command in the background", "fc": "runs commands from history",
+             "shopt": "changes how bash reads the rest of the line", "set": "changes bash's options",
+             "hash": "changes which program a name runs", "declare": "changes variables",
+             "typeset": "changes variables", "export": "changes the environment", "readonly": "changes variables",
+             "local": "changes variables", "let": "evaluates arithmetic, which can run code",
+             "mapfile": "can run a callback (-C)", "readarray": "can run a callback (-C)",
+             "compgen": "can run a command (-C)", "complete": "can set a command to run (-C)"}
 SEP = "\x1f"  # joins the words of a command, so a wildcard-free pattern never spans two words
 
 
@@ -38,6 +53,17 @@ class Effective:
     words: list[Word]
     wrappers: list[str] = field(default_factory=list)
     source: SimpleCommand | None = None
+    reasons: list[str] = field(default_factory=list)  # opaque for what the wrappers did (`env GIT_X=…`)
+
+    @cached_property
+    def opaque(self) -> list[str]:
+        """Why no allow rule may vouch for this command (empty when every part is plain)."""
+        out = list(self.source.opaque) if self.source is not None else []
+        out += [r for r in self.reasons if r not in out]
+        name = self.words[0].text.rsplit("/", 1)[-1] if self.words else ""
+        if name in EVAL_LIKE:
+            out.append(f"`{name}` {EVAL_LIKE[name]}")
+        return out
 
     @property
     def argv(self) -> list[str]:
@@ -56,8 +82,9 @@ class Effective:
         return SEP.join([self.words[0].text.rsplit("/", 1)[-1], *(w.text for w in self.words[1:])])
 
 
-def _peel_one(words: list[Word]) -> tuple[str, list[Word]] | None:
-    """(wrapper name, the words after it and its options), or None when words[0] wraps nothing."""
+def _peel_one(words: list[Word], reasons: list[str]) -> tuple[str, list[Word]] | None:
+    """(wrapper name, the words after it and its options), or None when words[0] wraps nothing;
+    what the wrapper does that makes the command opaque (`env PATH=…`, `env -S`) goes to `reasons`."""
     if not words:
         return None
     name = words[0].text.rsplit("/", 1)[-1]
@@ -71,9 +98,17 @@ def _peel_one(words: list[Word]) -> tuple[str, list[Word]] | None:
         if text == "--":
             i += 1
             break
-        if name == "env" and "=" in text and not text.startswith("-"):
+        if name in ("env", "sudo", "doas") and "=" in text and not text.startswith("-"):
+            variable = text.split("=", 1)[0]
+            reason = env_reason(variable)
+            if reason:
+                reasons.append(f"`{name}` sets {variable}, which {reason}")
             i += 1
             continue
+        if name == "env" and (text in ("-S", "--split-string") or text.startswith(("-S", "--split-string="))):
+            reasons.append("`env -S` splits a string into a command")
+        if rest[i].has_expansion:
+            reasons.append(f"the wrapper `{name}`'s option `{text}` is only known when it runs")
         if not text.startswith("-") or text == "-":
             break
         i += 2 if text in takes_value else 1
@@ -90,23 +125,57 @@ def effective_commands(commands: list[SimpleCommand]) -> list[Effective]:
     return out
 
 
-def _effective(source: SimpleCommand, words: list[Word], wrappers: list[str], depth: int) -> list[Effective]:
+def _effective(source: SimpleCommand, words: list[Word], wrappers: list[str], depth: int,
+               inherited: tuple[str, ...] = ()) -> list[Effective]:
     if depth > 10:
         raise Unparseable("wrappers are nested too deeply")
-    peeled = _peel_one(words)
+    reasons = list(inherited)
+    peeled = _peel_one(words, reasons)
     while peeled is not None:
         wrappers = wrappers + [peeled[0]]
         words = peeled[1]
-        peeled = _peel_one(words)
-    if words and words[0].text.rsplit("/", 1)[-1] in SHELLS:
-        script = _shell_script(words[1:])
+        peeled = _peel_one(words, reasons)
+    name = words[0].text.rsplit("/", 1)[-1] if words else ""
+    if name in SHELLS or name in ("eval", "trap"):
+        script = _shell_script(words[1:]) if name in SHELLS else _eval_script(words[1:], name)
         if script is not None:
             inner = parse(script)
             found: list[Effective] = []
+            outer = tuple(reasons + [r for r in source.opaque if r not in reasons]
+                          + ([f"`{name}` {EVAL_LIKE[name]}"] if name in EVAL_LIKE else []))
             for command in inner:
-                found.extend(_effective(command, command.words, wrappers, depth + 1))
-            return found or [Effective([], wrappers, source)]
-    return [Effective(words, wrappers, source)]
+                found.extend(_effective(command, command.words, wrappers, depth + 1, outer))
+            return found or [Effective([], wrappers, source, list(outer))]
+    found = [Effective(words, wrappers, source, reasons)]
+    if name == "find":  # `find … -exec CMD {} ;`: CMD runs, and must be allowed (or denied) on its own
+        for command_words in _find_commands(words[1:]):
+            found.extend(_effective(source, command_words, wrappers, depth + 1, tuple(reasons)))
+    return found
+
+
+def _find_commands(args: list[Word]) -> list[list[Word]]:
+    """The commands of `find`'s -exec, -execdir, -ok and -okdir actions (up to `;` or `+`)."""
+    out: list[list[Word]] = []
+    i = 0
+    while i < len(args):
+        if args[i].text in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = i + 1
+            while end < len(args) and args[end].text not in (";", "+"):
+                end += 1
+            out.append(args[i + 1:end])
+            i = end
+        i += 1
+    return out
+
+
+def _eval_script(args: list[Word], name: str) -> str | None:
+    """What `eval` runs (its arguments joined by spaces) or `trap` sets to run (its first argument), when
+    none of it is only known at run time."""
+    if name == "trap":
+        args = [w for w in args if not w.text.startswith("-")][:1]
+    if not args or any(word.has_expansion for word in args):
+        return None  # opaque (EVAL_LIKE), and its commands unknown: asked about
+    return " ".join(word.text for word in args)
 
 
 def _shell_script(args: list[Word]) -> str | None:
@@ -124,9 +193,20 @@ def _shell_script(args: list[Word]) -> str | None:
     return None
 
 
-@lru_cache(maxsize=512)
 def read_line(command: str) -> tuple[tuple[SimpleCommand, ...], tuple[Effective, ...]]:
     """(simple commands, effective commands) of a line, read once: rules, risk and the gate all ask
-    about the same line. Raises Unparseable. Callers must not change what they get."""
-    simple = parse(command)
-    return tuple(simple), tuple(effective_commands(simple))
+    about the same line (a line that cannot be read is remembered too). Raises Unparseable.
+    Callers must not change what they get."""
+    found = _read_line(command)
+    if isinstance(found, Unparseable):
+        raise Unparseable(str(found))
+    return found
+
+
+@lru_cache(maxsize=512)
+def _read_line(command: str) -> tuple[tuple[SimpleCommand, ...], tuple[Effective, ...]] | Unparseable:
+    try:
+        simple = parse(command)
+        return tuple(simple), tuple(effective_commands(simple))
+    except Unparseable as error:
+        return error

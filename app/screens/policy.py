@@ -1,5 +1,6 @@
 """The policy screen (palette, /policy): every rule with its scope and place, the broken ones and why,
-the project file's review state; add a rule, delete the selected one (d), accept the project file (A)."""
+the project files that start things (`.whimbrel/policy.toml`, `.mcp.json`) with their review state and
+what each would run; add a rule, delete the selected one (d), accept the project files shown (A)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Select, Static
 
@@ -23,7 +24,7 @@ class PolicyScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "dismiss_screen", "Close", priority=True, id="policy.close"),
         Binding("d", "delete_rule", "Delete rule", id="policy.delete_rule"),
-        Binding("A", "accept_project", "Accept project file", id="policy.accept_project_file"),
+        Binding("A", "accept_project", "Accept project files", id="policy.accept_project_file"),
     ]
 
     def __init__(self, setup) -> None:
@@ -34,7 +35,8 @@ class PolicyScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="policy-dialog"):
             yield Static(Text("Permission rules", style="bold"), id="policy-heading")
-            yield Static("", id="policy-project")
+            with VerticalScroll(id="policy-project-box"):
+                yield Static("", id="policy-project")
             yield DataTable(id="policy-rules", cursor_type="row", zebra_stripes=True)
             yield Static("", id="policy-broken")
             with Horizontal(id="policy-add"):
@@ -46,7 +48,7 @@ class PolicyScreen(ModalScreen[None]):
                 yield Button("Add", id="policy-add-button")
             yield Static("", id="policy-message")
             yield Static(f"[b]{key_hint(self, 'policy.delete_rule')}[/] delete the selected rule   "
-                         f"[b]{key_hint(self, 'policy.accept_project_file')}[/] accept the project file   "
+                         f"[b]{key_hint(self, 'policy.accept_project_file')}[/] accept the project files shown   "
                          f"[b]{key_hint(self, 'policy.close')}[/] close",
                          id="policy-keys")
 
@@ -73,13 +75,7 @@ class PolicyScreen(ModalScreen[None]):
         for notice in (loaded.hook_problems if loaded else []):
             broken.append(f"  ✖ {inert(notice)}\n", style="red")
         self.query_one("#policy-broken", Static).update(broken)
-        project = loaded.project if loaded else None
-        state = {"none": "no project policy file", "accepted": "accepted", "unreviewed":
-                 "NEW OR CHANGED: not applied until you accept it (A)", "unreadable": "cannot be read"}
-        line = Text("Project file .whimbrel/policy.toml: ")
-        line.append(state.get(project.state, "") if project else "", style="bold yellow"
-                    if project and project.state == "unreviewed" else "")
-        self.query_one("#policy-project", Static).update(line)
+        self.query_one("#policy-project", Static).update(project_text(self.setup))
 
     def _message(self, text: str, style: str = "") -> None:
         self.query_one("#policy-message", Static).update(Text(inert(text), style=style))
@@ -136,9 +132,31 @@ class PolicyScreen(ModalScreen[None]):
 
     @work(group="policy-edit", exclusive=True, exit_on_error=False)
     async def _accept(self) -> None:
-        await self.setup.accept_project()
-        self._message("The project policy file is accepted: its rules and hooks apply now.", "green")
+        done = await self.setup.accept_project()
+        names = ", ".join(str(found.path.name) for found in done)
+        self._message(f"Accepted {names}: what it sets applies now." if done else
+                      "Nothing waits for review.", "green" if done else "")
         self.show()
 
     def action_dismiss_screen(self) -> None:
         self.dismiss(None)
+
+
+def project_text(setup) -> Text:
+    """The project files that start things: each one's state and what it would run (its text inert)."""
+    from app.permissions.project import project_env
+    from app.permissions.review import STATE_WORDS, reviews
+
+    loaded = setup.loaded
+    found = reviews(loaded.project_files, project_env(getattr(setup, "config", None))) if loaded else []
+    if not found:
+        return Text("Project files: none (.whimbrel/policy.toml, .mcp.json)")
+    text = Text()
+    for review in found:
+        text.append(f"{inert(review.title, multiline=False)}: ", style="bold")
+        text.append(STATE_WORDS[review.file.state] + (" (A)" if review.waiting else "") + "\n",
+                    style="bold yellow" if review.waiting else "")
+        for line in review.lines:
+            text.append(f"  {inert(line, multiline=False)}\n")
+    text.rstrip()
+    return text

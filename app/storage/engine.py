@@ -230,6 +230,7 @@ class Engine:
         self._pool = pool if pool is not None else self  # a reader shares its writer's connections
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self.notices: list[str] = []  # what was found wrong with the file's place at opening (file modes)
 
     def _checkout(self) -> Connection:
         pool = self._pool
@@ -297,10 +298,18 @@ def reader(engine: Engine) -> Engine:
 
 
 def make_engine(path: Path) -> Engine:
-    """An engine on the SQLite file at `path`; its parent directory is created if needed.
+    """An engine on the SQLite file at `path`; its parent directory is created if needed (0700), the
+    file 0600 before SQLite opens it (its WAL and SHM take the same mode). In Whimbrel's data dir, a
+    looser mode found is tightened and said in `engine.notices` (app/storage/private.py).
 
     Its transactions take the write lock up front; use `reader(engine)` for reads.
     """
+    from app.storage.private import create_private_file, private_dir, secure
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return Engine(path)
+    private_dir(path.parent)
+    notices = secure(path.parent) if path.name == "whimbrel.db" else []
+    create_private_file(path)
+    engine = Engine(path)
+    engine.notices = notices
+    return engine

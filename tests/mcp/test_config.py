@@ -20,6 +20,17 @@ from app.mcp.config import (
 )
 
 
+def accepted_mcp_file(workspace):
+    """The workspace's .mcp.json, accepted in a real store as it is now."""
+    from app.permissions.project import accept, read_mcp_file
+    from app.storage.store import Store
+
+    engine = Store(workspace / "data" / "whimbrel.db").engine
+    found = read_mcp_file(workspace, engine)
+    accept(engine, found.path, found.text)
+    return read_mcp_file(workspace, engine)
+
+
 def test_expand_variables_with_defaults():
     env = {"HOME": "/home/u", "TOKEN": "t0k"}
     assert expand("${HOME}/x ${TOKEN} ${MISSING} ${MISSING:-dflt}", env) == "/home/u/x t0k  dflt"
@@ -64,8 +75,8 @@ def test_mcp_servers_json_and_project_file(tmp_path):
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {
         "time": {"command": "project-time"}, "bad__name": {"command": "x"}}}))
     merged, problems = load_servers({"time": {"command": "toml-time"}, "git": {"command": "g"}},
-                                    workspace=tmp_path)
-    assert merged["time"].command == "project-time"  # the project file wins
+                                    workspace=tmp_path, project=accepted_mcp_file(tmp_path))
+    assert merged["time"].command == "project-time"  # the project file wins, once accepted
     assert merged["git"].command == "g"
     assert len(problems) == 1 and "bad__name" in problems[0] and "__" in problems[0]
 
@@ -73,7 +84,7 @@ def test_mcp_servers_json_and_project_file(tmp_path):
 def test_invalid_json_is_reported_with_line(tmp_path):
     (tmp_path / ".mcp.json").write_text("{\n  oops\n}")
     servers, problems = load_servers({}, workspace=tmp_path)
-    assert servers == {} and "line 2" in problems[0]
+    assert servers == {} and "line 2" in problems[0] and "none of its MCP servers start" in problems[0]
 
 
 def test_stdio_environment_is_minimal(monkeypatch):

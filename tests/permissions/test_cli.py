@@ -50,6 +50,17 @@ def test_check_prints_the_decision_and_what_decided(place):
     assert "'Always' would offer: bash(rm -rf *)" in asked.stdout
 
 
+def test_check_shows_how_a_bash_line_was_read(place):
+    done = whimbrel("policy", "check", "bash(echo ${x:-$(rm -rf build)} > $HOME/out; git status > log)",
+                    *flags(place), cwd=place)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ask:") and "cannot be allowed by a rule" in done.stdout
+    assert "  runs: rm -rf build\n" in done.stdout
+    assert "runs: echo ${x:-$(rm -rf build)}  (no allow rule can match:" in done.stdout
+    assert f"writes: {(place / 'ws' / 'log').resolve()}" in done.stdout
+    assert "unknown: the target of `>`: `$HOME/out` holds an expansion" in done.stdout
+
+
 def test_list_prints_rules_scopes_and_broken_ones(place):
     done = whimbrel("policy", "list", *flags(place), cwd=place)
     assert done.returncode == 1  # a broken rule is a failure for scripts

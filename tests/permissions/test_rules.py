@@ -127,7 +127,7 @@ def test_wrapped_commands_are_matched_on_what_runs(tmp_path):
 
 def test_unreadable_commands_are_undecided_with_a_reason(tmp_path):
     p = policy(tmp_path, allow=["bash"])
-    verdict = p.decide(CallFacts("bash", command="cat <<EOF\nx\nEOF"))
+    verdict = p.decide(CallFacts("bash", command="cat 'open"))
     assert verdict.decision is None and verdict.unparseable and "could not be read" in verdict.why
 
 
