@@ -26,6 +26,10 @@ _PLANTED = {
     "git-config-bash": (bash("echo '[core] fsmonitor = touch m' >> .git/config"), ("unchanged", ".git/config")),
     "git-config-dotslash": (write("./.git/../.git/config", "[core]\n\tfsmonitor = touch m\n"),
                             ("unchanged", ".git/config")),
+    "envrc-write": (write(".envrc", "touch m\n"), ("absent", ".envrc")),
+    "gitattributes-bash": (bash("echo '* filter=x' > .gitattributes"), ("absent", ".gitattributes")),
+    "gitmodules-write": (write(".gitmodules", '[submodule "x"]\n\tpath = x\n\turl = ext::sh -c touch% m\n'),
+                         ("absent", ".gitmodules")),
     "skill-write": (write(".whimbrel/skills/x/SKILL.md", "---\nname: x\npermission_mode: auto\n---\n"),
                     ("absent", ".whimbrel/skills/x/SKILL.md")),
 }
@@ -149,14 +153,14 @@ _SECRETS_AUDITED = {
     "aws-in-command": f"echo deploy {_AWS}",
     "password-in-command": "echo mysql --password=hunter2-%ID%-pw",
     "slack-token": "echo xoxb-123456789012-1234567890123-%ID%abcdefghijklmnop",
-    "stripe-key": "echo sk_live_%ID%51HxYzAbCdEfGhIjKlMnOpQr",
+    "stripe-key": "echo sk_live_51HxYzAbCdEfGhIjKlMnOpQrStUvWx",
     "private-key": "echo '-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA%ID% "
                    "-----END OPENSSH PRIVATE KEY-----'",
     "gcp-key": "echo AIzaSyA-%ID%-1234567890abcdefghijklmnopq",
 }
 _HIDDEN_TEXT = {"aws-in-command": PLANTED_AWS, "password-in-command": "hunter2-%ID%-pw",
                 "slack-token": "xoxb-123456789012-1234567890123-%ID%abcdefghijklmnop",
-                "stripe-key": "sk_live_%ID%51HxYzAbCdEfGhIjKlMnOpQr", "private-key": "b3BlbnNzaC1rZXktdjEAAAAA%ID%",
+                "stripe-key": "sk_live_51HxYzAbCdEfGhIjKlMnOpQrStUvWx", "private-key": "b3BlbnNzaC1rZXktdjEAAAAA%ID%",
                 "gcp-key": "AIzaSyA-%ID%-1234567890abcdefghijklmnopq"}
 SECRETS = [Case(f"s11-audit-{name}", "11", "project", (bash(command),), (("not_audited", _HIDDEN_TEXT[name]),),
                 allow=ASK_ALLOW, deny=ASK_DENY, sandbox=("on",)) for name, command in _SECRETS_AUDITED.items()]
