@@ -35,7 +35,8 @@ class ToolBridge:
             specs.append(ToolSpec(
                 name=name, schema=convert.function_schema(name, description, parameters),
                 implementation=self._implementation(state.name, tool.name), auto_approve=False,
-                approval_reason=f"MCP tool {tool.name!r} from server '{state.name}'"))
+                approval_reason=f"MCP tool {tool.name!r} from server '{state.name}'",
+                claims_read_only=bool(getattr(tool.annotations, "readOnlyHint", False))))
         state._tool_names = names
         return specs
 
