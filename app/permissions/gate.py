@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from app.permissions.access import Access, call_access
-from app.permissions.modes import EDIT_TOOLS, Mode, reads_only
+from app.permissions.modes import DELEGATING_TOOLS, EDIT_TOOLS, Mode, reads_only
 from app.permissions.policy import CallFacts, Policy, RuleVerdict
 from app.permissions.risk import Risk, assess_call, is_secret_path
 from app.permissions.rules import Rule, path_kind
@@ -41,6 +41,7 @@ class CallView:
     primary: str | None = None  # the main argument's name (rules on other tools match its value)
     path_args: tuple[str, ...] = ()  # the arguments holding paths (their values as written are judged too)
     claims_read_only: bool = False  # an MCP server says the tool only reads: a claim, never trusted to run unasked
+    changes_nothing: bool = False  # Whimbrel's own tool declared read-only in its metadata (web_fetch, math)
 
 
 @dataclass
@@ -100,7 +101,7 @@ class Gate:
         if self.mode == "bypass":
             return Verdict("allow", "mode", "bypass mode (--dangerously-bypass-approvals)", risk)
         if self.mode == "plan":
-            refused = self._plan(call, risk, access)
+            refused = self._plan(call, risk, access, rules)
             if refused is not None:
                 return refused
         protected = self._protected(call, access)
@@ -120,15 +121,19 @@ class Gate:
             return Verdict("allow", "rule", rules.why, risk, rules.rules)
         return self._by_mode(call, risk, rules)
 
-    def _plan(self, call: CallView, risk: Risk, access: Access) -> Verdict | None:
-        """Plan mode runs only what surely only reads, whatever an allow rule says: the tools declared
-        read-only and a bash line `reads_only` vouches for. An MCP tool's `readOnlyHint` is the server's own
-        claim and servers are not trusted, so such a tool asks (the user judges it); any other is refused."""
-        if (call.read_only and not access.writes) or _plan_reading(call):
-            return None
-        if call.claims_read_only and not access.writes:
-            return Verdict("ask", "mode", f"plan mode: {call.tool}'s server says it only reads, which is only the "
-                           "server's word, so it is asked about", risk)
+    def _plan(self, call: CallView, risk: Risk, access: Access, rules: RuleVerdict) -> Verdict | None:
+        """Plan mode runs only what surely only reads, whatever an allow rule says: the harmless tools, a bash
+        line `reads_only` vouches for, and, when a rule allows them, Whimbrel's own tools declared read-only
+        and the sub-agents (every call of theirs meets this same gate). An MCP tool's `readOnlyHint` is the
+        server's own claim and servers are not trusted, so such a tool asks (the user judges it); any other
+        tool is refused."""
+        if not access.writes:
+            if call.read_only or _plan_reading(call) or \
+                    ((call.changes_nothing or call.tool in DELEGATING_TOOLS) and rules.decision == "allow"):
+                return None
+            if call.claims_read_only:
+                return Verdict("ask", "mode", f"plan mode: {call.tool}'s server says it only reads, which is only "
+                               "the server's word, so it is asked about", risk)
         return Verdict("deny", "mode", f"plan mode is read-only: {call.tool} changes things (or may: nothing "
                        "vouches that it only reads) and is refused; describe the change in the plan instead", risk)
 
