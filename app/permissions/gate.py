@@ -23,7 +23,7 @@ from app.permissions.modes import DELEGATING_TOOLS, EDIT_TOOLS, Mode, reads_only
 from app.permissions.policy import CallFacts, Policy, RuleVerdict
 from app.permissions.risk import Risk, assess_call, is_secret_path
 from app.permissions.rules import Rule, path_kind
-from app.permissions.suggest import command_rule, suggest_rules
+from app.permissions.suggest import command_rule, quote_word, suggest_rules
 from app.permissions.watch_calls import as_judged
 
 Outcome = Literal["allow", "ask", "deny"]
@@ -115,9 +115,10 @@ class Gate:
         if rules.unparseable:
             return Verdict("ask", "rule", rules.why, risk)
         if rules.decision == "allow":
-            unasked = self._redirected_writes(call, rules, access)
+            unasked, extra = self._redirected_writes(call, rules, access)
             if unasked:
-                return Verdict("ask", "rule", unasked, risk, rules.rules)
+                return Verdict("ask", "rule", unasked, risk, rules.rules,
+                               suggestions=[f"edit({quote_word(_shown(p, self.workspace))})" for p in extra])
             return Verdict("allow", "rule", rules.why, risk, rules.rules)
         return self._by_mode(call, risk, rules)
 
@@ -193,18 +194,18 @@ class Gate:
         return any(r.decision == "allow" and path_kind(r, tool) in kinds and r.pattern and is_secret_path(r.pattern)
                    and r.matches_path(path, self.workspace) for r in self.policy.rules)
 
-    def _redirected_writes(self, call: CallView, rules: RuleVerdict, access: Access) -> str:
+    def _redirected_writes(self, call: CallView, rules: RuleVerdict, access: Access) -> tuple[str, list[Path]]:
         """A bash rule covers its command, not the files its redirections write: those are edits, run unasked
-        only in accept-edits and auto or when an `edit(…)` rule covers them. "" when nothing is left over."""
+        only in accept-edits and auto or when an `edit(…)` rule covers them. ("", []) when none is left over."""
         if call.tool != "bash" or not access.writes:
-            return ""
+            return "", []
         named = _operand_paths(rules, self.workspace)
         extra = [p for p in access.writes if p not in named]
         if not extra or self.mode in ("accept-edits", "auto") or self.policy.path_allows([], extra):
-            return ""
+            return "", []
         return (f"{rules.why}, but that covers the command, not what its redirection writes "
                 f"({', '.join(_shown(p, self.workspace) for p in extra)}): writing files is an edit, asked about in "
-                f"{self.mode} mode")
+                f"{self.mode} mode"), extra
 
     def _suggest(self, call: CallView, rules: RuleVerdict) -> list[str]:
         if call.tool == "bash" and rules.commands:

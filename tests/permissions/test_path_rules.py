@@ -119,6 +119,14 @@ def test_a_redirection_under_a_reading_rule_asks_in_ask_mode(ws, command):
     assert verdict.outcome == "ask", verdict.why
 
 
+def test_always_on_a_redirection_offers_the_edit_rule_and_it_then_runs(ws):
+    g = gate(ws, "ask", [Rule("bash(ls *)", "allow")])
+    verdict = g.decide(sh("ls > listing.txt"))
+    assert verdict.suggestions == ["edit(listing.txt)"]
+    g.policy = g.policy.with_rules([Rule(s, "allow", "workstream") for s in verdict.suggestions])
+    assert g.decide(sh("ls > listing.txt")).outcome == "allow"
+
+
 @pytest.mark.parametrize("command", ["ls > f", "echo PWNED=1 > .env", "cat notes.md > copy.md", "ls | tee out"])
 def test_plan_mode_refuses_a_redirection_whatever_rule_allows_the_command(ws, command):
     rules = [Rule("bash(ls *)", "allow"), Rule("bash(echo *)", "allow"), Rule("bash(cat *)", "allow"),
