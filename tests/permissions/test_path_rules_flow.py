@@ -210,3 +210,29 @@ async def test_an_mcp_write_to_a_secret_asks_in_auto(fake_openai, place, mcp_reg
     assert (ws / ".env").read_text() == SECRET
     [request] = recorder.approvals
     assert "secret" in request.items[0].reason
+
+
+# -- run_code: each call of the program meets the same path rules -------------------------------------
+ENV_FROM_CODE = """
+for call in (tools.write_file(path='.env', content='PWNED=1'), tools.bash(command='echo PWNED=1 > .env'),
+             tools.edit_file(path='.env', old_string='original', new_string='PWNED')):
+    try:
+        await call
+    except ToolCallError as error:
+        print('refused:', error)
+"""
+
+
+@pytest.mark.parametrize("mode", ["accept-edits", "auto"])
+async def test_a_run_code_program_meets_the_path_rules(fake_openai, place, mode):
+    from tests.engine.test_code_mode import run_code, start
+
+    ws, config, data = place
+    config.write_text('[tools]\nmode = "code"\n[policy]\ndeny = ["edit(**/.env)"]\nallow = ["bash(echo *)"]\n')
+    fake_openai.queue(run_code(ENV_FROM_CODE), TextReply("refused"))
+    recorder = answering("approve")
+    app, session = await start(fake_openai, place, recorder, saved={"policy_mode": mode})
+    await session.run_turn("go")
+    await app.stop()
+    assert (ws / ".env").read_text() == SECRET and not recorder.approvals
+    assert tool_results(fake_openai)[0].count("edit(**/.env)") == 3
