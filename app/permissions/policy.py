@@ -222,14 +222,21 @@ class Policy:
     def path_verdict(self, reads: list[Path], writes: list[Path], decision: Decision) -> RuleVerdict | None:
         """The first path rule of `decision` matching a read (read rules) or a write (edit rules)."""
         verb = {"deny": "denied", "ask": "asked about"}.get(decision, "allowed")
-        for rule in self.rules:
-            kind = path_kind(rule) if rule.decision == decision else None
-            for path in (writes if kind == "edit" else reads if kind == "read" else ()):
+        for rule, kind in self._path_rules(decision):
+            for path in (writes if kind == "edit" else reads):
                 if rule.matches_path(path, self.workspace):
                     what = "writing" if kind == "edit" else "reading"
                     return RuleVerdict(decision, [rule], f"{what} {_shown(path, self.workspace)} is {verb} by "
                                        f"{rule.label}")
         return None
+
+    def _path_rules(self, decision: Decision) -> list[tuple[Rule, str]]:
+        """The rules of `decision` that bind paths for every tool, with their kind (kept per rule list)."""
+        index = getattr(self, "_path_index", None)
+        if index is None or index[0] is not self.rules or index[1] != len(self.rules):
+            kinds = {d: [(r, k) for r in self.rules if r.decision == d and (k := path_kind(r))] for d in DECISIONS}
+            index = self._path_index = (self.rules, len(self.rules), kinds)
+        return index[2][decision]
 
     def path_allows(self, reads: list[Path], writes: list[Path], tool: str | None = None) -> list[Rule]:
         """The allow rules covering every path: writes by `edit` rules, reads by `read` or `edit` rules (and

@@ -4,7 +4,8 @@ The gate applies path rules, plan mode and protected places to these paths. A re
 is a write (`<` a read, `<>` both); a target whose value is only known when the command runs (`$HOME/x`,
 `~+/x`, `$(pwd)/x`, an unquoted glob) is unknown, with the reason, and the gate asks about it. The
 commands that write their operands (`touch`, `rm`, `tee`, `sed -i`, the destination of `cp` / `mv`) add
-those; every other plain operand counts as a possible read, so a read rule sees `cat .env`.
+those; every other plain operand naming an existing file counts as a possible read, so a read rule sees
+`cat .env`.
 `/dev/null`, `/dev/stdout`, `/dev/stderr` and `/dev/tty` are not files anyone guards.
 """
 
@@ -68,8 +69,8 @@ def touched(command: str, cwd: Path) -> Touched:
             if word in written:
                 _add(out, word, cwd, writes=True, reads=name not in ("touch", "mkdir"),
                      what=f"`{_raw(word)}` (which {name} writes)")
-            elif not word.has_expansion and not _remote(word.text):
-                path = _path(word.text, cwd)
+            elif not word.has_expansion and not _remote(word.text) and _exists(word.text, cwd):
+                path = _path(word.text, cwd)  # an operand naming no file reads nothing (`git status`'s `status`)
                 if path is not None:
                     out.reads.append(path)
     out.writes, out.reads = list(dict.fromkeys(out.writes)), list(dict.fromkeys(out.reads))
@@ -126,6 +127,13 @@ def _remote(text: str) -> bool:
 
 def _raw(word: Word) -> str:
     return "".join(p.text for p in word.parts)
+
+
+def _exists(text: str, cwd: Path) -> bool:
+    try:
+        return bool(text) and os.path.lexists(text if os.path.isabs(text) else os.path.join(cwd, text))
+    except (OSError, ValueError):
+        return False
 
 
 def _path(text: str, cwd: Path) -> Path | None:
