@@ -30,6 +30,8 @@ PATH_ARGUMENT_NAMES = frozenset({
     "old_path", "new_path", "repo_path"})
 PATH_ARGUMENT_ENDINGS = ("_path", "_paths", "path", "paths", "_file", "_files", "_dir", "_directory", "_folder")
 LINK_SEARCH_LIMIT = 50_000  # entries looked at when finding a hard link's other names in the workspace
+# not searched for other names (pnpm links its store into node_modules): a write through any link asks anyway
+BULKY_FOLDERS = frozenset({"node_modules", ".git", ".venv", "__pycache__"})
 
 
 @dataclass
@@ -133,6 +135,7 @@ def _same_file(info: os.stat_result, root: Path) -> list[Path]:
     found: list[Path] = []
     seen = 0
     for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in BULKY_FOLDERS]
         for name in files:
             seen += 1
             if seen > LINK_SEARCH_LIMIT:
