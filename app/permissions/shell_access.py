@@ -69,8 +69,9 @@ def touched(command: str, cwd: Path) -> Touched:
             if word in written:
                 _add(out, word, cwd, writes=True, reads=name not in ("touch", "mkdir"),
                      what=f"`{_raw(word)}` (which {name} writes)")
-            elif not word.has_expansion and not _remote(word.text) and _exists(word.text, cwd):
-                path = _path(word.text, cwd)  # an operand naming no file reads nothing (`git status`'s `status`)
+            elif not word.has_expansion and not _remote(word.text):
+                text = os.path.expanduser(word.text)  # a read's best guess: more rules apply, never fewer
+                path = _path(text, cwd) if _exists(text, cwd) else None  # naming no file, it reads nothing
                 if path is not None:
                     out.reads.append(path)
     out.writes, out.reads = list(dict.fromkeys(out.writes)), list(dict.fromkeys(out.reads))

@@ -264,3 +264,15 @@ def test_a_path_rule_is_checked_when_loaded(ws):
                 Rule("read(**)", "deny"), Rule("read(docs/**)", "allow")], [], ws)
     assert [r.spec for r in p.rules] == ["edit(src/**)", "read(**)"]
     assert "shadowed" in p.problems[0].reason
+
+
+def test_linking_a_key_from_home_into_the_workspace_asks(ws, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("KEY")
+    monkeypatch.setenv("HOME", str(home))
+    verdict = gate(ws, "auto", [Rule("bash(ln *)", "allow"), Rule("bash(cp *)", "allow")]).decide(
+        sh("ln ~/.ssh/id_rsa k.txt"))
+    assert verdict.outcome == "ask" and "secret" in verdict.why
+    denied = gate(ws, "auto", [Rule("read(~/.ssh/**)", "deny"), Rule("bash", "allow")])
+    assert denied.decide(sh("cp ~/.ssh/id_rsa k.txt")).outcome == "deny"
