@@ -1,14 +1,15 @@
 """The decision for one call: rules, mode, protected places and risk together, with the reason.
 
-Order: critical risk always asks with a deliberate override; a deny rule refuses (tool rules, and path
-rules on every file the call reads or writes, whatever the tool); plan mode refuses whatever is not
-known to only read, whatever an allow rule says (a bash command that surely only reads, `ls`,
-`git status`, may run; an MCP tool never runs unasked there, see `_plan`); protected places (`.git/`,
-`.whimbrel/`, `.mcp.json`, Whimbrel's own config and data, anything outside the workspace, a write whose
-target is only known at run time, a write through a hard link) are asked about in every mode but bypass;
-so is a secret path (`.env`, keys, `~/.ssh`…) unless an allow path rule names it; an ask rule asks; an
-allow rule allows (a bash rule covers its command, not the files its redirections write: those are edits);
-then the mode decides. Without a sandbox, a command that no rule allows is asked about even in auto.
+Order: a deny rule refuses (tool rules, and path rules on every file the call reads or writes, whatever
+the tool), so no override and no mode gets past it; critical risk always asks with a deliberate
+override; plan mode refuses whatever is not known to only read, whatever an allow rule says (a bash
+command that surely only reads, `ls`, `git status`, may run; an MCP tool never runs unasked there, see
+`_plan`); protected places (`.git/`, `.whimbrel/`, `.mcp.json`, Whimbrel's own config and data, anything
+outside the workspace, a write whose target is only known at run time, a write through a hard link) are
+asked about in every mode but bypass; so is a secret path (`.env`, keys, `~/.ssh`…) unless an allow path
+rule names it; an ask rule asks; an allow rule allows (a bash rule covers its command, not the files its
+redirections write: those are edits); then the mode decides. Without a sandbox, a command that no rule
+allows is asked about even in auto.
 """
 
 from __future__ import annotations
@@ -93,11 +94,11 @@ class Gate:
         return verdict
 
     def _decide(self, call: CallView, risk: Risk, rules: RuleVerdict, access: Access) -> Verdict:
+        if rules.decision == "deny":
+            return Verdict("deny", "rule", rules.why, risk, rules.rules)
         if risk.level == "critical":
             return Verdict("ask", "risk", f"critical risk: {risk.reason}; only a deliberate override runs it",
                            risk, rules.rules, needs_override=True)
-        if rules.decision == "deny":
-            return Verdict("deny", "rule", rules.why, risk, rules.rules)
         if self.mode == "bypass":
             return Verdict("allow", "mode", "bypass mode (--dangerously-bypass-approvals)", risk)
         if self.mode == "plan":
