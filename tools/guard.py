@@ -107,7 +107,9 @@ class CallGuard:
         spec = prepared.spec
         view = CallView(prepared.call.name.strip(), prepared.args or {}, list(prepared.resolved_paths.values()),
                         read_only=bool(spec.auto_approve) if spec else False,
-                        primary=spec.primary_key if spec else None)
+                        primary=spec.primary_key if spec else None, path_args=tuple(spec.path_args) if spec else (),
+                        claims_read_only=bool(getattr(spec, "claims_read_only", False)),
+                        changes_nothing=bool(spec and spec.read_only and spec.builtin))
         outcome = await run_hooks(self.hooks, "PreToolUse", {
             "session_id": workstream_id, "transcript_path": "", "permission_mode": self.mode,
             **tool_payload(view.tool, view.args)}, self.gate.workspace, tool=view.tool)

@@ -72,6 +72,7 @@ class ToolSpec:
     category: str = "other"
     builtin: bool = False
     run_limit: float | None = None  # seconds before the pipeline stops it (None: the bash timeout + margin)
+    claims_read_only: bool = False  # an MCP server annotates it readOnlyHint: the server's word, not a fact
 
     @property
     def parameters(self) -> dict[str, Any]:

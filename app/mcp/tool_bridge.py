@@ -35,7 +35,8 @@ class ToolBridge:
             specs.append(ToolSpec(
                 name=name, schema=convert.function_schema(name, description, parameters),
                 implementation=self._implementation(state.name, tool.name), auto_approve=False,
-                approval_reason=f"MCP tool {tool.name!r} from server '{state.name}'"))
+                approval_reason=f"MCP tool {tool.name!r} from server '{state.name}'",
+                claims_read_only=_claims_read_only(tool)))
         state._tool_names = names
         return specs
 
@@ -92,3 +93,10 @@ class ToolBridge:
 
     def catalog_text(self) -> str:
         return catalog_text(self)
+
+
+def _claims_read_only(tool: Any) -> bool:
+    """The server annotates the tool `readOnlyHint` (its own word: the gate never trusts it to run unasked)."""
+    annotations = getattr(tool, "annotations", None)
+    hint = getattr(annotations, "read_only_hint", None)
+    return bool(hint if hint is not None else getattr(annotations, "readOnlyHint", False))

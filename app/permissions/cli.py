@@ -127,6 +127,7 @@ def _view(tool: str, argument: str, workspace: Path):
     from app.permissions.gate import CallView
     from app.permissions.rules import PATH_TOOLS
 
+    tool = {"read": "read_file", "edit": "write_file"}.get(tool, tool)  # a path rule's form: judged as a file tool
     if tool == "bash":
         return CallView(tool, {"command": argument}, primary="command")
     if tool in PATH_TOOLS:

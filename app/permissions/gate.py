@@ -1,9 +1,14 @@
 """The decision for one call: rules, mode, protected places and risk together, with the reason.
 
-Order: critical risk always asks with a deliberate override; a deny rule refuses; plan mode
-refuses what changes things (a bash command that surely only reads, `ls`, `git status`, may run); protected places (`.git/`, `.whimbrel/`, Whimbrel's own config and
-data, anything outside the workspace) are asked about in every mode but bypass; an ask rule
-asks; an allow rule allows; then the mode decides. Without a sandbox, a command that no rule
+Order: a deny rule refuses (tool rules, and path rules on every file the call reads or writes, whatever
+the tool), so no override and no mode gets past it; critical risk always asks with a deliberate
+override; plan mode refuses whatever is not known to only read, whatever an allow rule says (a bash
+command that surely only reads, `ls`, `git status`, may run; an MCP tool never runs unasked there, see
+`_plan`); protected places (`.git/`, `.whimbrel/`, `.mcp.json`, Whimbrel's own config and data, anything
+outside the workspace, a write whose target is only known at run time, a write through a hard link) are
+asked about in every mode but bypass; so is a secret path (`.env`, keys, `~/.ssh`…) unless an allow path
+rule names it; an ask rule asks; an allow rule allows (a bash rule covers its command, not the files its
+redirections write: those are edits); then the mode decides. Without a sandbox, a command that no rule
 allows is asked about even in auto.
 """
 
@@ -14,11 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from app.permissions.modes import EDIT_TOOLS, Mode, reads_only
+from app.permissions.access import Access, call_access
+from app.permissions.modes import DELEGATING_TOOLS, EDIT_TOOLS, Mode, reads_only
 from app.permissions.policy import CallFacts, Policy, RuleVerdict
-from app.permissions.risk import Risk, assess_call
-from app.permissions.rules import Rule
-from app.permissions.suggest import command_rule, suggest_rules
+from app.permissions.risk import Risk, assess_call, is_secret_path
+from app.permissions.rules import Rule, path_kind
+from app.permissions.suggest import command_rule, quote_word, suggest_rules
 from app.permissions.watch_calls import as_judged
 
 Outcome = Literal["allow", "ask", "deny"]
@@ -37,6 +43,9 @@ class CallView:
     paths: list[Path] = field(default_factory=list)
     read_only: bool = False  # declared harmless (read_file, search): runs unasked in ask mode
     primary: str | None = None  # the main argument's name (rules on other tools match its value)
+    path_args: tuple[str, ...] = ()  # the arguments holding paths (their values as written are judged too)
+    claims_read_only: bool = False  # an MCP server says the tool only reads: a claim, never trusted to run unasked
+    changes_nothing: bool = False  # Whimbrel's own tool declared read-only in its metadata (web_fetch, math)
 
 
 @dataclass
@@ -76,38 +85,62 @@ class Gate:
 
     def decide(self, call: CallView) -> Verdict:
         call = as_judged(call)  # watch: list/cancel only read; create and its polls are judged as bash
-        risk = assess_call(call.tool, call.args, call.paths, self.workspace)
+        access = call_access(call.tool, call.args, call.paths, call.path_args, call.read_only, self.workspace)
+        risk = _with_secrets(assess_call(call.tool, call.args, call.paths, self.workspace), access)
         facts = CallFacts(call.tool, command=call.args.get("command") if call.tool == "bash" else None,
-                          paths=call.paths, value=_main_value(call))
+                          paths=call.paths, value=_main_value(call), reads=access.reads, writes=access.writes)
         rules = self.policy.decide(facts)
-        verdict = self._decide(call, risk, rules)
+        verdict = self._decide(call, risk, rules, access)
         if verdict.outcome == "ask" and not verdict.suggestions:
             verdict.suggestions = self._suggest(call, rules)
         verdict.network = self.network or any(r.network for r in verdict.rules if r.decision == "allow")
         return verdict
 
-    def _decide(self, call: CallView, risk: Risk, rules: RuleVerdict) -> Verdict:
+    def _decide(self, call: CallView, risk: Risk, rules: RuleVerdict, access: Access) -> Verdict:
+        if rules.decision == "deny":
+            return Verdict("deny", "rule", rules.why, risk, rules.rules)
         if risk.level == "critical":
             return Verdict("ask", "risk", f"critical risk: {risk.reason}; only a deliberate override runs it",
                            risk, rules.rules, needs_override=True)
-        if rules.decision == "deny":
-            return Verdict("deny", "rule", rules.why, risk, rules.rules)
         if self.mode == "bypass":
             return Verdict("allow", "mode", "bypass mode (--dangerously-bypass-approvals)", risk)
-        if self.mode == "plan" and not call.read_only and (call.tool in EDIT_TOOLS or rules.decision != "allow") \
-                and not _plan_reading(call):
-            return Verdict("deny", "mode", f"plan mode is read-only: {call.tool} changes things and is refused; "
-                           "describe the change in the plan instead", risk)
-        protected = self._protected(call)
+        if self.mode == "plan":
+            refused = self._plan(call, risk, access, rules)
+            if refused is not None:
+                return refused
+        protected = self._protected(call, access)
         if protected:
             return Verdict("ask", "protected", protected, risk, rules.rules)
+        secret = self._secret(call, access)
+        if secret:
+            return Verdict("ask", "risk", secret, risk, rules.rules)
         if rules.decision == "ask":
             return Verdict("ask", "rule", rules.why, risk, rules.rules)
         if rules.unparseable:
             return Verdict("ask", "rule", rules.why, risk)
         if rules.decision == "allow":
+            unasked, extra = self._redirected_writes(call, rules, access)
+            if unasked:
+                return Verdict("ask", "rule", unasked, risk, rules.rules,
+                               suggestions=[f"edit({quote_word(_shown(p, self.workspace))})" for p in extra])
             return Verdict("allow", "rule", rules.why, risk, rules.rules)
         return self._by_mode(call, risk, rules)
+
+    def _plan(self, call: CallView, risk: Risk, access: Access, rules: RuleVerdict) -> Verdict | None:
+        """Plan mode runs only what surely only reads, whatever an allow rule says: the harmless tools, a bash
+        line `reads_only` vouches for, and, when a rule allows them, Whimbrel's own tools declared read-only
+        and the sub-agents (every call of theirs meets this same gate). An MCP tool's `readOnlyHint` is the
+        server's own claim and servers are not trusted, so such a tool asks (the user judges it); any other
+        tool is refused."""
+        if not access.writes:
+            if call.read_only or _plan_reading(call) or \
+                    ((call.changes_nothing or call.tool in DELEGATING_TOOLS) and rules.decision == "allow"):
+                return None
+            if call.claims_read_only:
+                return Verdict("ask", "mode", f"plan mode: {call.tool}'s server says it only reads, which is only "
+                               "the server's word, so it is asked about", risk)
+        return Verdict("deny", "mode", f"plan mode is read-only: {call.tool} changes things (or may: nothing "
+                       "vouches that it only reads) and is refused; describe the change in the plan instead", risk)
 
     def _by_mode(self, call: CallView, risk: Risk, rules: RuleVerdict) -> Verdict:
         mode = self.mode
@@ -127,16 +160,15 @@ class Gate:
         why = rules.why or f"no rule allows {call.tool}"
         return Verdict("ask", "mode", f"{mode} mode: {why}", risk, rules.rules)
 
-    def _protected(self, call: CallView) -> str:
-        """Why a write lands somewhere always asked about, or "" when it does not."""
+    def _protected(self, call: CallView, access: Access) -> str:
+        """Why the call touches somewhere always asked about, or "" when it does not."""
         outside = [str(p) for p in call.paths if not p.is_relative_to(self.workspace)]
         if outside:
             return "path outside the workspace: " + ", ".join(outside)
-        targets = list(call.paths) if call.tool in EDIT_TOOLS else []
-        if call.tool == "bash":
-            targets += _write_targets(str(call.args.get("command", "")), self.workspace)
+        if access.unknown:
+            return "asked about because " + "; ".join(access.unknown)
         root = self.workspace
-        for path in targets:
+        for path in access.writes:
             if not path.is_relative_to(root):
                 return f"writes outside the workspace: {path}"
             relative = path.relative_to(root).parts
@@ -145,7 +177,39 @@ class Gate:
             for place in self.protected:
                 if path.is_relative_to(place) and not root.is_relative_to(place):  # a worktree lives in the data dir
                     return f"writes to Whimbrel's own files ({place}), which is always asked about"
+        if access.links:
+            return "; ".join(access.links)
         return ""
+
+    def _secret(self, call: CallView, access: Access) -> str:
+        """Why the call touches a secret path (`.env`, keys, `~/.ssh`…), asked about in every mode but bypass,
+        or "" when it touches none or an allow rule naming that secret covers it."""
+        for paths, kind in ((access.writes, "edit"), (access.reads, "read")):
+            for path in paths:
+                if is_secret_path(str(path)) and not self._secret_allowed(call.tool, path, kind):
+                    what = "writes" if kind == "edit" else "reads"
+                    return (f"high risk: {what} a secret ({_shown(path, self.workspace)}); no mode runs that unasked "
+                            f"(an allow rule naming it, such as {kind}({_shown(path, self.workspace)}), would)")
+        return ""
+
+    def _secret_allowed(self, tool: str, path: Path, kind: str) -> bool:
+        """An allow path rule whose own pattern names a secret (`edit(**/.env)`, `read(~/.ssh/**)`) covers it."""
+        kinds = ("edit",) if kind == "edit" else ("read", "edit")
+        return any(r.decision == "allow" and path_kind(r, tool) in kinds and r.pattern and is_secret_path(r.pattern)
+                   and r.matches_path(path, self.workspace) for r in self.policy.rules)
+
+    def _redirected_writes(self, call: CallView, rules: RuleVerdict, access: Access) -> tuple[str, list[Path]]:
+        """A bash rule covers its command, not the files its redirections write: those are edits, run unasked
+        only in accept-edits and auto or when an `edit(…)` rule covers them. ("", []) when none is left over."""
+        if call.tool != "bash" or not access.writes:
+            return "", []
+        named = _operand_paths(rules, self.workspace)
+        extra = [p for p in access.writes if p not in named]
+        if not extra or self.mode in ("accept-edits", "auto") or self.policy.path_allows([], extra):
+            return "", []
+        return (f"{rules.why}, but that covers the command, not what its redirection writes "
+                f"({', '.join(_shown(p, self.workspace) for p in extra)}): writing files is an edit, asked about in "
+                f"{self.mode} mode"), extra
 
     def _suggest(self, call: CallView, rules: RuleVerdict) -> list[str]:
         if call.tool == "bash" and rules.commands:
@@ -173,39 +237,31 @@ def _main_value(call: CallView) -> str | None:
     return None
 
 
-ALL_ARGUMENTS_WRITTEN = {"touch", "mkdir", "rm", "rmdir", "tee", "truncate", "shred", "unlink"}
-LAST_ARGUMENT_WRITTEN = {"cp", "mv", "ln", "install", "rsync", "scp"}
 
 
-def _write_targets(command: str, workspace: Path) -> list[Path]:
-    """Where a bash line writes, as far as reading it tells: its redirections, and the paths given to
-    commands that write them (`touch a b`, `rm x`, `cp src DEST`, wrappers seen through)."""
-    from app.permissions.shell import Unparseable
-    from app.permissions.wrappers import read_line
+def _with_secrets(risk: Risk, access: Access) -> Risk:
+    """High risk when the call touches a secret path, whatever the tool (an MCP tool's path arguments too)."""
+    if risk.at_least("high"):
+        return risk
+    secret = next((p for p in access.touched if is_secret_path(str(p))), None)
+    return Risk("high", f"touches a secret ({secret})") if secret is not None else risk
 
-    try:
-        simple_commands, effective = read_line(command)
-    except Unparseable:
-        return []
-    words: list[str] = []
-    for simple in simple_commands:
-        words += [word.text for op, word in simple.redirects if op.startswith(">") or op.startswith("&>") or op == "<>"]
-    for run in effective:
-        argv = run.argv
-        name = os.path.basename(argv[0]) if argv else ""
-        operands = [a for a in argv[1:] if not a.startswith("-")]
-        if name in ALL_ARGUMENTS_WRITTEN:
-            words += operands
-        elif name in LAST_ARGUMENT_WRITTEN and len(operands) >= 2:
-            words.append(operands[-1])
-    out = []
-    for word in words:
-        text = os.path.expanduser(word)
-        if text.startswith("/dev/") or (":" in text.split("/")[0] and not os.path.isabs(text)):
-            continue  # a device, or another machine's path (`host:dir` of scp and rsync)
-        path = Path(text) if os.path.isabs(text) else workspace / text
-        out.append(Path(os.path.normpath(path)).resolve())
+
+def _operand_paths(rules: RuleVerdict, workspace: Path) -> set[Path]:
+    """The paths the words of the matched commands name (what a rule on those commands saw and covered)."""
+    out: set[Path] = set()
+    for command in rules.commands:
+        for word in command.argv[1:]:
+            path = Path(word) if os.path.isabs(word) else workspace / word
+            try:
+                out.add(Path(os.path.normpath(path)).resolve())
+            except (OSError, RuntimeError):
+                continue
     return out
+
+
+def _shown(path: Path, workspace: Path) -> str:
+    return path.relative_to(workspace).as_posix() if path.is_relative_to(workspace) else str(path)
 
 
 def protected_places(workspace: Path, data_dir: Path, config_path: Path) -> list[Path]:

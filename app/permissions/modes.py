@@ -11,11 +11,12 @@ CYCLE: tuple[Mode, ...] = ("ask", "accept-edits", "plan", "auto")  # Shift+Tab; 
 DESCRIPTIONS: dict[Mode, str] = {
     "ask": "asks before anything that changes files or runs commands",
     "accept-edits": "file edits inside the workspace run unasked",
-    "plan": "read-only: tools that change things are refused",
+    "plan": "read-only: whatever is not known to only read is refused, whatever a rule allows",
     "auto": "everything runs unasked except high and critical risk",
     "bypass": "nothing is asked (started with --dangerously-bypass-approvals)",
 }
 EDIT_TOOLS = {"write_file", "edit_file"}
+DELEGATING_TOOLS = {"task", "plan"}  # sub-agents: every call of theirs is judged by the same gate and mode
 
 
 def next_mode(mode: Mode) -> Mode:

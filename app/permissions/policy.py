@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from app.permissions.rules import DECISIONS, Decision, Rule, RuleError, Scope
+from app.permissions.rules import DECISIONS, Decision, Rule, RuleError, Scope, names_path_example, path_kind
 from app.permissions.shell import Unparseable, parse
 from app.permissions.wrappers import Effective, effective_commands, read_line
+
+
+PATH_KIND_TOOLS = {"read_file", "write_file", "edit_file", "search"}  # a path allow rule can allow these
 
 
 @dataclass
@@ -38,6 +41,8 @@ class CallFacts:
     command: str | None = None  # bash
     paths: list[Path] = field(default_factory=list)  # resolved path arguments
     value: str | None = None  # the main argument of any other tool
+    reads: list[Path] = field(default_factory=list)  # every file the call reads (any tool), for path rules
+    writes: list[Path] = field(default_factory=list)  # every file it writes
 
 
 @dataclass
@@ -156,7 +161,7 @@ class Policy:
             except Unparseable:
                 return False
             return bool(commands) and all(rule.matches_command(c) for c in commands)
-        if rule.tool in ("read_file", "write_file", "edit_file"):
+        if names_path_example(rule.tool):
             path = Path(example).expanduser()
             path = (path if path.is_absolute() else self.workspace / path).resolve()
             return rule.matches_path(path, self.workspace)
@@ -187,12 +192,65 @@ class Policy:
         return index[2].get(tool, []) + [r for r in index[3] if r.names_tool(tool)]
 
     def decide(self, facts: CallFacts) -> RuleVerdict:
-        """What the rules say about one call."""
+        """What the rules say about one call: its tool's rules, then the path rules on what it reads and
+        writes (a path deny or ask beats a tool allow; a file tool no tool rule covers is allowed when
+        path allow rules cover every path it touches)."""
         rules = self._rules_for(facts.tool)
         if facts.tool == "bash" and facts.command is not None:
-            return self._decide_bash(rules, facts.command)
-        matched = [r for r in rules if self._matches(r, facts)]
-        return _strongest(matched, subject=f"{facts.tool}")
+            verdict = self._decide_bash(rules, facts.command)
+        else:
+            verdict = _strongest([r for r in rules if self._matches(r, facts)], subject=f"{facts.tool}")
+        return self._with_paths(verdict, facts)
+
+    # -- path rules ----------------------------------------------------------------------
+    def _with_paths(self, verdict: RuleVerdict, facts: CallFacts) -> RuleVerdict:
+        if not facts.reads and not facts.writes:
+            return verdict
+        for wanted in ("deny", "ask"):
+            if verdict.decision == wanted:
+                return verdict
+            found = self.path_verdict(facts.reads, facts.writes, wanted)
+            if found is not None:
+                found.commands = verdict.commands
+                return found
+        if verdict.decision is None and facts.tool in PATH_KIND_TOOLS and not verdict.unparseable:
+            covering = self.path_allows(facts.reads, facts.writes, facts.tool)
+            if covering:
+                return RuleVerdict("allow", covering, "allowed by " + ", ".join(r.label for r in covering))
+        return verdict
+
+    def path_verdict(self, reads: list[Path], writes: list[Path], decision: Decision) -> RuleVerdict | None:
+        """The first path rule of `decision` matching a read (read rules) or a write (edit rules)."""
+        verb = {"deny": "denied", "ask": "asked about"}.get(decision, "allowed")
+        for rule, kind in self._path_rules(decision):
+            for path in (writes if kind == "edit" else reads):
+                if rule.matches_path(path, self.workspace):
+                    what = "writing" if kind == "edit" else "reading"
+                    return RuleVerdict(decision, [rule], f"{what} {_shown(path, self.workspace)} is {verb} by "
+                                       f"{rule.label}")
+        return None
+
+    def _path_rules(self, decision: Decision) -> list[tuple[Rule, str]]:
+        """The rules of `decision` that bind paths for every tool, with their kind (kept per rule list)."""
+        index = getattr(self, "_path_index", None)
+        if index is None or index[0] is not self.rules or index[1] != len(self.rules):
+            kinds = {d: [(r, k) for r in self.rules if r.decision == d and (k := path_kind(r))] for d in DECISIONS}
+            index = self._path_index = (self.rules, len(self.rules), kinds)
+        return index[2][decision]
+
+    def path_allows(self, reads: list[Path], writes: list[Path], tool: str | None = None) -> list[Rule]:
+        """The allow rules covering every path: writes by `edit` rules, reads by `read` or `edit` rules (and
+        `tool`'s own path rules); [] when some path is left uncovered."""
+        used: list[Rule] = []
+        for paths, kinds in ((writes, ("edit",)), (reads, ("read", "edit"))):
+            for path in paths:
+                rule = next((r for r in self.rules if r.decision == "allow" and path_kind(r, tool) in kinds
+                             and r.matches_path(path, self.workspace)), None)
+                if rule is None:
+                    return []
+                if rule not in used:
+                    used.append(rule)
+        return used
 
     def _matches(self, rule: Rule, facts: CallFacts) -> bool:
         """Paths: an allow must cover every path of the call, a deny or ask any one of them."""
@@ -247,6 +305,10 @@ def _strongest(matched: list[Rule], subject: str) -> RuleVerdict:
             verb = {"deny": "denied", "ask": "asked about", "allow": "allowed"}[decision]
             return RuleVerdict(decision, hits[:1], f"{subject} is {verb} by {hits[0].label}")
     return RuleVerdict(None, [], "")
+
+
+def _shown(path: Path, workspace: Path) -> str:
+    return path.relative_to(workspace).as_posix() if path.is_relative_to(workspace) else str(path)
 
 
 def _show(command: Effective) -> str:

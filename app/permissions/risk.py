@@ -21,6 +21,7 @@ Level = Literal["low", "medium", "high", "critical"]
 ORDER: dict[str, int] = {"low": 0, "medium": 1, "high": 2, "critical": 3}
 SECRET_NAMES = (".env", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".netrc", ".pgpass", "credentials",
                 ".npmrc", ".pypirc")
+SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore")  # private keys and key stores
 SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".config/gcloud", ".azure")
 NETWORK_SENDERS = {"curl", "wget", "nc", "ncat", "netcat", "scp", "rsync", "sftp", "ftp", "telnet", "ssh"}
 SHELLS = {"sh", "bash", "zsh", "dash", "python", "python3", "perl", "ruby", "node"}
@@ -46,7 +47,7 @@ def is_secret_path(text: str) -> bool:
     """A path that names a secret: `.env` files, SSH keys, cloud credentials."""
     norm = text.replace("\\", "/")
     name = norm.rstrip("/").rsplit("/", 1)[-1]
-    if name == ".env" or name.startswith(".env.") or name in SECRET_NAMES:
+    if name == ".env" or name.startswith(".env.") or name in SECRET_NAMES or name.endswith(SECRET_SUFFIXES):
         return True
     return any(f"/{d}/" in f"/{norm}/" or norm.startswith(f"~/{d}") for d in SECRET_DIRS)
 

@@ -6,6 +6,13 @@ command whose every part is plain (no `$(…)`, operator expansion, behaviour-ch
 deny and ask rules match whatever the command holds. Path patterns are globs (`**`
 crosses folders) matched against the call's path resolved in the workspace. `web_fetch(domain:…)`
 matches the URL's host; other tools match their main argument.
+
+Path rules are about paths, not tools: `read(glob)` binds every read of a matching file and
+`edit(glob)` every write (create, overwrite, edit, delete, the target of a move), by any tool — the file
+tools, bash (its redirections and the files `cp`, `mv`, `tee`, `sed -i` … write), MCP tools whose
+arguments name paths, and `run_code`'s calls. A deny or ask rule written on a file tool keeps its old
+meaning for that tool and binds the same paths for every tool too (`edit_file(**/.env)` denied is
+`edit(**/.env)` denied); an allow rule on a file tool allows that tool only.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ DECISIONS: tuple[Decision, ...] = ("deny", "ask", "allow")  # strongest first
 Scope = Literal["user", "project", "workstream", "cli"]
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_*?.\-]+)\s*(?:\((.*)\))?\s*$", re.S)
 PATH_TOOLS = {"read_file", "write_file", "edit_file"}
+PATH_KINDS = ("read", "edit")  # `read(glob)`, `edit(glob)`: rules on paths whatever the tool
+TOOL_KINDS = {"read_file": "read", "write_file": "edit", "edit_file": "edit"}
 
 
 class RuleError(ValueError):
@@ -174,3 +183,19 @@ def path_regex(pattern: str, workspace: Path) -> re.Pattern[str]:
     if glob.endswith("/"):
         source += ".*"
     return re.compile(source, re.S)
+
+
+def path_kind(rule: Rule, tool: str | None = None) -> str | None:
+    """"read" or "edit" when `rule` binds paths for every tool (`read(…)`, `edit(…)`, and a deny or ask on a
+    file tool), or when `tool` is the file tool it names; else None (a tool rule only)."""
+    if rule.tool in PATH_KINDS:
+        return rule.tool
+    kind = TOOL_KINDS.get(rule.tool)
+    if kind is None or rule.pattern is None:
+        return None
+    return kind if rule.decision != "allow" or rule.tool == tool else None
+
+
+def names_path_example(tool: str) -> bool:
+    """Whether a rule on `tool` is matched against paths (its `match` examples are paths)."""
+    return tool in PATH_TOOLS or tool in PATH_KINDS

@@ -85,7 +85,8 @@ def test_deny_and_allow_rules(fake_openai, workspace):
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": "echo hi > y.txt"}), "b1"),
                                      ("read_file", json.dumps({"path": "notes.md"}), "r1")]),
                       TextReply("ok"))
-    done = run_whimbrel(workspace, "--allow", "bash(echo *)", "--deny", "read_file", "--output", "json",
+    done = run_whimbrel(workspace, "--allow", "bash(echo *)", "--allow", "edit(*.txt)", "--deny", "read_file",
+                        "--output", "json",
                         *model_flags(fake_openai.base_url), "go")
     [result] = events(done.stdout)
     decisions = {c["name"]: c["decision"] for c in result["tool_calls"]}

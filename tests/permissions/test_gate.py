@@ -77,7 +77,8 @@ def test_commands_that_write_outside_the_workspace_ask_even_in_auto(tmp_path, co
     ws = tmp_path / "ws"
     ws.mkdir()
     verdict = gate(ws, "auto", [Rule("bash", "allow")]).decide(sh(command))
-    assert (verdict.outcome, verdict.source) == ("ask", "protected") and "writes outside the workspace" in verdict.why
+    assert (verdict.outcome, verdict.source) == ("ask", "protected")
+    assert "writes outside the workspace" in verdict.why or "only known when it runs" in verdict.why  # `~/…`
 
 
 @pytest.mark.parametrize("command", ["touch a.txt", "mkdir -p build/x", "cp /etc/hosts hosts.txt", "ls /etc",
