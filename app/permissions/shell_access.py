@@ -16,7 +16,8 @@
 
 Paths are absolute, relative ones taken from `cwd`, `..` folded and symlinks resolved, so a rule
 about `.env` also sees a link to it. Devices that are not files (`/dev/null`, `/dev/stderr`, `/dev/fd/N`)
-are left out. A caller should ask about any `unknown` entry rather than guess.
+are left out. A caller should ask about any `unknown` entry rather than guess; a `~/…` operand is also
+listed under the path it would most likely be ($HOME here), so deny rules and secret paths still see it.
 """
 
 from __future__ import annotations
@@ -68,7 +69,11 @@ def touched(command: str, cwd: Path) -> Touched:
     except Unparseable as error:
         out.unknown.append(f"the command could not be read ({error})")
         return out
-    for part in simple:
+    sources: list = []
+    for part in (*simple, *(run.source for run in effective)):  # `bash -c '… > f'`: the inner line's too
+        if part is not None and not any(part is seen for seen in sources):
+            sources.append(part)
+    for part in sources:
         for operator, target in part.redirects:
             if operator in WRITE_OPERATORS:
                 _add(out, out.writes, target, cwd, f"the target of `{operator}`")
@@ -83,6 +88,9 @@ def _add(out: Touched, into: list[Path], word: Word, cwd: Path, what: str) -> No
     reason = word.unknown
     if reason:
         out.unknown.append(f"{what}: {reason}, so its path is only known when it runs")
+        guess = _home_guess(word.text)
+        if guess is not None and guess not in into:  # asked about anyway; deny rules and secrets see the likely path
+            into.append(guess)
         return
     text = word.text
     if not text or text in NOT_FILES or text.startswith("/dev/fd/") or text.startswith("/proc/self/fd/"):
@@ -94,6 +102,19 @@ def _add(out: Touched, into: list[Path], word: Word, cwd: Path, what: str) -> No
         resolved = Path(os.path.normpath(path))
     if resolved not in into:
         into.append(resolved)
+
+
+def _home_guess(text: str) -> Path | None:
+    """`~/x` as it would most likely expand ($HOME of this process), for deny rules and secrets only."""
+    if text != "~" and not text.startswith("~/"):
+        return None
+    home = os.environ.get("HOME")
+    if not home or any(ch in text for ch in "$`*?[{"):
+        return None
+    try:
+        return Path(os.path.normpath(Path(home) / text[2:])).resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _operands(name: str, words: list[Word]) -> tuple[list[Word], dict[str, Word]]:

@@ -138,7 +138,7 @@ def test_plan_mode_refuses_a_redirection_whatever_rule_allows_the_command(ws, co
 @pytest.mark.parametrize("mode", ["ask", "accept-edits", "auto"])
 def test_echo_into_env_asks_in_every_mode_under_an_echo_rule(ws, mode):
     verdict = gate(ws, mode, [Rule("bash(echo *)", "allow")]).decide(sh("echo PWNED=1 > .env"))
-    assert verdict.outcome == "ask" and "secret" in verdict.why
+    assert verdict.outcome == "ask" and ("secret" in verdict.why or "only known when it runs" in verdict.why)
 
 
 def test_devices_are_fine_targets(ws):
@@ -172,7 +172,7 @@ def test_plan_mode_refuses_a_target_only_known_at_run_time(ws, command):
 def test_a_write_to_a_secret_asks_in_accept_edits_and_auto(ws, path, tool, mode):
     verdict = gate(ws, mode, [Rule("write_file(**)", "allow"), Rule("edit(**)", "allow")]).decide(
         file_call(ws, tool, path))
-    assert verdict.outcome == "ask" and "secret" in verdict.why and verdict.risk.level == "high"
+    assert verdict.outcome == "ask" and ("secret" in verdict.why or "only known when it runs" in verdict.why) and verdict.risk.level == "high"
 
 
 def test_an_allow_rule_naming_the_secret_lets_it_through(ws):
@@ -273,7 +273,7 @@ def test_linking_a_key_from_home_into_the_workspace_asks(ws, tmp_path, monkeypat
     monkeypatch.setenv("HOME", str(home))
     verdict = gate(ws, "auto", [Rule("bash(ln *)", "allow"), Rule("bash(cp *)", "allow")]).decide(
         sh("ln ~/.ssh/id_rsa k.txt"))
-    assert verdict.outcome == "ask" and "secret" in verdict.why
+    assert verdict.outcome == "ask" and ("secret" in verdict.why or "only known when it runs" in verdict.why)
     denied = gate(ws, "auto", [Rule("read(~/.ssh/**)", "deny"), Rule("bash", "allow")])
     assert denied.decide(sh("cp ~/.ssh/id_rsa k.txt")).outcome == "deny"
 

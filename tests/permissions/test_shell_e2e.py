@@ -49,10 +49,10 @@ def test_a_deny_rule_sees_a_command_inside_an_expansion(fake_openai, workspace):
     assert "rm keep" in json.dumps(result)
 
 
-def test_the_hanging_line_runs_in_auto_mode(fake_openai, workspace):
+def test_the_hanging_line_is_decided_and_runs(fake_openai, workspace):
     """`&>` once hung the reader (and `whimbrel run` with it); now the call is decided and runs."""
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": "echo hi &>out.txt"}), "b1")]), TextReply("ok"))
-    done = run_whimbrel(workspace, "--allow", "bash(echo *)", "--output", "json", *model_flags(fake_openai.base_url),
+    done = run_whimbrel(workspace, "--allow", "bash(echo *)", "--allow", "edit(out.txt)", "--output", "json", *model_flags(fake_openai.base_url),
                         "go")
     [result] = events(done.stdout)
     assert [c["decision"] for c in result["tool_calls"]] == ["allowed"], done.stderr
