@@ -126,7 +126,7 @@ async def test_server_down_is_a_retryable_connection_error(backend: Backend) -> 
 
 
 async def test_cancel_stops_the_http_stream(backend: Backend) -> None:
-    backend.server.queue(SlowReply("x" * 400, delay=0.05))
+    backend.server.queue(SlowReply("x" * 1200, delay=0.05)  # a minute of stream: a loaded machine still cancels it midway)
     first = asyncio.Event()
     seen: list[Any] = []
 
@@ -136,11 +136,11 @@ async def test_cancel_stops_the_http_stream(backend: Backend) -> None:
             first.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(first.wait(), 5)
+    await asyncio.wait_for(first.wait(), 30)  # the SDK's import and client build come first
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(100):
+    for _ in range(1000):  # up to 20 s for the server to see the hang-up, well before the reply would end
         if backend.server.aborted:
             break
         await asyncio.sleep(0.02)
