@@ -10,6 +10,9 @@ server's environment) is found another way: this process makes itself a child su
 orphans of its descendants are re-parented to it rather than to PID 1, and every live descendant
 (walked through /proc/PID/task/TID/children) is a straggler too, named by the test after which it
 was first seen.
+
+Under pytest-xdist every worker runs this check on its own processes (each worker is a subreaper
+too) and hands what it found to the controller, which names them beside its own and fails the run.
 """
 
 from __future__ import annotations
@@ -166,11 +169,22 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     _mark("(session end)")
     _reap_adopted()
-    _stragglers[:] = _wait_until_gone(time.monotonic() + GRACE_SECONDS)
-    if _stragglers:
-        _kill(_stragglers)
-        if session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    found = _wait_until_gone(time.monotonic() + GRACE_SECONDS)
+    if found:
+        _kill(found)
+    _stragglers.extend(found)
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller reports them and fails the run
+        workeroutput["stragglers"] = [(s.pid, s.command, s.test) for s in found]
+    if _stragglers and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """An xdist worker finished (or died): keep the stragglers it found (it has killed them)."""
+    for pid, command, test in getattr(node, "workeroutput", {}).get("stragglers", ()):
+        _stragglers.append(Straggler(pid, command, f"{test}, on worker {node.gateway.id}"))
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

@@ -41,12 +41,12 @@ def test_stops_its_child():
 '''
 
 
-def run_pytest(tmp_path: Path, source: str) -> subprocess.CompletedProcess:
+def run_pytest(tmp_path: Path, source: str, *args: str) -> subprocess.CompletedProcess:
     """Run pytest with only the leak check as plugin on one test file, in its own process."""
     (tmp_path / "test_sample.py").write_text(source)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "tests.process_leaks", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.process_leaks", "-p", "no:cacheprovider", *args,
          "test_sample.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -70,6 +70,26 @@ def test_a_process_left_running_fails_the_run_is_named_and_killed(tmp_path: Path
     assert child and grandchild and orphan, out
     for found in (child, grandchild, orphan):
         assert wait_until_dead(int(found.group(1))), f"pid {found.group(1)} is still running"
+
+
+def test_under_xdist_each_worker_s_stragglers_fail_the_run_and_are_named(tmp_path: Path):
+    """The suite runs in parallel workers: what a worker's test leaves behind still fails the whole run."""
+    result = run_pytest(tmp_path, LEAKY, "-p", "xdist.plugin", "-n", "2")
+    out = result.stdout
+    assert result.returncode == 1, out + result.stderr
+    assert "3 passed" in out and "processes left running by tests" in out
+    found = [re.search(rf"pid (\d+): {command}  \(started during test_sample.py::{test}, on worker gw\d\)", out)
+             for command, test in (("sleep 300", "test_leaves_a_child"), ("sleep 301", "test_leaves_a_grandchild"),
+                                   ("/bin/sleep 302", "test_leaves_an_unmarked_orphan"))]
+    assert all(found), out
+    for match in found:
+        assert wait_until_dead(int(match.group(1))), f"pid {match.group(1)} is still running"
+
+
+def test_under_xdist_a_tidy_run_passes(tmp_path: Path):
+    result = run_pytest(tmp_path, TIDY, "-p", "xdist.plugin", "-n", "2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "processes left running" not in result.stdout
 
 
 def test_a_run_whose_tests_stop_their_processes_passes(tmp_path: Path):
