@@ -126,7 +126,7 @@ async def test_server_down_is_a_retryable_connection_error(backend: Backend) -> 
 
 
 async def test_cancel_stops_the_http_stream(backend: Backend) -> None:
-    backend.server.queue(SlowReply("x" * 1200, delay=0.05)  # a minute of stream: a loaded machine still cancels it midway)
+    backend.server.queue(SlowReply("x" * 1200, delay=0.05))  # a minute of stream: a loaded machine still cancels it midway
     first = asyncio.Event()
     seen: list[Any] = []
 
