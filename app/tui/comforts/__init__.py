@@ -1,0 +1,1 @@
+"""Daily comforts: copying, the external editor, attaching images, themes, the terminal's attention, the settings file."""
