@@ -18,14 +18,14 @@ def loaded_after(imports: str) -> set[str]:
 
 
 def test_startup_path_does_not_import_heavy_sdks():
-    loaded = loaded_after("import app.cli, app.main, app.screens.main, widgets.pane_area")
+    loaded = loaded_after("import app.cli, app.tui.app, app.tui.screens.main, widgets.pane_area")
     assert not loaded & set(HEAVY), f"imported on the startup path: {sorted(loaded & set(HEAVY))}"
 
 
 def test_engine_and_backends_never_import_textual():
     loaded = loaded_after(
         "import app.engine.session, app.engine.workstream, app.providers.openai_chat, app.providers.retry, "
-        "app.storage.async_store, app.storage.store, app.config, tools.pipeline, tools.registry")
+        "app.storage.async_store, app.storage.store, app.settings.config, tools.pipeline, tools.registry")
     assert "textual" not in loaded
 
 
@@ -39,19 +39,15 @@ def test_no_source_file_in_engine_mentions_textual():
 # Each room lists the rooms it may import besides itself. Anything not listed is forbidden, Textual
 # included. A module under app/, tools/ or widgets/ that belongs to no room fails the test, so a new
 # room gets its place (and its arrows) here before it lands.
-SETTINGS = {"app.config", "app.config_edit", "app.paths"}
-UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palette", "app.attention",
-      "app.idle_gc", "app.startup_gc", "app.mcp_client_ui", "app.mcp_wiring", "app.ownership_wiring", "app.slash_handlers",
-      "app.workspace_ops", "app.checkpoint_wiring", "app.cli", "app.error_log", "app.quit_signals",
-      "app.memory_commands", "styles", "app.editor_compose", "app.theming", "app.keymap",
-      "app.mentions", "app.workspace_files", "app.copying", "app.settings_file",
-      "app.workstream_transfer", "app.images", "app.image_attach", "app.mention_resources",
-      "app.daily_actions", "app.agent_wiring", "app.permission_wiring", "app.watch_wiring", "app.tool_mode_wiring",
-      "app.subagent_panes", "app.terminal_graphics", "app.first_frame", "app.early_keys", "app.sdk_warmup"}
+SETTINGS = {"app.settings"}
 LOWER = {"app.vocabulary", "app.storage", "app.sandbox", "app.permissions", "app.providers", "tools",
          "app.memory", "app.checkpoints", "app.mcp"}
+SHARED = {"app.runtime", "app.mentions", "app.transfer"}  # what every face shares, besides settings
 ROOMS: dict[str, set[str]] = {
     "app.vocabulary": set(),
+    # Settings are read by every room; they hold parsed values only (they may name providers and MCP
+    # settings to validate them, never the engine or the UI).
+    "app.settings": {"app.vocabulary"},
     "app.storage": {"app.vocabulary"},
     "app.sandbox": {"app.vocabulary"},
     "app.permissions": {"app.vocabulary", "app.storage", "app.sandbox"} | SETTINGS,
@@ -64,11 +60,16 @@ ROOMS: dict[str, set[str]] = {
     "app.engine": LOWER | SETTINGS,
     "app.headless": {"app.engine"} | LOWER | SETTINGS,
     "app.acp": {"app.engine", "app.headless"} | LOWER | SETTINGS,  # ACP shares the headless policy
-    # Settings are read by every room; they hold parsed values only (they may name providers and MCP
-    # settings to validate them, never the engine or the UI).
-    **{name: {"app.providers", "app.mcp"} | SETTINGS for name in SETTINGS},
-    # The UI (app glue, screens, widgets, the CLI that starts them) may use everything.
-    **{name: {"*"} for name in UI},
+    "app.runtime": {"tools"} | SETTINGS,  # the error log words a tool's error
+    "app.mentions": {"app.vocabulary", "app.providers", "app.mcp"} | SETTINGS,
+    "app.transfer": {"app.engine"} | LOWER | SETTINGS,
+    "styles": set(),
+    # Widgets: Textual, and everything below the window (never the window's glue or screens).
+    "widgets": {"textual", "styles", "app.engine"} | LOWER | SETTINGS | SHARED,
+    # The window: its App, screens and glue may use every room but the command line.
+    "app.tui": {"textual", "widgets", "styles", "app.engine", "app.headless", "app.acp"} | LOWER | SETTINGS | SHARED,
+    # The command line starts every face.
+    "app.cli": {"*"},
 }
 OUR_PACKAGES = ("app", "tools", "widgets", "styles")
 
@@ -99,7 +100,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
             found.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.lineno, node.module))
-            # `from app import config` imports the module app.config
+            # `from app import config` imports the module app.settings.config
             found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names
                          if node.module in OUR_PACKAGES)
     return found

@@ -1,4 +1,4 @@
-"""Full garbage collections wait for an idle moment (app/idle_gc.py), with a bound when none comes."""
+"""Full garbage collections wait for an idle moment (app/runtime/idle_gc.py), with a bound when none comes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-import app.idle_gc as idle_gc
+import app.runtime.idle_gc as idle_gc
 
 
 @pytest.fixture(autouse=True)
@@ -118,7 +118,7 @@ def test_a_large_reply_makes_a_full_collection_due_at_the_next_idle_moment():
 
 LARGE_BLOCK_CHECK = """
 import ctypes, sys
-import app.idle_gc as idle_gc
+import app.runtime.idle_gc as idle_gc
 
 class MallInfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd",

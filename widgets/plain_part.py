@@ -75,7 +75,7 @@ class PlainPart(Widget):
     def release_text(self) -> None:
         """Let the text go now that the part was removed (gone dormant: its PartSource has the text).
         The widget itself can outlive its removal in reference cycles until the next full collection,
-        which waits for the app to be idle (app/idle_gc.py): a 10 MB reply's parts kept it all again."""
+        which waits for the app to be idle (app/runtime/idle_gc.py): a 10 MB reply's parts kept it all again."""
         self.source = ""
         self._starts = array("I", [0])
         self._width = 0

@@ -9,7 +9,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from widgets.permission_marker import permission_marker
-from app.tool_mode_wiring import tool_mode_marker
+from app.tui.workstreams.tool_mode_wiring import tool_mode_marker
 
 STATE_STYLES = {
     "idle": "green", "thinking": "yellow", "running": "cyan", "attention": "bold magenta", "error": "bold red",

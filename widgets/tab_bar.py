@@ -99,7 +99,7 @@ class TabBar(Widget):
 
     def _attention_key(self) -> str:
         """The key in force that jumps to the next workstream waiting (Ctrl+G unless [keymap] moved it)."""
-        from app.keymap import main_key
+        from app.tui.commands.keymap import main_key
 
         return main_key(self.app, "next_attention").lower()
 

@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return mcp_main(argv[1:])
     if argv[:1] in (["export"], ["import"]):
-        from app.workstream_transfer import main as transfer_main
+        from app.transfer.workstream_transfer import main as transfer_main
 
         return transfer_main(argv[0], argv[1:])
     if argv[:1] == ["run"]:
@@ -60,9 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         from app.permissions.cli import main as permissions_main
 
         return permissions_main(argv)
-    from app import startup_gc
+    from app.runtime import startup_gc
 
-    startup_gc.hold()  # no garbage collection until the first frame is painted (app/startup_gc.py)
+    startup_gc.hold()  # no garbage collection until the first frame is painted (app/runtime/startup_gc.py)
     try:
         return run_app(argv)
     finally:
@@ -72,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
 def run_app(argv: list[str]) -> int:
     """The full-screen app: parse, load the config and models, start reading the saved tabs, run."""
     args = build_parser().parse_args(argv)
-    from app.config import ConfigError, load_config
-    from app.paths import chosen_config_path, default_data_dir
+    from app.settings.config import ConfigError, load_config
+    from app.settings.paths import chosen_config_path, default_data_dir
 
     config_path, named_by = chosen_config_path(args.config)
     try:
@@ -94,7 +94,7 @@ def run_app(argv: list[str]) -> int:
     from app.storage.peek import read_in_background
 
     saved_tabs = read_in_background(data_dir / "whimbrel.db")  # while Textual is imported: the first frame shows them
-    from app.main import AppOptions, WhimbrelApp
+    from app.tui.app import AppOptions, WhimbrelApp
 
     options = AppOptions(
         settings=settings,
@@ -141,6 +141,3 @@ def exit_hint(app, data_dir_arg: Path | None) -> str:
     return (f"Resume this conversation with: whimbrel --resume {workstream.id[:8]}"
             + (f" --data-dir {data_dir_arg}" if data_dir_arg else ""))
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,6 +1,6 @@
 """Typed events the engine emits to a frontend. Plain dataclasses: no Textual here.
 
-A session calls its `emit` callback with these; `app/bridge.py` turns them into Textual
+A session calls its `emit` callback with these; `widgets/bridge.py` turns them into Textual
 Messages for one pane, a headless frontend can print them as JSON.
 """
 
@@ -30,7 +30,7 @@ class StateChanged(EngineEvent):
 @dataclass
 class UserMessageAdded(EngineEvent):
     text: str
-    images: list[dict] | None = None  # sent with it (app/images.py): the transcript draws them
+    images: list[dict] | None = None  # sent with it (app/mentions/images.py): the transcript draws them
 
 
 @dataclass

@@ -43,7 +43,7 @@ class RunOptions:
     models: Any  # providers.models.ModelRegistry with a default model
     mode: str = "ask"
     rules: list = field(default_factory=list)  # --allow / --deny (app/permissions/unattended.cli_rules)
-    config: Any = None  # app.config.Config: its [policy] rules and [hooks] apply
+    config: Any = None  # app.settings.config.Config: its [policy] rules and [hooks] apply
     config_path: Path | None = None
     resume: str | None = None
     continue_last: bool = False

@@ -95,9 +95,9 @@ def parse_pairs(pairs: list[str]) -> dict[str, Any]:
 
 
 def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Any, Path]:
-    from app.config import ConfigError, load_config
+    from app.settings.config import ConfigError, load_config
     from app.mcp.config import servers_from_app_config
-    from app.paths import chosen_config_path
+    from app.settings.paths import chosen_config_path
 
     workdir = (args.workdir or Path.cwd()).expanduser().resolve()
     try:
@@ -120,7 +120,7 @@ def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Name
     from app.mcp.features import ClientHooks
     from app.mcp.manager import McpManager
     from app.mcp.oauth.hooks import browser_hook
-    from app.paths import default_data_dir
+    from app.settings.paths import default_data_dir
 
     hooks = ClientHooks(authorization=_no_sign_in if args.command == "list" else browser_hook())
     return McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,

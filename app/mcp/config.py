@@ -231,7 +231,7 @@ def parse_server_spec(spec: str, configured: Mapping[str, ServerConfig]) -> Serv
 
 def servers_from_app_config(config: Any, workspace: Path | None,
                             env: Mapping[str, str] | None = None) -> tuple[dict[str, ServerConfig], list[str]]:
-    """The servers of a loaded `app.config.Config` plus the workspace's `.mcp.json`."""
+    """The servers of a loaded `app.settings.config.Config` plus the workspace's `.mcp.json`."""
     base = Path(config.path).parent if getattr(config, "path", None) else Path.cwd()
     files = [(base / Path(f).expanduser()) for f in getattr(config, "mcp_config_files", [])]
     return load_servers(getattr(config, "mcp_servers", {}), workspace=workspace, json_files=files, env=env)

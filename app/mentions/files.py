@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from app.vocabulary.attachments import Attachment, with_attachments
-from app.workspace_files import FileIndex, list_workspace, with_folders
+from app.mentions.workspace_files import FileIndex, list_workspace, with_folders
 
 MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
 TRAILING = ".,;:!?)]}'\""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from app.mentions import FILE_CAP, TRAILING, file_attachments, mentioned_paths
+from app.mentions.files import FILE_CAP, TRAILING, file_attachments, mentioned_paths
 from app.vocabulary.attachments import Attachment, with_attachments
 
 

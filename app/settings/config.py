@@ -102,7 +102,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "bell": Key(BOOLEAN, True),
         "notifications": Key(BOOLEAN, True),
         "theme": Key(STRING),  # a Textual theme or whimbrel-dark / whimbrel-light (checked by the app)
-        "images": Key(IMAGES, "auto"),  # the image protocol inline images use (app/terminal_graphics.py)
+        "images": Key(IMAGES, "auto"),  # the image protocol inline images use (widgets/terminal_graphics.py)
     },
     "workstreams": {
         "max_open": Key(INTEGER, 20, minimum=1),
@@ -276,7 +276,7 @@ class Config:
     checkpoints_enabled: bool = True  # [checkpoints]
     checkpoint_ignore: list[str] = field(default_factory=list)
     checkpoint_max_file_mb: float = 10.0
-    keymap: dict[str, str] = field(default_factory=dict)  # [keymap]: binding id -> keys (app/keymap.py)
+    keymap: dict[str, str] = field(default_factory=dict)  # [keymap]: binding id -> keys (app/tui/commands/keymap.py)
     agents: dict[str, AgentConfig] = field(default_factory=dict)  # [agents.<name>] (issue 17)
     policy_mode: str = "ask"
     policy_sandbox: str = "workspace-write"
@@ -449,7 +449,7 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
     return Config(path=path, models=models, **settings)
 
 
-# -- [keymap] (issue 19: keymaps): binding id = "keys"; the ids are checked by the app (app/keymap.py)
+# -- [keymap] (issue 19: keymaps): binding id = "keys"; the ids are checked by the app (app/tui/commands/keymap.py)
 def _validate_keymap(v: _Validator, data: dict[str, Any]) -> dict[str, str]:
     keymap = {}
     for binding_id, keys in v.section((), data, "keymap").items():

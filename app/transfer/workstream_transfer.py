@@ -128,7 +128,7 @@ def build_parser(verb: str) -> argparse.ArgumentParser:
 
 def main(verb: str, argv: list[str]) -> int:
     """`whimbrel export …` / `whimbrel import …`; 0 on success, 1 with a message on stderr otherwise."""
-    from app.paths import default_data_dir
+    from app.settings.paths import default_data_dir
     from app.storage.store import Store
     from app.vocabulary.inert import inert
 

@@ -19,20 +19,26 @@ from typing import Any
 from textual import on
 from textual.worker import Worker, WorkerState
 
-from app import checkpoint_wiring, quit_signals, startup_gc, terminal_graphics
-from app.attention import Attention
-from app.daily_actions import DailyActions
-from app.early_keys import EarlyKeys
-from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections, when_due
-from app.mcp_wiring import McpWiring
-from app.mentions import MentionIndex
-from app.ownership_wiring import OwnershipWiring
-from app.permission_wiring import PermissionWiring
-from app.sdk_warmup import SdkWarmup
+from app.tui import checkpoint_wiring
+
+from app.tui.lifecycle import quit_signals
+
+from app.runtime import startup_gc
+
+from widgets import terminal_graphics
+from app.tui.comforts.attention import Attention
+from app.tui.comforts.daily_actions import DailyActions
+from app.tui.lifecycle.early_keys import EarlyKeys
+from app.runtime.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections, when_due
+from app.tui.mcp.mcp_wiring import McpWiring
+from app.mentions.files import MentionIndex
+from app.tui.workstreams.ownership_wiring import OwnershipWiring
+from app.tui.permissions.permission_wiring import PermissionWiring
+from app.tui.lifecycle.sdk_warmup import SdkWarmup
 from app.engine.layout import LayoutTree
 from app.providers.base import ModelSettings
-from app.screens.main import MainScreen
-from app.workspace_ops import WorkspaceOps
+from app.tui.screens.main import MainScreen
+from app.tui.workstreams.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
 from widgets import terminal_guard
 from widgets.dialog_footer import follow_dialogs
@@ -48,7 +54,7 @@ def tune_interpreter_for_input() -> None:
 
     Full garbage collections stop the UI for their whole run. What boot loaded lives as long as
     the app, so it is frozen out of every later collection (re-scanning it took ~0.5 s per full
-    collection here), and full collections wait for a moment when the app is idle (app/idle_gc.py).
+    collection here), and full collections wait for a moment when the app is idle (app/runtime/idle_gc.py).
     The threads that read keys and write the screen get the GIL after 1 ms instead of 5 ms of a
     busy event loop. Headless apps (tests) keep the defaults: a frozen object is never collected.
     """
@@ -80,7 +86,7 @@ class AppOptions:
     notifications: bool = True
     auto_title: bool = True
     models: Any = None  # a ModelRegistry; built from `settings` alone when None
-    config: Any = None  # the loaded app.config.Config (MCP servers and their settings)
+    config: Any = None  # the loaded app.settings.config.Config (MCP servers and their settings)
     auto_compact_pct: float = 80.0
     worktree: bool = False  # --worktree: the first workstream works in its own git worktree
     bypass: bool = False  # --dangerously-bypass-approvals: the permission mode is bypass everywhere
@@ -121,7 +127,7 @@ def storage_reason(error: Exception) -> str:
     elif isinstance(error, sqlite3.Error) and str(error):
         text = str(error)
     else:
-        from app.error_log import internal_failure
+        from app.runtime.error_log import internal_failure
 
         text = internal_failure("Opening the database", error)
     return text.splitlines()[0][:300]
@@ -150,10 +156,10 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
         self._first_frame_waiting = {"footer", "tabs"}  # painted before boot starts (first_frame_part_shown)
-        self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/quit_signals.py)
+        self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/tui/lifecycle/quit_signals.py)
         self.temporary_store = False  # the data dir's store could not be opened: nothing is kept
         self.mention_index = MentionIndex(options.workdir)  # @-mention completion (listed on first use)
-        self.pending_images: dict[str, list[dict]] = {}  # per workstream, for its next message (app/image_attach.py)
+        self.pending_images: dict[str, list[dict]] = {}  # per workstream, for its next message (app/tui/comforts/image_attach.py)
         self.image_protocol = terminal_graphics.detect(os.environ, getattr(options.config, "images", "auto"))
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
@@ -191,7 +197,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self.first_frame_part_shown("footer")
 
     def first_frame_part_shown(self, part: str) -> None:
-        """`part` of the first frame ("footer", "tabs": app/first_frame.py) is on screen; boot starts
+        """`part` of the first frame ("footer", "tabs": app/tui/lifecycle/first_frame.py) is on screen; boot starts
         once all are."""
         self._first_frame_waiting.discard(part)
         if not self._first_frame_waiting:
@@ -200,7 +206,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
     def start_boot(self) -> None:
         if not self._boot_started:
             self._boot_started = True
-            startup_gc.release()  # the CLI held collections until the first frame (app/startup_gc.py)
+            startup_gc.release()  # the CLI held collections until the first frame (app/runtime/startup_gc.py)
             self.run_worker(self._boot, name="boot", group="boot", exit_on_error=False)
 
     async def _boot(self) -> None:
@@ -208,7 +214,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         await asyncio.to_thread(_import_engine)
         from app.engine.workstreams import WorkstreamManager
         from app.storage.async_store import AsyncStore
-        from app.watch_wiring import start_watches
+        from app.tui.permissions.watch_wiring import start_watches
         from tools.registry import ToolRegistry
 
         options = self.options
@@ -224,7 +230,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         from app.memory.limits import MemoryLimits
         self.memory_service = MemoryService(self.store, options.config_path.parent,  # memories and recall (app/memory/)
                                             MemoryLimits.from_config(options.config))  # [memory] limits
-        await self.load_permissions()  # app/permission_wiring.py
+        await self.load_permissions()  # app/tui/permissions/permission_wiring.py
         self.models = options.models or self._registry_for(options.settings)
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
@@ -242,11 +248,11 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         if self.models is None:
             self.open_setup()
         else:
-            self.warm_sdk_if_typed()  # app/sdk_warmup.py: otherwise the first key typed starts it
+            self.warm_sdk_if_typed()  # app/tui/lifecycle/sdk_warmup.py: otherwise the first key typed starts it
         if not self.is_headless:
             tune_interpreter_for_input()
             checks = self.set_interval(1.0, lambda: self.collect_garbage_when_idle() and checks.pause(), pause=True)
-            when_due(partial(asyncio.get_running_loop().call_soon_threadsafe, checks.resume))  # app/idle_gc.py
+            when_due(partial(asyncio.get_running_loop().call_soon_threadsafe, checks.resume))  # app/runtime/idle_gc.py
 
     def collect_garbage_when_idle(self) -> bool:
         """A full garbage collection, if one is due, while nothing streams and nobody types."""
@@ -266,7 +272,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
                 store.on_lost = self._store_lost
                 return store
             except Exception as error:  # noqa: BLE001 - any cause (permissions, disk, corruption) gets a way out
-                from app.screens.storage_error import StorageErrorScreen
+                from app.tui.screens.storage_error import StorageErrorScreen
 
                 reason = storage_reason(error)
                 choice = await self.push_screen(StorageErrorScreen(str(path), reason), wait_for_dismiss=True)
@@ -284,7 +290,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
 
     def _install_error_log(self) -> None:
         """Internal errors go to <data dir>/whimbrel.log, the configured API keys masked."""
-        from app.error_log import install
+        from app.runtime.error_log import install
 
         models, settings = self.options.models, self.options.settings
         keys = [s.api_key for s in models.models.values()] if models is not None else []
@@ -318,7 +324,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
     def _make_session(self, workstream_id, saved, listener):
         """A Session for a workstream, restored from its SavedState (model, /clear point, compaction)."""
         from app.engine.memory_context import attach_memory
-        from app.agent_wiring import agent_session
+        from app.tui.workstreams.agent_wiring import agent_session
         from app.engine.session import Session
         from app.engine.tool_setup import configure_tools
         from tools.context import ToolContext
@@ -399,10 +405,10 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         if is_user_command(text):  # !command: the agent's bash path (approval, sandbox), output kept
             await run_user_command(workstream.session, text[1:].strip())
             return
-        from app.mention_resources import attach_mentions
+        from app.mentions.resources import attach_mentions
 
         text = await attach_mentions(self, text)  # @path and @server:uri attach what they name
-        from app.image_attach import take_pending
+        from app.tui.comforts.image_attach import take_pending
 
         text, images = await take_pending(self, workstream, text)  # /image and pasted image paths
         await workstream.submit(text, images)
@@ -445,7 +451,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         """One place for worker outcomes: errors become a message, finished turns start queued ones."""
         worker = event.worker
         if event.state == WorkerState.ERROR:
-            from app.error_log import internal_failure
+            from app.runtime.error_log import internal_failure
             from app.storage.write_refused import WriteRefused
 
             if isinstance(worker.error, WriteRefused):  # a setting of a workstream another window took over
@@ -472,7 +478,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         return self.manager is not None
 
     async def action_new_workstream(self) -> None:
-        from app.agent_wiring import agent_names, pick_new_workstream
+        from app.tui.workstreams.agent_wiring import agent_names, pick_new_workstream
 
         if self._booted():
             if agent_names(self) or checkpoint_wiring.worktree_possible(self):
@@ -502,7 +508,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         await self.close_pane()
 
     def action_resume_browser(self) -> None:
-        from app.screens.resume import ResumeScreen
+        from app.tui.screens.resume import ResumeScreen
 
         def opened(workstream_id: str | None) -> None:
             if workstream_id:
@@ -512,7 +518,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
 
     def action_pick_model(self) -> None:
         """The model picker: the chosen alias applies to the focused workstream."""
-        from app.screens.model_picker import ModelPickerScreen
+        from app.tui.screens.model_picker import ModelPickerScreen
 
         if self.models is None:
             self.open_setup()
@@ -529,7 +535,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
     async def show_cost(self) -> None:
         """The /cost screen: every workstream's tokens and cost, tokens per turn of the focused one."""
         from app.engine.usage import tokens_per_turn
-        from app.screens.cost import CostScreen
+        from app.tui.screens.cost import CostScreen
 
         totals = await self.store.usage_totals()
         per_turn = tokens_per_turn(await self.store.list_usage(self.focused_id))
@@ -537,7 +543,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
 
     def open_setup(self) -> None:
         """First-run setup: pick a detected key or local server; it is written to config.toml."""
-        from app.screens.setup import SetupScreen
+        from app.tui.screens.setup import SetupScreen
 
         def chosen(candidate) -> None:
             if candidate is not None:
@@ -547,7 +553,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
 
     async def _adopt_config(self) -> None:
         """Reload the config the setup screen wrote and give every open workstream its default model."""
-        from app.config import load_config
+        from app.settings.config import load_config
         from app.providers.models import ModelRegistry
 
         config = await asyncio.to_thread(load_config, self.options.config_path)
@@ -565,19 +571,19 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         await self._warm_sdk_import()
 
     def action_help(self) -> None:
-        from app.screens.help import HelpScreen
+        from app.tui.screens.help import HelpScreen
 
         self.push_screen(HelpScreen(self.configured_keymap))
 
     def get_system_commands(self, screen):
         """The command palette (Ctrl+P) offers every action."""
-        from app.palette import whimbrel_commands
+        from app.tui.commands.palette import whimbrel_commands
 
         yield from super().get_system_commands(screen)
         yield from whimbrel_commands(self)
 
     async def on_unmount(self) -> None:
-        from app.agent_wiring import stop_agents
+        from app.tui.workstreams.agent_wiring import stop_agents
 
         try:
             await self._end_turns()

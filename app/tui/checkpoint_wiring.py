@@ -81,7 +81,7 @@ async def rewind_command(app: Any, view: Any, args: str) -> None:
         raise CommandError("Checkpoints are off ([checkpoints] enabled = false), so only /rewind N works.")
     if args.strip() == "undo":
         from app.checkpoints.rewind import RewindError
-        from app.screens.rewind import undo_sentence
+        from app.tui.screens.rewind import undo_sentence
 
         try:
             outcome = await rewinder(app, workstream).undo()
@@ -94,7 +94,7 @@ async def rewind_command(app: Any, view: Any, args: str) -> None:
 
 def open_rewind(app: Any, view: Any) -> None:
     """Push the rewind screen for `view`'s workstream; the transcript shows the result."""
-    from app.screens.rewind import ForkHere, RewindScreen
+    from app.tui.screens.rewind import ForkHere, RewindScreen
 
     def done(result: Any) -> None:
         if isinstance(result, ForkHere):
@@ -291,7 +291,7 @@ async def worktree_command(app: Any, view: Any, args: str) -> None:
                                          f"{tree.branch}, from {tree.base[:10]}); other workstreams do not see "
                                          "its changes until you merge them (/worktree).")
         return
-    from app.screens.worktree import WorktreeScreen
+    from app.tui.screens.worktree import WorktreeScreen
 
     screen = WorktreeScreen(tree, workstream.name, then=word)
 

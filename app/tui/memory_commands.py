@@ -41,7 +41,7 @@ async def instructions(app, view, args: str) -> None:
 
 async def memory(app, view, args: str) -> None:
     """/memory [query]: the memory browser."""
-    from app.screens.memory_browser import MemoryBrowser
+    from app.tui.screens.memory_browser import MemoryBrowser
 
     context = _context(view)
     app.push_screen(MemoryBrowser(app.memory_service, context.visibility, args.strip()))
@@ -56,7 +56,7 @@ async def init(app, view, args: str) -> None:
 
 def save_note(app, view, text: str) -> None:
     """'# text': ask the type and scope, then save the text as a memory in this workstream's view."""
-    from app.screens.memory_note import MemoryNoteScreen
+    from app.tui.screens.memory_note import MemoryNoteScreen
 
     context = view.workstream.session.memory_context
     if context is None or app.memory_service is None:
@@ -87,7 +87,7 @@ async def skill(app, view, args: str) -> None:
     import shlex
 
     from app.memory.skills import SkillError, discover, parse_assignments
-    from app.screens.skill_picker import SkillPicker
+    from app.tui.screens.skill_picker import SkillPicker
 
     try:
         words = shlex.split(args)

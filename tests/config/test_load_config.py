@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Config, ConfigError, ModelConfig, load_config
+from app.settings.config import Config, ConfigError, ModelConfig, load_config
 
 FULL = """\
 # Whimbrel config

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import ConfigError, load_config
+from app.settings.config import ConfigError, load_config
 from app.engine.tool_setup import web_access
 
 

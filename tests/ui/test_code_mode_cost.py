@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from app.config import load_config
+from app.settings.config import load_config
 from app.permissions import audit
-from app.screens.cost import CostScreen
+from app.tui.screens.cost import CostScreen
 from app.storage.store import Store
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.tools.web_site import LocalSite

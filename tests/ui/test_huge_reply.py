@@ -270,7 +270,7 @@ async def test_a_long_reply_the_engine_holds_is_not_held_again_by_its_dormant_pa
 
 
 async def test_parts_put_to_sleep_hold_no_text_while_they_wait_to_be_collected() -> None:
-    """The app defers full garbage collections until it is idle (app/idle_gc.py), and a removed widget
+    """The app defers full garbage collections until it is idle (app/runtime/idle_gc.py), and a removed widget
     lives on in reference cycles until one runs: the plain parts a streaming reply put to sleep must not
     keep their text meanwhile (a 10 MB reply kept it all a second time until it ended)."""
     import gc

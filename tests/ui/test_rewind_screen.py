@@ -7,8 +7,8 @@ import json
 
 from textual.widgets import OptionList
 
-from app.screens.approval import ApprovalScreen
-from app.screens.rewind import RewindScreen
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.rewind import RewindScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.ui.helpers import booted, focused_view, make_app, screen_is, screen_text, send, wait_for, wait_for_text
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from contextlib import asynccontextmanager
 
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
 from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
 from tests.ui.helpers import booted, make_app, screen_is, screen_text, send, wait_for
 from widgets.pane_area import PaneArea
@@ -52,7 +52,7 @@ async def test_background_approval_waits_and_opens_when_visited(fake_openai, tmp
         await wait_for(pilot, lambda: tabs.tabs[0].pending == 1, message="background approval marked on its tab")
         assert not isinstance(app.screen, ApprovalScreen)  # never shown in the wrong workstream
         assert "waiting" in str(tabs.render())
-        assert app.attention.sent  # desktop notification sequence emitted
+        assert app.tui.comforts.attention.sent  # desktop notification sequence emitted
         chars = len(view_text(app, foreground))
         await wait_for(pilot, lambda: len(view_text(app, foreground)) > chars + 20, message="foreground streams on")
         await pilot.press("ctrl+g")  # jump to the workstream that needs attention
@@ -152,7 +152,7 @@ async def test_auto_title_after_first_exchange(fake_openai, tmp_path):
 
 
 async def test_delete_asks_first_and_removes_history(fake_openai, tmp_path):
-    from app.screens.confirm import ConfirmScreen
+    from app.tui.screens.confirm import ConfirmScreen
 
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:

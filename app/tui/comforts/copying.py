@@ -57,7 +57,7 @@ def copy_code_block(app) -> None:
     elif len(blocks) == 1:
         _copy_block(app, blocks[0])
     else:
-        from app.screens.code_picker import CodePickerScreen
+        from app.tui.screens.code_picker import CodePickerScreen
 
         app.push_screen(CodePickerScreen(blocks), callback=lambda block: block and _copy_block(app, block))
 

@@ -1,12 +1,12 @@
 """Attaching images in the app: `/image PATH` and pasted image paths go to the workstream's next
-message, refused with the reason when its model cannot take images (app/images.py checks them)."""
+message, refused with the reason when its model cannot take images (app/mentions/images.py checks them)."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from app.images import ImageRefused, load_image, marker, pasted_image_path, vision_refusal
+from app.mentions.images import ImageRefused, load_image, marker, pasted_image_path, vision_refusal
 from app.vocabulary.attachments import human_size, with_attachments
 
 

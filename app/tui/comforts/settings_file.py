@@ -1,5 +1,5 @@
 """The settings the settings screen edits, and writing them to config.toml with tomlkit: comments,
-order and untouched keys stay exactly as the user wrote them (app/config_edit.py does the writing)."""
+order and untouched keys stay exactly as the user wrote them (app/settings/config_edit.py does the writing)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def parse(setting: Setting, raw: str) -> Any:
 
 def write_settings(path: Path, changes: Mapping[tuple[str, str], Any], keymap: Mapping[str, str]) -> None:
     """Set each changed (section, key) and the [keymap] overrides (an empty keys string removes one)."""
-    from app.config_edit import edit_config
+    from app.settings.config_edit import edit_config
 
     def change(doc) -> None:
         import tomlkit
@@ -84,16 +84,16 @@ def open_settings(app):
     and keys apply now."""
     import asyncio
 
-    from app.config import Config
-    from app.keymap import all_bindings
-    from app.screens.settings import SettingsScreen
-    from app.theming import theme_names
+    from app.settings.config import Config
+    from app.tui.commands.keymap import all_bindings
+    from app.tui.screens.settings import SettingsScreen
+    from app.tui.comforts.theming import theme_names
 
     config = app.options.config or Config(path=app.options.config_path)
     models = sorted(config.models)
 
     async def save(saved) -> None:
-        from app.config import ConfigError, load_config
+        from app.settings.config import ConfigError, load_config
 
         try:
             await asyncio.to_thread(write_settings, app.options.config_path, saved.changes, saved.keymap)

@@ -43,7 +43,7 @@ def apply_theme(app: App, name: str | None) -> str | None:
 
 
 def _write_theme(path: Path, name: str) -> None:
-    from app.config_edit import edit_config
+    from app.settings.config_edit import edit_config
 
     def change(doc) -> None:
         import tomlkit
@@ -62,7 +62,7 @@ async def save_theme(path: Path, name: str) -> None:
 
 def open_theme_picker(app) -> None:
     """The picker (palette "Theme", Textual's change_theme action); a kept theme is saved."""
-    from app.screens.theme_picker import ThemePickerScreen
+    from app.tui.screens.theme_picker import ThemePickerScreen
 
     def kept(name: str | None) -> None:
         if name:

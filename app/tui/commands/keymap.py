@@ -14,7 +14,7 @@ from typing import Iterable, Mapping
 from textual.binding import Binding
 
 MAIN = "main"
-SCANNED_PACKAGES = ("app.screens", "widgets")  # where screens and widgets with BINDINGS live
+SCANNED_PACKAGES = ("app.tui.screens", "widgets")  # where screens and widgets with BINDINGS live
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class BindingInfo:
 
 def main_bindings() -> list[BindingInfo]:
     """The bindings in force together on the main screen (its own and the app's)."""
-    from app.screens.main import MainScreen
+    from app.tui.screens.main import MainScreen
 
     return [_info(b) for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id]
 
@@ -61,7 +61,7 @@ def dialog_bindings() -> tuple[BindingInfo, ...]:
         spec = importlib.util.find_spec(package_name)
         folders = list(spec.submodule_search_locations or []) if spec else []
         for path in sorted(p for folder in folders for p in Path(folder).glob("*.py")):
-            if f"{package_name}.{path.stem}" == "app.screens.main":
+            if f"{package_name}.{path.stem}" == "app.tui.screens.main":
                 continue
             source = _source(path)
             if "BINDINGS" in source:

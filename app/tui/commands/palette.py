@@ -6,8 +6,8 @@ from typing import Iterator
 
 from textual.app import SystemCommand
 
-from app.keymap import main_key
-from app.tool_mode_wiring import cycle_tool_mode
+from app.tui.commands.keymap import main_key
+from app.tui.workstreams.tool_mode_wiring import cycle_tool_mode
 
 
 def whimbrel_commands(app) -> Iterator[SystemCommand]:

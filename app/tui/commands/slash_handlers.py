@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app import checkpoint_wiring
-from app import memory_commands
-from app import tool_mode_wiring
+from app.tui import checkpoint_wiring
+from app.tui import memory_commands
+from app.tui.workstreams import tool_mode_wiring
 from app.engine.commands import CommandError, parse
-from app.screens.confirm import ConfirmScreen
+from app.tui.screens.confirm import ConfirmScreen
 
 
 async def run_command(app, view, text: str) -> None:
@@ -50,7 +50,7 @@ async def _new(app, view, args: str) -> None:
 
 
 async def _agent(app, view, args: str) -> None:
-    from app.agent_wiring import agent_names, open_agent_workstream
+    from app.tui.workstreams.agent_wiring import agent_names, open_agent_workstream
 
     if not args.strip():
         names = ", ".join(agent_names(app)) or "none (add [agents.NAME] with command and args to config.toml)"
@@ -78,7 +78,7 @@ async def _clear(app, view, args: str) -> None:
 
 
 async def _resume(app, view, args: str) -> None:
-    from app.screens.resume import ResumeScreen
+    from app.tui.screens.resume import ResumeScreen
 
     def opened(workstream_id: str | None) -> None:
         if workstream_id:
@@ -134,7 +134,7 @@ async def _worktree(app, view, args: str) -> None:
 
 async def _subagent(app, view, args: str) -> None:
     """/subagent [name | close]: the newest (or the named) sub-agent in a split pane of its own, live."""
-    from app.subagent_panes import PaneRefused, close_subagent_panes, open_subagent_pane
+    from app.tui.workstreams.subagent_panes import PaneRefused, close_subagent_panes, open_subagent_pane
 
     word = args.strip()
     if word == "close":
@@ -195,7 +195,7 @@ async def _model(app, view, args: str) -> None:
 
 
 async def _theme(app, view, args: str) -> None:
-    from app.theming import open_theme_picker, use_theme
+    from app.tui.comforts.theming import open_theme_picker, use_theme
 
     name = args.strip()
     if not name:
@@ -211,7 +211,7 @@ async def _cost(app, view, args: str) -> None:
 
 
 async def _watches(app, view, args: str) -> None:
-    from app.watch_wiring import show_watches
+    from app.tui.permissions.watch_wiring import show_watches
 
     await show_watches(app)
 
@@ -261,7 +261,7 @@ async def _quit(app, view, args: str) -> None:
 
 
 async def _image(app, view, args: str) -> None:
-    from app.image_attach import attach_image  # app/images.py checks the file and the model
+    from app.tui.comforts.image_attach import attach_image  # app/mentions/images.py checks the file and the model
 
     await attach_image(app, view, args)
 
@@ -286,5 +286,5 @@ async def _network(app, view, args: str) -> None:
 
 
 async def _later(action) -> None:
-    """/policy, /audit: open their screen (app/permission_wiring.py)."""
+    """/policy, /audit: open their screen (app/tui/permissions/permission_wiring.py)."""
     action()

@@ -52,7 +52,7 @@ class FirstFrameStatus:
 
 
 def first_frame_status(options, saved: SavedTabs | None = None) -> FirstFrameStatus | None:
-    """The status bar's facts from `options` (app.main.AppOptions) and the focused saved tab's own
+    """The status bar's facts from `options` (app.tui.app.AppOptions) and the focused saved tab's own
     model and mode; None when no model is configured (the setup message says so)."""
     from app.providers.capabilities import context_window
 

@@ -64,7 +64,7 @@ class ClientRequestRouter:
             workstream.pending.append(entry)
             entry.future.add_done_callback(lambda _f: self._drop(workstream, entry))
             if workstream.id != app.focused_id:
-                app.attention.alert("Whimbrel", f"“{workstream.name}”: {alert}")
+                app.tui.comforts.attention.alert("Whimbrel", f"“{workstream.name}”: {alert}")
             app.refresh_chrome()
             app.open_waiting_approval()
         try:
@@ -104,7 +104,7 @@ class ClientRequestRouter:
 
     # -- the hooks -----------------------------------------------------------------------
     async def elicit(self, request: ElicitationRequest) -> ElicitationResponse:
-        from app.screens.elicitation import ElicitationScreen
+        from app.tui.screens.elicitation import ElicitationScreen
 
         workstream = self.target(request.callers)
         if workstream is None:
@@ -120,7 +120,7 @@ class ClientRequestRouter:
 
     async def sample(self, request: SamplingRequest) -> SamplingResponse:
         from app.engine.sampling import SamplingFailed, answer_sampling, model_label
-        from app.screens.sampling import HandReply, SamplingScreen
+        from app.tui.screens.sampling import HandReply, SamplingScreen
 
         workstream = self.target(request.callers)
         if workstream is None:

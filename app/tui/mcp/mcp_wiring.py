@@ -31,13 +31,13 @@ class McpWiring:
     def _new_mcp_manager(self, servers):
         """A started manager with the config's timeouts (defaults without a config)."""
         from app.mcp.manager import McpManager
-        from app.mcp_client_ui import client_hooks
+        from app.tui.mcp.mcp_client_ui import client_hooks
 
         config = self.options.config
         limits = {} if config is None else dict(
             call_timeout=config.mcp_call_timeout, connect_timeout=config.mcp_connect_timeout,
             refresh_interval=config.mcp_refresh_interval)
-        from app.screens.mcp_oauth import authorization_hook
+        from app.tui.screens.mcp_oauth import authorization_hook
 
         hooks = client_hooks(self)
         hooks.authorization = authorization_hook(self)  # OAuth sign-ins: a dialog, the browser on request
@@ -54,7 +54,7 @@ class McpWiring:
 
     def action_mcp_inspector(self) -> None:
         """F9, /mcp and the palette: the MCP inspector (F9 or Esc closes it again)."""
-        from app.screens.mcp_inspector import McpInspectorScreen
+        from app.tui.screens.mcp_inspector import McpInspectorScreen
 
         if isinstance(self.screen, McpInspectorScreen) or not self._booted():
             return

@@ -99,13 +99,13 @@ class PermissionWiring:
         return alias, ask
 
     def action_policy_screen(self) -> None:
-        from app.screens.policy import PolicyScreen
+        from app.tui.screens.policy import PolicyScreen
 
         if self.permissions is not None:
             self.push_screen(PolicyScreen(self.permissions))
 
     def action_audit_screen(self) -> None:
-        from app.screens.audit import AuditScreen
+        from app.tui.screens.audit import AuditScreen
 
         if self.store is not None:
             self.push_screen(AuditScreen(self.store))

@@ -69,7 +69,7 @@ def start_watches(app: Any) -> None:
 
 
 async def show_watches(app: Any) -> None:
-    from app.screens.watches import WatchesScreen
+    from app.tui.screens.watches import WatchesScreen
     from app.storage import watch_store
 
     rows = await app.store.run(watch_store.active, app.store.store)

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from app.engine.events import ApprovalDecision, ApprovalItem
-from app.keymap import key_hint
+from app.tui.commands.keymap import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView
@@ -179,7 +179,7 @@ class ApprovalScreen(ModalScreen[Decisions]):
         if item.needs_override:
             self.notify("A critical-risk call cannot be always allowed.", severity="warning")
             return
-        from app.screens.rule_save import RuleSaveScreen
+        from app.tui.screens.rule_save import RuleSaveScreen
 
         def saved(result) -> None:
             if result is not None and item.call_id not in self.decisions:

@@ -14,8 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.copying import CodeBlock
-from app.keymap import key_hint
+from app.tui.comforts.copying import CodeBlock
+from app.tui.commands.keymap import key_hint
 
 
 class CodePickerScreen(ModalScreen["CodeBlock | None"]):

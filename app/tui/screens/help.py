@@ -25,7 +25,7 @@ PROMPT_KEYS = (
 
 def help_table(keymap: Mapping[str, str] | None = None) -> Table:
     """Every /command, then the keys in force on the main screen and in each dialog ([keymap] applied)."""
-    from app.keymap import dialog_rows, help_rows
+    from app.tui.commands.keymap import dialog_rows, help_rows
 
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
@@ -53,7 +53,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-dialog"):
-            from app.keymap import keys_in_force
+            from app.tui.commands.keymap import keys_in_force
 
             yield Static(f"[b]Commands and keys[/b]   ({keys_in_force('help.close', self.keymap)} closes)",
                          id="help-heading")

@@ -14,11 +14,11 @@ from textual.widget import Widget
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
-from app.checkpoint_wiring import DoubleEscape
-from app import memory_commands
+from app.tui.checkpoint_wiring import DoubleEscape
+from app.tui import memory_commands
 from app.engine.commands import CommandError, is_command
-from app.first_frame import show_first_frame
-from app.screens.frame_timer import FrameTimer
+from app.tui.lifecycle.first_frame import show_first_frame
+from app.tui.screens.frame_timer import FrameTimer
 from app.storage.write_refused import WriteRefused
 from widgets.footer import KeysFooter
 from widgets.mention_suggestions import MentionSuggestions
@@ -88,7 +88,7 @@ class MainScreen(PaintTimerScreen):
         Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True, id="previous_tab"),
         Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True, id="next_tab"),
         Binding("ctrl+q", "app.quit", "Quit", priority=True, id="quit"),
-        Binding("shift+tab", "app.cycle_mode", "Mode", show=False, priority=True, id="cycle_mode"),  # app/permission_wiring.py
+        Binding("shift+tab", "app.cycle_mode", "Mode", show=False, priority=True, id="cycle_mode"),  # app/tui/permissions/permission_wiring.py
         *_switch_bindings(),
     ]
 
@@ -139,13 +139,13 @@ class MainScreen(PaintTimerScreen):
     def on_mount(self) -> None:
         self.early_prompts: list[str] = []
         self.set_focus(self.query_one("#boot-prompt"))  # now: keys the terminal already delivered wait for it
-        self.app.call_later(self.app.release_held_keys)  # app/early_keys.py
+        self.app.call_later(self.app.release_held_keys)  # app/tui/lifecycle/early_keys.py
         show_first_frame(self.app)  # the status bar from the config, the saved tabs' names, before boot
 
     async def hand_over_boot_prompt(self) -> list[str]:
         """Boot finished: move what was typed meanwhile into the focused view; returns prompts already sent."""
         boot = self.query_one("#boot-prompt", PromptInput)
-        self.app.hold_keys()  # keys typed from now wait until the new prompt has focus (app/early_keys.py)
+        self.app.hold_keys()  # keys typed from now wait until the new prompt has focus (app/tui/lifecycle/early_keys.py)
         for node in [boot, *boot.ancestors]:  # keys already given to the boot prompt (an Enter bubbling up) land
             handled = asyncio.Event()
             node.call_later(handled.set)
@@ -220,7 +220,7 @@ class MainScreen(PaintTimerScreen):
             self.app.submit_prompt(view.workstream, text)  # type: ignore[attr-defined]
 
     async def _command(self, view: WorkstreamView, text: str) -> None:
-        from app.slash_handlers import run_command
+        from app.tui.commands.slash_handlers import run_command
 
         try:
             await run_command(self.app, view, text)
@@ -261,8 +261,8 @@ class MainScreen(PaintTimerScreen):
             self.app.view_focused(view)  # type: ignore[attr-defined]
 
     def action_edit_prompt(self) -> None:
-        """Compose the focused prompt in $VISUAL / $EDITOR (app/editor_compose.py)."""
-        from app.editor_compose import edit_prompt
+        """Compose the focused prompt in $VISUAL / $EDITOR (app/tui/comforts/editor_compose.py)."""
+        from app.tui.comforts.editor_compose import edit_prompt
 
         if not self.app._booted():  # type: ignore[attr-defined]  # says "Still starting up"
             return
@@ -273,5 +273,5 @@ class MainScreen(PaintTimerScreen):
     def action_cancel_turn(self) -> None:
         self._double_escape = getattr(self, "_double_escape", None) or DoubleEscape()
         if self._double_escape.pressed(self.app, self.view_for(self.app.focused_id)):
-            return  # Esc Esc on an empty prompt: the rewind screen (app/checkpoint_wiring.py)
+            return  # Esc Esc on an empty prompt: the rewind screen (app/tui/checkpoint_wiring.py)
         self.app.cancel_turn(self.app.workstream)  # type: ignore[attr-defined]

@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, OptionList, Static, TabbedContent, TabPane
 
-from app.keymap import key_hint
+from app.tui.commands.keymap import key_hint
 from styles import STYLES_DIR
 from widgets.footer import KeysFooter
 from widgets.mcp_catalog import CatalogPane
@@ -241,7 +241,7 @@ class McpInspectorScreen(Screen):
         try:
             await work
         except Exception as exc:  # noqa: BLE001
-            from app.error_log import in_words
+            from app.runtime.error_log import in_words
 
             self.notify(in_words("The MCP action", exc), severity="error", timeout=8)
 
@@ -284,7 +284,7 @@ class McpInspectorScreen(Screen):
             self._run(self._toggle(name), name)
 
     async def _toggle(self, name: str) -> None:
-        from app.config_edit import SERVERS_SOURCE, set_mcp_server_enabled
+        from app.settings.config_edit import SERVERS_SOURCE, set_mcp_server_enabled
 
         state = self.state(name)
         enable = state.status == "disabled"
@@ -296,7 +296,7 @@ class McpInspectorScreen(Screen):
         self.notify(f"{name} {'enabled' if enable else 'disabled'}{saved}.", timeout=4)
 
     def action_add_server(self) -> None:
-        from app.screens.mcp_add_server import AddServerScreen
+        from app.tui.screens.mcp_add_server import AddServerScreen
 
         taken = list(self.manager.servers) if self.manager is not None else []
 
@@ -307,7 +307,7 @@ class McpInspectorScreen(Screen):
         self.app.push_screen(AddServerScreen(taken, str(self.config_path)), callback=added)
 
     async def _add(self, entry: dict[str, Any], config: Any) -> None:
-        from app.config_edit import write_mcp_server
+        from app.settings.config_edit import write_mcp_server
 
         await asyncio.to_thread(write_mcp_server, self.config_path, config.name, entry)
         manager = self.app.ensure_mcp()  # the first server creates the manager
@@ -319,7 +319,7 @@ class McpInspectorScreen(Screen):
         self.notify(f"Added {config.name} to {self.config_path}; connecting…", timeout=4)
 
     def action_remove_server(self) -> None:
-        from app.screens.confirm import ConfirmScreen
+        from app.tui.screens.confirm import ConfirmScreen
 
         name = self._chosen()
         if name is None:
@@ -336,7 +336,7 @@ class McpInspectorScreen(Screen):
         self.app.push_screen(ConfirmScreen(question), callback=confirmed)
 
     async def _remove(self, name: str) -> None:
-        from app.config_edit import remove_mcp_server
+        from app.settings.config_edit import remove_mcp_server
 
         removed = await asyncio.to_thread(remove_mcp_server, self.config_path, name)
         await self.manager.remove_server(name)

@@ -17,9 +17,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from app.keymap import key_hint
+from app.tui.commands.keymap import key_hint
 from app.memory.records import SCOPES, TYPES, InvalidMemory, Memory
-from app.screens.confirm import ConfirmScreen
+from app.tui.screens.confirm import ConfirmScreen
 
 ALL = "all"
 

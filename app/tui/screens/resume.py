@@ -14,8 +14,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from app.keymap import key_hint
-from app.screens.confirm import ConfirmScreen
+from app.tui.commands.keymap import key_hint
+from app.tui.screens.confirm import ConfirmScreen
 from styles import STYLES_DIR
 
 

@@ -16,7 +16,7 @@ def agent_session(app: Any, workstream_id: str, saved: Any, listener: Any) -> An
     if not name:
         return None
     from app.acp.client_session import ExternalAgentSession
-    from app.config import AgentConfig
+    from app.settings.config import AgentConfig
     from tools.context import ToolContext
     from tools.registry import ToolRegistry
 
@@ -71,8 +71,8 @@ async def stop_agents(app: Any) -> None:
 def pick_new_workstream(app: Any) -> None:
     """Ctrl+N with a choice to make (agents configured, or a git workspace): ask whether the new tab
     runs on Whimbrel's model or an agent, and whether it works in its own git worktree."""
-    from app import checkpoint_wiring
-    from app.screens.new_workstream import NewWorkstreamScreen
+    from app.tui import checkpoint_wiring
+    from app.tui.screens.new_workstream import NewWorkstreamScreen
 
     config = app.options.config
     agents = {name: " ".join([agent.command, *agent.args]) for name, agent in sorted(config.agents.items())} \

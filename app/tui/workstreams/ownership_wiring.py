@@ -68,7 +68,7 @@ class OwnershipWiring:
                 try:
                     await self._heartbeat()
                 except Exception as error:  # noqa: BLE001 - a store hiccup must not end the heartbeats
-                    from app.error_log import internal_failure
+                    from app.runtime.error_log import internal_failure
 
                     self.notify(internal_failure("Keeping this window's workstreams open", error),
                                 severity="error", timeout=10)

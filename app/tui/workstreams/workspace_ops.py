@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from app import checkpoint_wiring, subagent_panes
-from app.bridge import make_emitter
+from app.tui import checkpoint_wiring
+
+from app.tui.workstreams import subagent_panes
+from widgets.bridge import make_emitter
 from app.engine.layout import LayoutError, LayoutTree
 from widgets.workstream_view import WorkstreamView
 
@@ -202,7 +204,7 @@ class WorkspaceOps:
         if self.manager is None:
             return
         self.main_screen.refresh_chrome(list(self.manager), self.workstream)
-        self.follow_read_only()  # app/ownership_wiring.py: its poll runs only while a pane is read-only
+        self.follow_read_only()  # app/tui/workstreams/ownership_wiring.py: its poll runs only while a pane is read-only
 
     def persist_workspace(self) -> None:
         if self.store is None or self.layout_tree is None:
@@ -226,12 +228,12 @@ class WorkspaceOps:
     def open_waiting_approval(self) -> None:
         """Show the focused workstream's oldest pending approval, unless a dialog is already up.
 
-        Requests from MCP servers wait in the same list (app/mcp_client_ui.py): they build their own modal.
+        Requests from MCP servers wait in the same list (app/tui/mcp/mcp_client_ui.py): they build their own modal.
         """
         workstream = self.workstream
         if workstream is None or not workstream.pending or self.screen is not self.main_screen:
             return
-        from app.screens.approval import ApprovalScreen  # first needed at the first approval
+        from app.tui.screens.approval import ApprovalScreen  # first needed at the first approval
 
         request = workstream.pending[0]
         make_screen = getattr(request, "make_screen", None)
