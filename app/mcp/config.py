@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from app.mcp.naming import server_name_problem
-from app.mcp.oauth.settings import OAuthConfigError, OAuthSettings, parse_oauth
+from app.settings.mcp_oauth import OAuthConfigError, OAuthSettings, parse_oauth
 
 BASE_ENV = ("PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TMPDIR")
 TRANSPORTS = ("stdio", "http", "sse")

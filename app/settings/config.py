@@ -9,16 +9,15 @@ becomes a `ConfigError` naming the file, the line and the key.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
-from app.providers.base import ModelSettings
-from app.providers.registry import PROVIDERS
+from app.settings.toml_lines import duplicate_line, key_lines
 
-NO_KEY = "not-needed"  # local servers accept any key; the SDKs insist on having one
+# The model APIs a [models.X] table may name (app/providers/registry.py makes each one).
+PROVIDERS = ("openai", "openai-responses", "anthropic", "google")
 
 
 class ConfigError(Exception):
@@ -287,59 +286,6 @@ class Config:
     hooks: dict[str, Any] = field(default_factory=dict)  # [hooks], Claude Code's shape
 
 
-# -- finding line numbers in the raw text -----------------------------------------------
-
-_KEY_PART = r'(?:[A-Za-z0-9_-]+|"[^"]*"|\'[^\']*\')'
-_DOTTED = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
-_HEADER = re.compile(rf"^\s*\[\[?\s*({_DOTTED})\s*\]\]?")
-_ASSIGN = re.compile(rf"^\s*({_DOTTED})\s*=")
-
-
-def _split_key(dotted: str) -> tuple[str, ...]:
-    parts = re.findall(_KEY_PART, dotted)
-    return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
-
-
-def _assignments(text: str) -> Iterator[tuple[tuple[str, ...], int, bool]]:
-    """Yield (full key path, line, is_header) for each header and `key =` line."""
-    table: tuple[str, ...] = ()
-    in_multiline = False
-    for number, line in enumerate(text.splitlines(), start=1):
-        if in_multiline:
-            in_multiline = (line.count('"""') + line.count("'''")) % 2 == 0
-            continue
-        if header := _HEADER.match(line):
-            table = _split_key(header.group(1))
-            yield table, number, True
-        elif assign := _ASSIGN.match(line):
-            yield table + _split_key(assign.group(1)), number, False
-            rest = line[assign.end():]
-            in_multiline = (rest.count('"""') + rest.count("'''")) % 2 == 1
-
-
-def key_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Map each table header and key path (e.g. ('models', 'x', 'model')) to its line."""
-    lines: dict[tuple[str, ...], int] = {}
-    table: tuple[str, ...] = ()
-    for path, number, is_header in _assignments(text):
-        if is_header:
-            table = path
-        for depth in range(len(table) + 1 - is_header, len(path) + 1):
-            lines.setdefault(path[:depth], number)  # dotted keys define tables too
-    return lines
-
-
-def _duplicate_line(text: str) -> int | None:
-    """The line where a key is assigned a second time (tomlkit does not say)."""
-    seen: set[tuple[str, ...]] = set()
-    for path, number, is_header in _assignments(text):
-        if not is_header:
-            if path in seen:
-                return number
-            seen.add(path)
-    return None
-
-
 # -- validation -------------------------------------------------------------------------
 
 
@@ -478,7 +424,7 @@ def _validate_mcp(v: _Validator, data: dict[str, Any], settings: dict[str, Any])
             continue
         v.table(where, entry, MCP_SERVER_KEYS)
         if isinstance(entry.get("oauth"), dict):
-            from app.mcp.oauth.settings import OAuthConfigError, parse_oauth
+            from app.settings.mcp_oauth import OAuthConfigError, parse_oauth
 
             try:
                 parse_oauth(name, entry["oauth"], f"[mcp.servers.{name}]")
@@ -555,7 +501,7 @@ def _parsed(path: Path, text: str) -> dict:
         raise ConfigError([f"{path} line {exc.line} column {exc.col}: invalid TOML: "
                            f"{_parse_reason(exc)}"]) from None
     except TOMLKitError as exc:  # a repeated key, which tomlkit reports without a line
-        line = _duplicate_line(text)
+        line = duplicate_line(text)
         at = f" line {line}" if line else ""
         raise ConfigError([f"{path}{at}: invalid TOML: {exc}"]) from None
 
@@ -578,62 +524,3 @@ def _last_line(text: str) -> int:
 def _parse_reason(exc: Exception) -> str:
     """tomlkit's message without its own trailing ' at line L col C'."""
     return re.sub(r"\s+at line \d+ col \d+$", "", str(exc))
-
-
-# -- choosing the model -----------------------------------------------------------------
-
-
-def _model_key(entry: ModelConfig | None, env: Mapping[str, str]) -> str | None:
-    """The key a configured model asks for: literal, then its env var, then OPENAI_API_KEY."""
-    if entry is None:
-        return None
-    if entry.api_key:
-        return entry.api_key
-    if entry.api_key_env and env.get(entry.api_key_env):
-        return env[entry.api_key_env]
-    return env.get("OPENAI_API_KEY") or None
-
-
-def default_model_config(config: Config) -> ModelConfig | None:
-    """The configured default model, or the only model when exactly one is defined."""
-    if config.default_model:
-        return config.models.get(config.default_model)
-    if len(config.models) == 1:
-        return next(iter(config.models.values()))
-    return None
-
-
-def resolve_model(config: Config, *, base_url: str | None = None, api_key: str | None = None,
-                  model: str | None = None,
-                  env: Mapping[str, str] = os.environ) -> ModelSettings | None:
-    """Combine CLI flags, environment and config into the settings for the model to use.
-
-    `model` (the --model flag) may name a configured alias, which is used as is (other
-    flags still override it); any other name builds an ad-hoc OpenAI-compatible model
-    whose base URL and key come from the flags, then OPENAI_BASE_URL / OPENAI_API_KEY,
-    then the default model. Without `model`, the config's default model is used.
-    Returns None when there is no model to use (the app then offers setup).
-    """
-    default = default_model_config(config)
-    if model and model not in config.models:
-        return ModelSettings(
-            model=model,
-            base_url=base_url or env.get("OPENAI_BASE_URL") or (default and default.base_url),
-            api_key=api_key or env.get("OPENAI_API_KEY") or _model_key(default, env) or NO_KEY,
-        )
-    entry = config.models[model] if model else default
-    if entry is None:
-        return None
-    return ModelSettings(
-        model=entry.model,
-        base_url=base_url or entry.base_url,
-        api_key=api_key or _model_key(entry, env) or NO_KEY,
-        context_window=entry.context_window,
-        temperature=entry.temperature,
-        max_tokens=entry.max_tokens,
-        provider=entry.provider,
-        alias=entry.alias,
-        reasoning_effort=entry.reasoning_effort,
-        capabilities=dict(entry.capabilities),
-        price=dict(entry.price),
-    )

@@ -15,7 +15,7 @@ import pytest
 
 from app.mcp.config import McpConfigError, load_servers, server_from_dict
 from app.mcp.oauth.callback import CallbackServer, SignInError
-from app.mcp.oauth.settings import OAuthSettings, effective_oauth
+from app.settings.mcp_oauth import OAuthSettings, effective_oauth
 from app.mcp.oauth.store import TokenStore, token_path
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
