@@ -357,7 +357,7 @@ class CatalogPane(Horizontal):
     # -- media ----------------------------------------------------------------------------------------
     def media_view(self) -> mcp_result.MediaView:
         """Half-block previews only where the terminal draws no images; the save/open keys in force."""
-        from app.tui.commands.keymap import key_hint
+        from widgets.key_hints import key_hint
 
         return mcp_result.MediaView(getattr(self.app, "image_protocol", None) is None,
                                     key_hint(self, "mcp.save_media"), key_hint(self, "mcp.open_media"))

@@ -99,9 +99,9 @@ class TabBar(Widget):
 
     def _attention_key(self) -> str:
         """The key in force that jumps to the next workstream waiting (Ctrl+G unless [keymap] moved it)."""
-        from app.tui.commands.keymap import main_key
+        from widgets.key_hints import key_hint
 
-        return main_key(self.app, "next_attention").lower()
+        return key_hint(self.screen, "next_attention").lower()  # the main screen's binding
 
     def on_click(self, event: events.Click) -> None:
         for index, (start, end) in enumerate(self._spans):

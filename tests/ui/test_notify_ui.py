@@ -15,5 +15,5 @@ async def test_notify_sends_a_desktop_notification(fake_openai, tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "run the tests and tell me")
         await wait_for(pilot, lambda: "Done." in screen_text(app), message="answer")
-        assert any("Tests are green" in s and s.startswith("\x1b]9;") for s in app.tui.comforts.attention.sent)
+        assert any("Tests are green" in s and s.startswith("\x1b]9;") for s in app.attention.sent)
         assert "Notification: Tests are green␛]0;x␇" in screen_text(app)

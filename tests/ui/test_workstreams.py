@@ -52,7 +52,7 @@ async def test_background_approval_waits_and_opens_when_visited(fake_openai, tmp
         await wait_for(pilot, lambda: tabs.tabs[0].pending == 1, message="background approval marked on its tab")
         assert not isinstance(app.screen, ApprovalScreen)  # never shown in the wrong workstream
         assert "waiting" in str(tabs.render())
-        assert app.tui.comforts.attention.sent  # desktop notification sequence emitted
+        assert app.attention.sent  # desktop notification sequence emitted
         chars = len(view_text(app, foreground))
         await wait_for(pilot, lambda: len(view_text(app, foreground)) > chars + 20, message="foreground streams on")
         await pilot.press("ctrl+g")  # jump to the workstream that needs attention

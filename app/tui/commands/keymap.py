@@ -13,6 +13,8 @@ from typing import Iterable, Mapping
 
 from textual.binding import Binding
 
+from widgets.key_hints import binding_keys as _keys, key_display, key_hint  # noqa: F401 (key_hint: the screens import it here)
+
 MAIN = "main"
 SCANNED_PACKAGES = ("app.tui.screens", "widgets")  # where screens and widgets with BINDINGS live
 
@@ -99,10 +101,6 @@ def _source(path: Path) -> str:
         return ""
 
 
-def _keys(key_string: str) -> tuple[str, ...]:
-    return tuple(key.strip() for key in key_string.split(",") if key.strip())
-
-
 def effective(bindings: Iterable[BindingInfo], keymap: Mapping[str, str]) -> list[BindingInfo]:
     """The bindings with the keymap's keys in place of their own."""
     return [BindingInfo(b.id, b.description, _keys(keymap[b.id])) if b.id in keymap else b for b in bindings]
@@ -156,18 +154,6 @@ HELP_TEXT = {
     "next_tab": "next workstream", "quit": "quit", "copy_reply": "copy the last reply (OSC 52)",
     "copy_code": "copy a code block of the last reply",
 }
-KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "escape": "Esc", "enter": "Enter", "tab": "Tab",
-             "exclamation_mark": "!", "delete": "Delete"}
-
-
-def key_display(key: str) -> str:
-    """"ctrl+pageup" as "Ctrl+PgUp", "f1" as "F1"; Textual's names for Option characters are left out."""
-    if len(key) == 1:
-        return key  # a letter key as typed: "y" and "Y" are different bindings
-    return "+".join(KEY_NAMES.get(part, part.upper() if len(part) <= 3 else part.capitalize())
-                    for part in key.split("+"))
-
-
 def help_rows(keymap: Mapping[str, str]) -> list[tuple[str, str]]:
     """(keys, what they do) for /help: the main screen's bindings with the keymap applied."""
     rows, tabs = [], []
@@ -182,19 +168,6 @@ def help_rows(keymap: Mapping[str, str]) -> list[tuple[str, str]]:
     else:
         rows.append((" ".join(key_display(k) for k in tabs), "switch to workstream 1…9"))
     return rows
-
-
-def key_hint(screen, binding_id: str, *, every: bool = False, owner: type | None = None) -> str:
-    """A dialog's own hint line names the first key in force of one of its bindings ("Esc", or the
-    key [keymap] moved it to; `every`: all of them, "Enter/b"). Reads the screen's (or widget's) own
-    BINDINGS, and those of `owner`, a widget class on it whose binding the hint names."""
-    keymap = getattr(screen.app, "configured_keymap", None) or {}
-    for cls in (*type(screen).__mro__, *(owner.__mro__ if owner else ())):
-        for binding in cls.__dict__.get("BINDINGS", ()):
-            if isinstance(binding, Binding) and binding.id == binding_id:
-                keys = _keys(keymap.get(binding_id) or binding.key)
-                return "/".join(key_display(k) for k in (keys if every else keys[:1]))
-    return ""
 
 
 def main_key(app, binding_id: str) -> str:

@@ -64,7 +64,7 @@ class ClientRequestRouter:
             workstream.pending.append(entry)
             entry.future.add_done_callback(lambda _f: self._drop(workstream, entry))
             if workstream.id != app.focused_id:
-                app.tui.comforts.attention.alert("Whimbrel", f"“{workstream.name}”: {alert}")
+                app.attention.alert("Whimbrel", f"“{workstream.name}”: {alert}")
             app.refresh_chrome()
             app.open_waiting_approval()
         try:

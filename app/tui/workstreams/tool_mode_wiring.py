@@ -1,21 +1,12 @@
-"""The TUI side of code mode (issue 22): `/tools [mode native|code|both|default]`, the palette entry
-that cycles the mode, and the status bar's marker."""
+"""The window's side of code mode: `/tools [mode native|code|both|default]` and the palette entry that
+cycles the mode (the status bar's marker is widgets/tool_mode_marker.py)."""
 
 from __future__ import annotations
-
-from rich.text import Text
 
 from app.engine.commands import CommandError
 
 MODES = ("native", "code", "both")
 USAGE = "usage: /tools, or /tools mode native|code|both|default"
-
-
-def tool_mode_marker(workstream) -> Text | None:
-    """`tools: code` for the status bar; None in native mode (the bar stays as it was)."""
-    modes = getattr(getattr(workstream, "session", None), "tool_modes", None)  # none on the first frame:
-    mode = modes.current() if modes is not None else "native"  # no engine import before boot
-    return None if mode == "native" else Text(f"tools: {mode}", style="bold green")
 
 
 async def tools_command(app, view, args: str) -> None:
