@@ -4,7 +4,26 @@ keymap itself (app/tui/commands/keymap.py) does too."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.binding import Binding
+
+MAIN = "main"
+
+
+@dataclass(frozen=True)
+class BindingInfo:
+    """One binding that a keymap can move: its id, what it does (in words) and its keys."""
+
+    id: str
+    description: str
+    keys: tuple[str, ...]
+
+    @property
+    def scope(self) -> str:
+        """The screen it belongs to: the id's prefix (`approval.approve`), "main" for bare ids."""
+        return self.id.split(".", 1)[0] if "." in self.id else MAIN
+
 
 KEY_NAMES = {"pageup": "PgUp", "pagedown": "PgDn", "escape": "Esc", "enter": "Enter", "tab": "Tab",
              "exclamation_mark": "!", "delete": "Delete"}

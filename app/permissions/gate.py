@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from app.permissions.call_view import CallView
 from app.permissions.modes import EDIT_TOOLS, Mode, reads_only
 from app.permissions.policy import CallFacts, Policy, RuleVerdict
 from app.permissions.risk import Risk, assess_call
@@ -23,17 +24,6 @@ from app.permissions.watch_calls import as_judged
 
 Outcome = Literal["allow", "ask", "deny"]
 Source = Literal["rule", "mode", "risk", "protected", "hook", "sandbox", "user", "tool"]
-
-
-@dataclass
-class CallView:
-    """What the gate sees of a call: name, arguments, resolved paths, and what the tool declares."""
-
-    tool: str
-    args: dict[str, Any]
-    paths: list[Path] = field(default_factory=list)
-    read_only: bool = False  # declared harmless (read_file, search): runs unasked in ask mode
-    primary: str | None = None  # the main argument's name (rules on other tools match its value)
 
 
 @dataclass

@@ -4,24 +4,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from app.tui.screens.code_picker import CodeBlock, CodePickerScreen
 
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<lang>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[`~]*[ \t]*$",
                    re.MULTILINE | re.DOTALL)
-
-
-@dataclass(frozen=True)
-class CodeBlock:
-    """A fenced code block of a reply: its language (may be empty) and its text."""
-
-    language: str
-    text: str
-
-    def label(self) -> str:
-        lines = self.text.splitlines() or [""]
-        first = lines[0].strip()[:60]
-        more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
-        return f"{self.language or 'text'}: {first}{more}"
 
 
 def code_blocks(markdown: str) -> list[CodeBlock]:
@@ -57,8 +44,6 @@ def copy_code_block(app) -> None:
     elif len(blocks) == 1:
         _copy_block(app, blocks[0])
     else:
-        from app.tui.screens.code_picker import CodePickerScreen
-
         app.push_screen(CodePickerScreen(blocks), callback=lambda block: block and _copy_block(app, block))
 
 

@@ -22,8 +22,8 @@ class DailyActions:
         apply_keymap(self, self.configured_keymap)
 
     async def open_settings(self) -> None:
-        """The settings screen (/settings, the palette): app/tui/comforts/settings_file.py."""
-        from app.tui.comforts.settings_file import open_settings
+        """The settings screen (/settings, the palette): app/tui/comforts/settings_dialog.py."""
+        from app.tui.comforts.settings_dialog import open_settings
 
         await open_settings(self)
 

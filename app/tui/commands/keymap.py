@@ -6,31 +6,15 @@ of one screen would share are found, each conflict naming both."""
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from textual.binding import Binding
 
-from widgets.key_hints import binding_keys as _keys, key_display, key_hint  # noqa: F401 (key_hint: the screens import it here)
+from widgets.key_hints import BindingInfo, binding_keys as _keys, key_display
 
-MAIN = "main"
 SCANNED_PACKAGES = ("app.tui.screens", "widgets")  # where screens and widgets with BINDINGS live
-
-
-@dataclass(frozen=True)
-class BindingInfo:
-    """One binding that a keymap can move: its id, what it does (in words) and its keys."""
-
-    id: str
-    description: str
-    keys: tuple[str, ...]
-
-    @property
-    def scope(self) -> str:
-        """The screen it belongs to: the id's prefix (`approval.approve`), "main" for bare ids."""
-        return self.id.split(".", 1)[0] if "." in self.id else MAIN
 
 
 def main_bindings() -> list[BindingInfo]:

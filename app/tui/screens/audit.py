@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 

@@ -6,6 +6,8 @@ line; Enter copies the highlighted one, Esc cancels.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,8 +16,21 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.tui.comforts.copying import CodeBlock
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A fenced code block of a reply: its language (may be empty) and its text."""
+
+    language: str
+    text: str
+
+    def label(self) -> str:
+        lines = self.text.splitlines() or [""]
+        first = lines[0].strip()[:60]
+        more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+        return f"{self.language or 'text'}: {first}{more}"
 
 
 class CodePickerScreen(ModalScreen["CodeBlock | None"]):

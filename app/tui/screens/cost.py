@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Sparkline, Static
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.providers.pricing import format_cost
 from app.storage.usage_store import UsageTotal
 from styles import STYLES_DIR

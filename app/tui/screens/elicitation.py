@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.mcp.features import ElicitationRequest, ElicitationResponse
 from app.mcp.schema_form import ANSWERS, collect, fields_from_schema
 from styles import STYLES_DIR

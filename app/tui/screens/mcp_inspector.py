@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, OptionList, Static, TabbedContent, TabPane
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from styles import STYLES_DIR
 from widgets.footer import KeysFooter
 from widgets.mcp_catalog import CatalogPane

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.mcp.features import AuthorizationHook, AuthorizationRequest
 from styles import STYLES_DIR
 from widgets.url_block import url_block

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Select, Static, TextArea
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.memory.records import SCOPES, TYPES, InvalidMemory, Memory
 from app.tui.screens.confirm import ConfirmScreen
 

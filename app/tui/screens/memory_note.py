@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, RadioButton, RadioSet, Static
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.memory.records import SCOPES, TYPES, InvalidMemory, check_name, suggest_name
 
 TYPE_HELP = {"user": "about you", "project": "about this project", "feedback": "how the agent should work",

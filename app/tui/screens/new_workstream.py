@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Checkbox, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 

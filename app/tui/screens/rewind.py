@@ -16,7 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.checkpoints.rewind import RewindError, RewindPlan, TurnSummary
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView, render_diff
 

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.mcp.features import SamplingRequest
 from app.tui.screens.elicitation import heading
 from styles import STYLES_DIR

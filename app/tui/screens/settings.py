@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static, Switch
 
-from app.tui.commands.keymap import BindingInfo, key_display, key_hint
+from widgets.key_hints import BindingInfo, key_display, key_hint
 from app.tui.comforts.settings_file import SETTINGS, Setting, current_values, parse
 
 

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.providers.discovery import Candidate, detect_keys, probe_local, write_model_choice
 from styles import STYLES_DIR
 

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 
 
 class SkillPicker(ModalScreen[str | None]):

@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from styles import STYLES_DIR
 
 Choice = Literal["retry", "temporary", "quit"]

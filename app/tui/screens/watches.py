@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 

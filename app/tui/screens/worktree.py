@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from app.checkpoints import worktree as wt
-from app.tui.commands.keymap import key_hint
+from widgets.key_hints import key_hint
 from styles import STYLES_DIR
 from widgets.diff_view import DiffView, render_diff
 
