@@ -1,1 +1,2 @@
-"""Daily comforts: copying, the external editor, attaching images, themes, the terminal's attention, the settings file."""
+"""Daily comforts: copying, the external editor, attaching images, themes, the terminal's attention,
+the settings screen and file."""

@@ -10,7 +10,8 @@ class DailyActions:
     configured_keymap: dict[str, str]
 
     def _apply_look(self) -> None:
-        """Whimbrel's themes and the configured one (app/tui/comforts/theming.py), the [keymap] (app/tui/commands/keymap.py)."""
+        """Whimbrel's themes and the configured one (app/tui/comforts/theming.py), the [keymap]
+        (app/tui/commands/keymap.py)."""
         from app.tui.commands.keymap import apply_keymap
         from app.tui.comforts.theming import apply_theme, register_themes
 
