@@ -141,21 +141,119 @@ def test_the_arrow_check_catches_a_wrong_import(tmp_path):
     assert targets[1].split(".")[0] == "textual" and "textual" not in ROOMS["tools"]
 
 
-def test_mcp_modules_import_no_circle():
-    """No import cycle among app/mcp's modules (module-level and deferred imports alike)."""
-    graph: dict[str, set[str]] = {}
-    for path in (ROOT / "app" / "mcp").rglob("*.py"):
-        name = _module_name(path)
-        graph[name] = {t for _l, t in imported_modules(path) if t.startswith("app.mcp.") and t != name}
-    for start in graph:
-        stack, seen = [(start, [start])], set()
-        while stack:
-            node, trail = stack.pop()
-            for nxt in graph.get(node, ()):
-                assert nxt != start, "import circle: " + " -> ".join(trail + [nxt])
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append((nxt, trail + [nxt]))
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Each of our modules and the modules of ours it imports (at any depth, TYPE_CHECKING included);
+    an import of a name inside a module (`from app.engine import events`) counts as the module."""
+    files = [p for package in OUR_PACKAGES for p in (root / package).rglob("*.py")]
+    names = {_module_name(p) if root == ROOT else ".".join(p.relative_to(root).with_suffix("").parts): p
+             for p in files}
+    names = {name.removesuffix(".__init__"): path for name, path in names.items()}
+
+    def resolved(target: str) -> str | None:
+        while target and target not in names:
+            target = target.rpartition(".")[0]
+        return target if target and target not in OUR_PACKAGES else None
+
+    return {name: {t for target in _imported_names(path) if (t := resolved(target)) and t != name}
+            for name, path in names.items()}
+
+
+def _imported_names(path: Path) -> set[str]:
+    """What a file imports, with each `from package import name` also read as the module package.name."""
+    import ast
+
+    found = {target for _line, target in imported_modules(path)}
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a graph: one path around each strongly connected group of nodes."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for start in sorted(graph):  # Tarjan's algorithm, iterative
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                    break
+                if nxt in stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        found.append(_path_around(graph, set(group)))
+    return found
+
+
+def _path_around(graph: dict[str, set[str]], group: set[str]) -> list[str]:
+    """A path from the group's first member back to it through the group (breadth first: the shortest)."""
+    start = min(group)
+    trails = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt == start:
+                return trails[node] + [start]
+            if nxt in group and nxt not in trails:
+                trails[nxt] = trails[node] + [nxt]
+                queue.append(nxt)
+    return sorted(group)
+
+
+def test_no_file_imports_its_way_back_to_itself():
+    """No circle of imports among our files (deferred and TYPE_CHECKING imports count)."""
+    found = circles(import_graph())
+    assert not found, "import circles:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_no_room_imports_its_way_back_to_itself():
+    """Rooms import one another in one direction only: no circle between rooms either."""
+    rooms: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        room = room_of(module)
+        if room is not None:
+            rooms.setdefault(room, set()).update(r for t in targets if (r := room_of(t)) not in (None, room))
+    found = circles(rooms)
+    assert not found, "circles between rooms:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_the_circle_check_catches_a_circle(tmp_path):
+    """The checker itself: a file-level circle through a deferred import is found and named."""
+    (tmp_path / "app" / "room").mkdir(parents=True)
+    (tmp_path / "app" / "room" / "a.py").write_text("from app.room.b import thing\n")
+    (tmp_path / "app" / "room" / "b.py").write_text("def thing():\n    from app.room import a\n")
+    (tmp_path / "app" / "room" / "c.py").write_text("import app.room.a\n")
+    assert circles(import_graph(tmp_path)) == [["app.room.a", "app.room.b", "app.room.a"]]
+
+
+def test_the_top_of_app_holds_packages_only():
+    """app/ holds rooms (packages) and its __init__.py, no loose feature files."""
+    loose = [p.name for p in (ROOT / "app").iterdir()
+             if p.name != "__init__.py" and not p.name.startswith((".", "__pycache__")) and not p.is_dir()]
+    assert not loose, f"put these in a room (a package under app/): {loose}"
 
 
 # ---- Textual's private API lives in one module (widgets/textual_internals.py) --------------------
