@@ -24,7 +24,7 @@ Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo
    (VmRSS from /proc) once it has settled. Rounds alternate the two sizes after a warm-up;
    medians and the 5,000 / 50 ratios are printed.
 
-3. huge: keystroke echo while one 10 MB reply streams (issue 12: it froze the UI for minutes). The
+3. huge: keystroke echo while one 10 MB reply streams (it froze the UI for minutes). The
    fake server sends one endless paragraph (`--megabytes`, 100-character tokens, no line break:
    the worst case for a Markdown renderer) into the only workstream; the same typing is measured
    idle and while it streams, and the RSS is read before (once the idle typing has loaded the model's

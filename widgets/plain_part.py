@@ -9,7 +9,7 @@ A part keeps its text once and where each of its wrapped lines starts (widgets/p
 renders a line only when it is shown: an append re-wraps from the start of the last line, never the
 whole part, and nothing per line is kept beyond one offset. A Static kept its whole text a second
 time (its Content) and every wrapped line rendered, which made each part of a 10 MB reply cost
-several times its text until a full garbage collection freed it (issue 12).
+several times its text until a full garbage collection freed it.
 """
 
 from __future__ import annotations

@@ -314,7 +314,7 @@ def divide_whole_strips_without_cycles() -> None:
     became a reference cycle (with its seven small caches) that only a garbage collection frees. Lines
     live a frame or longer, so the young collections pass them to the oldest generation, whose
     collections the app defers while output streams (app/runtime/idle_gc.py): while a 10 MB reply streamed,
-    tens of thousands of them piled up and the memory they filled stayed with the app (issue 12).
+    tens of thousands of them piled up and the memory they filled stayed with the app.
     Nothing else changes: other cuts go to Textual's own `divide` and its cache."""
     if getattr(Strip.divide, "whole_without_cycle", False):
         return
@@ -344,7 +344,7 @@ def file_tall_widgets_in_few_squares() -> None:
 
     Each child is listed in every square it covers, and the grid is built again on each layout: the
     dormant parts of a 10 MB reply (90,000 lines) were in 9,000 squares, ~1.7 MB kept and as much made
-    again per layout while the reply streamed (issue 12). A visible region of a screen's height meets
+    again per layout while the reply streamed. A visible region of a screen's height meets
     one or two rows of squares either way; a taller square only lists more children that the region's
     own overlap test then leaves out."""
     width, _ = SpatialMap.__init__.__defaults__

@@ -1,4 +1,4 @@
-"""Code mode (issue 22): which way a workstream's tools are presented, and the run_code tool.
+"""Code mode: which way a workstream's tools are presented, and the run_code tool.
 
 `native` sends one function per tool (as before), `code` sends only `run_code` plus the generated
 Python API in the system message, `both` sends all of them. The mode is the workstream's own

@@ -1,4 +1,4 @@
-"""A skill's session settings, applied to the workstream it starts (issue 16): model, temperature,
+"""A skill's session settings, applied to the workstream it starts: model, temperature,
 permission mode and token budget. Each setting that cannot apply is said in words, never dropped
 silently. The token budget is prompt + completion tokens over the workstream's requests, as for
 sub-agents; once spent, the next request is not sent."""

@@ -55,7 +55,7 @@ class RunOptions:
     output_limit: int = 30_000
     retry_base_delay: float = 1.0
     auto_compact_pct: float = 80.0
-    tool_mode: str | None = None  # --tools-mode (code mode, issue 22); None: the config's
+    tool_mode: str | None = None  # --tools-mode (code mode); None: the config's
 
 
 @dataclass

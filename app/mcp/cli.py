@@ -251,7 +251,7 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["serve"]:  # issue 14: serving Whimbrel's own tools (app/mcp/serve.py)
+    if argv[:1] == ["serve"]:  # serving Whimbrel's own tools (app/mcp/serve.py)
         from app.mcp.serve import main as serve_main
         return serve_main(argv[1:])
     parser = build_parser()

@@ -1,4 +1,4 @@
-"""The limits of memories, recall and instruction files, from `[memory]` in config.toml (issue 16).
+"""The limits of memories, recall and instruction files, from `[memory]` in config.toml.
 
 The defaults are the issue's: 32 KB of content per memory, 5 memories per turn. Config validation
 (app/settings/config.py) checks each is a whole number at or above its minimum before it gets here."""

@@ -12,7 +12,7 @@ due the check sleeps (`when_due` wakes it), so an idle app is not woken for noth
 
 After a full collection the memory it freed is handed back to the system (`return_free_memory`):
 glibc's allocator keeps freed memory for reuse, so after a 10 MB reply (its widgets, the copies made
-to save and show it) the app stayed tens of MB larger than what it still used (issue 12). A reply
+to save and show it) the app stayed tens of MB larger than what it still used. A reply
 past LARGE_OUTPUT characters makes such a collection due at the next idle moment (`after_output`),
 however few younger collections ran since the last one.
 

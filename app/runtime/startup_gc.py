@@ -3,8 +3,8 @@
 Starting the app creates tens of thousands of objects that live as long as it does (modules,
 classes, the first frame's widgets and styles) and little garbage (~7K objects, ~1 MB). Left
 automatic, Python runs ~120 collections over them before the first frame is painted, one of them
-full: 30-45 ms of a ~300 ms start on a small machine, three times what a bare Textual app spends
-(issue 20). The CLI therefore turns collections off from its first line (`hold`) until the app has
+full: 30-45 ms of a ~300 ms start on a small machine, three times what a bare Textual app spends.
+The CLI therefore turns collections off from its first line (`hold`) until the app has
 painted its first frame (`release`, from boot's start, which waits for that frame), and then
 freezes what starting made rather than collecting it, as boot's end freezes what boot loaded
 (app/tui/app.py, `tune_interpreter_for_input`). An app started any other way (tests, headless) never

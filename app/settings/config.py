@@ -84,7 +84,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
     "tools": {
         "bash_timeout": Key(NUMBER, 120.0, minimum=0),
         "output_limit": Key(INTEGER, 30000, minimum=1),
-        # issue 14, the tool catalog: tool search, and what web tools may reach
+        # the tool catalog: tool search, and what web tools may reach
         "tool_search": Key(SEARCH_MODE, "auto"),
         "tool_search_threshold": Key(INTEGER, 20, minimum=0),
         "web_allow_hosts": Key(STRINGS, default=()),
@@ -95,7 +95,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "tavily_api_key": Key(STRING),
         "tavily_url": Key(STRING),
         "web_search_native": Key(BOOLEAN, False),  # the provider's own search where it has one
-        "mode": Key(TOOL_MODE, "native", attr="tool_mode"),  # issue 22, code mode
+        "mode": Key(TOOL_MODE, "native", attr="tool_mode"),  # code mode
     },
     "ui": {
         "bell": Key(BOOLEAN, True),
@@ -107,7 +107,7 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "max_open": Key(INTEGER, 20, minimum=1),
         "retention_days": Key(INTEGER, 90, minimum=0),
     },
-    # issue 16: what memories, recall and instruction files may take (app/memory/limits.py)
+    # what memories, recall and instruction files may take (app/memory/limits.py)
     "memory": {
         "content_kb": Key(INTEGER, 32, attr="memory_content_kb", minimum=1),
         "per_turn": Key(INTEGER, 5, attr="memory_per_turn", minimum=0),
@@ -136,7 +136,7 @@ MODEL_KEYS: dict[str, Key] = {
     "reasoning_effort": Key(STRING),
     "capabilities": Key(TABLE, default={}),  # free-form
     "price": Key(TABLE, default={}),  # USD per million tokens: input, output, cache_read, cache_write
-    "tool_mode": Key(TOOL_MODE),  # issue 22: native | code | both for this model (else [tools] mode)
+    "tool_mode": Key(TOOL_MODE),  # native | code | both for this model (else [tools] mode)
 }
 
 MCP_KEYS: dict[str, Key] = {
@@ -161,7 +161,7 @@ MCP_SERVER_KEYS: dict[str, Key] = {
     "oauth": Key(Kind("true, false or a table", lambda v: isinstance(v, (bool, dict)))),  # app/mcp/oauth
 }
 
-# -- [agents.NAME]: external ACP agents (issue 17), e.g. command = "gemini", args = ["--acp"] ----------
+# -- [agents.NAME]: external ACP agents, e.g. command = "gemini", args = ["--acp"] ----------
 AGENT_KEYS: dict[str, Key] = {
     "command": Key(STRING, required=True),
     "args": Key(STRINGS, default=()),
@@ -192,7 +192,7 @@ def _validate_agents(v: "_Validator", data: dict[str, Any]) -> dict[str, AgentCo
     return agents
 
 
-# [policy] (issue 13, the permission engine): the settings are checked here; its rules (allow / ask /
+# [policy] (the permission engine): the settings are checked here; its rules (allow / ask /
 # deny lists and [[policy.rules]]) and [hooks] are kept as written and checked by app/permissions,
 # which reports a broken rule with its line and does not apply it, instead of refusing the file.
 POLICY_MODES = ("ask", "accept-edits", "plan", "auto")
@@ -227,7 +227,7 @@ class ModelConfig:
     reasoning_effort: str | None = None
     capabilities: dict[str, Any] = field(default_factory=dict)
     price: dict[str, float] = field(default_factory=dict)
-    tool_mode: str | None = None  # issue 22, code mode
+    tool_mode: str | None = None  # code mode
 
 
 @dataclass
@@ -242,7 +242,7 @@ class Config:
     auto_compact_pct: float = 80.0
     bash_timeout: float = 120.0
     output_limit: int = 30000
-    # issue 14, the tool catalog ([tools] tool_search*, web_*)
+    # the tool catalog ([tools] tool_search*, web_*)
     tool_search: str = "auto"
     tool_search_threshold: int = 20
     web_allow_hosts: tuple[str, ...] = ()
@@ -253,7 +253,7 @@ class Config:
     tavily_api_key: str | None = None
     tavily_url: str | None = None
     web_search_native: bool = False
-    tool_mode: str = "native"  # [tools] mode (issue 22): native | code | both
+    tool_mode: str = "native"  # [tools] mode: native | code | both
     bell: bool = True
     notifications: bool = True
     theme: str | None = None
@@ -276,7 +276,7 @@ class Config:
     checkpoint_ignore: list[str] = field(default_factory=list)
     checkpoint_max_file_mb: float = 10.0
     keymap: dict[str, str] = field(default_factory=dict)  # [keymap]: binding id -> keys (app/tui/commands/keymap.py)
-    agents: dict[str, AgentConfig] = field(default_factory=dict)  # [agents.<name>] (issue 17)
+    agents: dict[str, AgentConfig] = field(default_factory=dict)  # [agents.<name>]
     policy_mode: str = "ask"
     policy_sandbox: str = "workspace-write"
     policy_network: bool = False
@@ -395,7 +395,7 @@ def _validate(path: Path, text: str, data: dict[str, Any]) -> Config:
     return Config(path=path, models=models, **settings)
 
 
-# -- [keymap] (issue 19: keymaps): binding id = "keys"; the ids are checked by the app (app/tui/commands/keymap.py)
+# -- [keymap]: binding id = "keys"; the ids are checked by the app (app/tui/commands/keymap.py)
 def _validate_keymap(v: _Validator, data: dict[str, Any]) -> dict[str, str]:
     keymap = {}
     for binding_id, keys in v.section((), data, "keymap").items():

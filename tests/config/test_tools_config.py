@@ -1,4 +1,4 @@
-"""The [tools] settings of issue 14: tool search and what web tools may reach."""
+"""The [tools] settings: tool search and what web tools may reach."""
 
 from __future__ import annotations
 

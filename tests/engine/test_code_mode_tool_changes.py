@@ -1,4 +1,4 @@
-"""Code mode when the tool set changes (issue 22): a tool tool_search finds, or an MCP server adds,
+"""Code mode when the tool set changes: a tool tool_search finds, or an MCP server adds,
 during a program can be called from that same program; a tool that went away is refused at call
 time (the one visibility function decides each call); the next request's API says what changed,
 byte-identical for the same tool set."""

@@ -1,4 +1,4 @@
-"""/cost counts what a run_code program did (issue 22): each of its tool calls is an audit row, and a
+"""/cost counts what a run_code program did: each of its tool calls is an audit row, and a
 model call made inside one (web_fetch's question) is a usage row of the workstream."""
 
 from __future__ import annotations

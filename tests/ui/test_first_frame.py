@@ -1,4 +1,4 @@
-"""The first frame before boot (issue 20): the status bar from the config, the saved tabs' names.
+"""The first frame before boot: the status bar from the config, the saved tabs' names.
 
 Boot is held back (`_boot_started`), so what is on screen is what the app shows before the engine and
 the store have loaded: the model, mode and context gauge come from the config, the tabs from a quick

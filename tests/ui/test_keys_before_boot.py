@@ -1,4 +1,4 @@
-"""Keys typed at any moment after start reach the prompt in order, none lost or doubled (issue 20).
+"""Keys typed at any moment after start reach the prompt in order, none lost or doubled.
 
 The terminal is read before the first screen has mounted and long before boot has opened the store:
 keys that come before anything has focus are held (app/tui/lifecycle/early_keys.py), keys typed during boot go to

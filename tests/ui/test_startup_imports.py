@@ -1,4 +1,4 @@
-"""Only the SDKs the configuration uses are ever imported, and only once asked for (issue 20):
+"""Only the SDKs the configuration uses are ever imported, and only once asked for:
 checked in a fresh interpreter.
 
 An OpenAI-only config with no MCP server starts the real app, lets it idle, types one key, runs one

@@ -1,4 +1,4 @@
-"""The daily-driver actions of the app (issue 19): look (themes, keymap), settings, copying, pasted
+"""The daily-driver actions of the app: look (themes, keymap), settings, copying, pasted
 images. A mixin of WhimbrelApp, so app/tui/app.py stays short; each action hands over to its own module."""
 
 from __future__ import annotations

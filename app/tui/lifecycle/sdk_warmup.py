@@ -1,4 +1,4 @@
-"""The model's SDK is imported when the user starts typing, not at boot (issue 20).
+"""The model's SDK is imported when the user starts typing, not at boot.
 
 openai alone is ~22 MB and ~0.4 s of imports here: an app left idle, or only read, never needs it.
 The first key typed in any prompt starts the import on a thread, so by the time the prompt is sent

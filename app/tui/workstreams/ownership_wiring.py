@@ -60,7 +60,7 @@ class OwnershipWiring:
 
     async def _heartbeats(self) -> None:
         """Every heartbeat interval, refresh the leases. One worker for the app's life: a worker per beat
-        cost the idle app a Worker and its state messages every few seconds (issue 20)."""
+        cost the idle app a Worker and its state messages every few seconds."""
         while True:
             await asyncio.sleep(self.manager.ownership.interval)
             if "leases" not in self._ticking:  # a beat asked for by a refused write may be running
