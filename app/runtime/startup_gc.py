@@ -7,8 +7,8 @@ full: 30-45 ms of a ~300 ms start on a small machine, three times what a bare Te
 The CLI therefore turns collections off from its first line (`hold`) until the app has
 painted its first frame (`release`, from boot's start, which waits for that frame), and then
 freezes what starting made rather than collecting it, as boot's end freezes what boot loaded
-(app/tui/app.py, `tune_interpreter_for_input`). An app started any other way (tests, headless) never
-holds them, and `release` does nothing there.
+(`tune_interpreter_for_input` in idle_gc.py, called by app/tui/app.py). An app started any other
+way (tests, headless) never holds them, and `release` does nothing there.
 """
 
 from __future__ import annotations

@@ -7,60 +7,39 @@ workers owned by the app, so closing a view never orphans a running turn.
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
-import sys
 import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.worker import Worker, WorkerState
 
-from app.tui import checkpoint_wiring
-
-from app.tui.lifecycle import quit_signals
-
+from app.engine.layout import LayoutTree
+from app.mentions.files import MentionIndex
+from app.providers.base import ModelSettings
 from app.runtime import startup_gc
-
-from widgets import terminal_graphics
+from app.runtime.idle_gc import IDLE_SECONDS, collect_if_due, tune_interpreter_for_input, when_due
+from app.tui import checkpoint_wiring
 from app.tui.comforts.attention import Attention
 from app.tui.comforts.daily_actions import DailyActions
+from app.tui.lifecycle import quit_signals
 from app.tui.lifecycle.early_keys import EarlyKeys
-from app.runtime.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections, when_due
-from app.tui.mcp.mcp_wiring import McpWiring
-from app.mentions.files import MentionIndex
-from app.tui.workstreams.ownership_wiring import OwnershipWiring
-from app.tui.permissions.permission_wiring import PermissionWiring
 from app.tui.lifecycle.sdk_warmup import SdkWarmup
-from app.engine.layout import LayoutTree
-from app.providers.base import ModelSettings
+from app.tui.mcp.mcp_wiring import McpWiring
+from app.tui.permissions.permission_wiring import PermissionWiring
 from app.tui.screens.main import MainScreen
+from app.tui.workstreams.ownership_wiring import OwnershipWiring
 from app.tui.workstreams.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
-from widgets import terminal_guard
+from widgets import terminal_graphics, terminal_guard
 from widgets.dialog_footer import follow_dialogs
 from widgets.footer import KeysFooter
 from widgets.textual_internals import ScreensPaintAfterBatch
 
 BOOT_AT_THE_LATEST = 0.5  # seconds after mount: boot starts then even if no footer has shown its keys
-SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 0.005)
-
-
-def tune_interpreter_for_input() -> None:
-    """Once booted (in a real terminal): keep interpreter pauses short while output streams.
-
-    Full garbage collections stop the UI for their whole run. What boot loaded lives as long as
-    the app, so it is frozen out of every later collection (re-scanning it took ~0.5 s per full
-    collection here), and full collections wait for a moment when the app is idle (app/runtime/idle_gc.py).
-    The threads that read keys and write the screen get the GIL after 1 ms instead of 5 ms of a
-    busy event loop. Headless apps (tests) keep the defaults: a frozen object is never collected.
-    """
-    gc.freeze()
-    defer_full_collections()
-    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 def _import_engine() -> None:
@@ -133,8 +112,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, SdkWarmup, EarlyKeys,
-                  ScreensPaintAfterBatch):
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, ScreensPaintAfterBatch):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -152,6 +130,8 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self.ready = asyncio.Event()
         self.retry_base_delay = 1.0  # seconds; tests shorten it
         self.attention = Attention(self, bell=options.bell, notifications=options.notifications)
+        self.sdk_warmup = SdkWarmup(self)  # the first key typed imports the model's SDK
+        self.early_keys = EarlyKeys(deliver=super().on_event)  # keys before the prompt has focus
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
@@ -191,6 +171,13 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self.set_timer(BOOT_AT_THE_LATEST, self.start_boot)
         follow_dialogs(self)  # each dialog's footer shows its own keys
         self._apply_look()
+
+    async def on_event(self, event: events.Event) -> None:
+        if not await self.early_keys.took(event):
+            await super().on_event(event)
+
+    def on_prompt_input_echoed(self) -> None:
+        self.sdk_warmup.key_typed()
 
     @on(KeysFooter.KeysShown)
     def footer_shown(self) -> None:
@@ -248,7 +235,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         if self.models is None:
             self.open_setup()
         else:
-            self.warm_sdk_if_typed()  # app/tui/lifecycle/sdk_warmup.py: otherwise the first key typed starts it
+            self.sdk_warmup.boot_done()  # otherwise the first key typed starts it
         if not self.is_headless:
             tune_interpreter_for_input()
             checks = self.set_interval(1.0, lambda: self.collect_garbage_when_idle() and checks.pause(), pause=True)
@@ -568,7 +555,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         if old is not None:
             await old.aclose()
         self.notify(f"Using {models.default}. Saved to {self.options.config_path}.")
-        await self._warm_sdk_import()
+        await self.sdk_warmup.warm()
 
     def action_help(self) -> None:
         from app.tui.screens.help import HelpScreen

@@ -9,34 +9,40 @@ before any later key. Boot holds them again for the moment it hands the boot pro
 
 from __future__ import annotations
 
+from typing import Awaitable, Callable
+
 from textual import events
 
 HELD_EVENTS = (events.Key, events.Paste)
 
 
 class EarlyKeys:
-    """An App mixin: holds keys and pastes that arrive before the first prompt has focus."""
+    """Holds keys and pastes that arrive before the first prompt has focus. The App holds one, offers
+    it each event first (`took`), and passes `deliver`: its own event handling, for the held ones."""
 
-    _held_keys: list[events.Event] | None = None
-    _prompt_focused = False  # the main screen has focused its boot prompt: keys have a home
+    def __init__(self, deliver: Callable[[events.Event], Awaitable[None]]) -> None:
+        self.deliver = deliver
+        self.held: list[events.Event] = []
+        self.prompt_focused = False  # the main screen has focused its boot prompt: keys have a home
 
-    async def on_event(self, event: events.Event) -> None:
+    async def took(self, event: events.Event) -> bool:
+        """Whether `event` is held here (a key or paste before the prompt has focus). A later key
+        first delivers what is held, so the order typed is the order delivered."""
         if isinstance(event, HELD_EVENTS) and not event.is_forwarded:
-            if not self._prompt_focused:
-                self._held_keys = [*(self._held_keys or []), event]
-                return
-            await self.release_held_keys()
-        await super().on_event(event)  # type: ignore[misc]
+            if not self.prompt_focused:
+                self.held.append(event)
+                return True
+            await self.release()
+        return False
 
-    def hold_keys(self) -> None:
-        """Hold keys again until `release_held_keys`: while boot moves the prompt's text to the
-        restored workstream, a key must neither land in the prompt going away nor overtake it."""
-        self._prompt_focused = False
+    def hold(self) -> None:
+        """Hold keys again until `release`: while boot moves the prompt's text to the restored
+        workstream, a key must neither land in the prompt going away nor overtake it."""
+        self.prompt_focused = False
 
-    async def release_held_keys(self) -> None:
+    async def release(self) -> None:
         """Deliver the held keys to what has focus now. The main screen calls this once its prompt
-        is focused; a later key calls it first, so the order typed is the order delivered."""
-        self._prompt_focused = True
-        while self._held_keys:
-            event, *self._held_keys = self._held_keys
-            await super().on_event(event)  # type: ignore[misc]
+        is focused; a later key calls it first."""
+        self.prompt_focused = True
+        while self.held:
+            await self.deliver(self.held.pop(0))

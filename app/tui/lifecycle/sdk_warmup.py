@@ -13,33 +13,38 @@ import asyncio
 
 
 class SdkWarmup:
-    """An App mixin: imports the default model's SDK on the first typed key (PromptInput.Echoed)."""
+    """Imports the default model's SDK on the first typed key. The App holds one and hands it each
+    PromptInput.Echoed; it reads the App's `ready` event and `models`, and runs its worker there."""
 
-    _typed_before_ready = False  # a key came before boot had the models
-    _sdk_warm_started = False
+    def __init__(self, app) -> None:
+        self.app = app
+        self.typed_before_ready = False  # a key came before boot had the models
+        self.started = False
 
-    def on_prompt_input_echoed(self) -> None:
-        if self._sdk_warm_started:
+    def key_typed(self) -> None:
+        """A key was typed in a prompt: start the import, or remember it for when boot has the models."""
+        if self.started:
             return
-        if not self.ready.is_set() or self.models is None:  # type: ignore[attr-defined]
-            self._typed_before_ready = True
+        if not self.app.ready.is_set() or self.app.models is None:
+            self.typed_before_ready = True
             return
-        self._sdk_warm_started = True
-        self.run_worker(self._warm_sdk_import(), group="sdk", exit_on_error=False)  # type: ignore[attr-defined]
+        self.started = True
+        self.app.run_worker(self.warm(), group="sdk", exit_on_error=False)
 
-    def warm_sdk_if_typed(self) -> None:
+    def boot_done(self) -> None:
         """Boot is done: start the import now if a key was typed while it ran."""
-        if self._typed_before_ready:
-            self.on_prompt_input_echoed()
+        if self.typed_before_ready:
+            self.key_typed()
 
-    async def _warm_sdk_import(self) -> None:
+    async def warm(self) -> None:
         """Import the default model's SDK and build its client on a thread, so the first request does
         not stall the UI, then the reply's Markdown renderer (markdown-it, linkify, pygments: ~50 ms
         and 2 MB here), which the first reply would otherwise import on the UI thread as its first
         words arrive."""
         from app.providers.registry import prepare_off_loop
 
-        await prepare_off_loop(self.models.provider(self.models.default))  # type: ignore[attr-defined]
+        models = self.app.models
+        await prepare_off_loop(models.provider(models.default))
         await asyncio.to_thread(_import_reply_renderer)
 
 

@@ -139,13 +139,13 @@ class MainScreen(PaintTimerScreen):
     def on_mount(self) -> None:
         self.early_prompts: list[str] = []
         self.set_focus(self.query_one("#boot-prompt"))  # now: keys the terminal already delivered wait for it
-        self.app.call_later(self.app.release_held_keys)  # app/tui/lifecycle/early_keys.py
+        self.app.call_later(self.app.early_keys.release)  # app/tui/lifecycle/early_keys.py
         show_first_frame(self.app)  # the status bar from the config, the saved tabs' names, before boot
 
     async def hand_over_boot_prompt(self) -> list[str]:
         """Boot finished: move what was typed meanwhile into the focused view; returns prompts already sent."""
         boot = self.query_one("#boot-prompt", PromptInput)
-        self.app.hold_keys()  # keys typed from now wait until the new prompt has focus (app/tui/lifecycle/early_keys.py)
+        self.app.early_keys.hold()  # keys typed from now wait until the new prompt has focus (app/tui/lifecycle/early_keys.py)
         for node in [boot, *boot.ancestors]:  # keys already given to the boot prompt (an Enter bubbling up) land
             handled = asyncio.Event()
             node.call_later(handled.set)
@@ -158,7 +158,7 @@ class MainScreen(PaintTimerScreen):
             view.prompt.insert(draft)
             self.set_focus(view.prompt)  # now, not a tick later: the next key must land there
         self.early_prompts.clear()
-        self.app.call_later(self.app.release_held_keys)  # in the app's own loop, before any later key
+        self.app.call_later(self.app.early_keys.release)  # in the app's own loop, before any later key
         await self.query_one("#boot-view").remove()
         return sent
 
