@@ -38,6 +38,7 @@ from widgets import terminal_graphics, terminal_guard
 from widgets.dialog_footer import follow_dialogs
 from widgets.footer import KeysFooter
 from widgets.textual_internals import ScreensPaintAfterBatch
+from widgets.workstream_view import WorkstreamView
 
 BOOT_AT_THE_LATEST = 0.5  # seconds after mount: boot starts then even if no footer has shown its keys
 
@@ -112,7 +113,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, PermissionWiring, ScreensPaintAfterBatch):
+class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBatch):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -132,6 +133,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         self.attention = Attention(self, bell=options.bell, notifications=options.notifications)
         self.sdk_warmup = SdkWarmup(self)  # the first key typed imports the model's SDK
         self.early_keys = EarlyKeys(deliver=super().on_event)  # keys before the prompt has focus
+        self.ownership = OwnershipWiring(self)  # leases, read-only panes, taking over
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
@@ -175,6 +177,9 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
     async def on_event(self, event: events.Event) -> None:
         if not await self.early_keys.took(event):
             await super().on_event(event)
+
+    async def on_workstream_view_take_over(self, message: WorkstreamView.TakeOver) -> None:
+        await self.ownership.take_over(message)
 
     def on_prompt_input_echoed(self) -> None:
         self.sdk_warmup.key_typed()
@@ -224,7 +229,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
         await self._restore_workspace()  # the prompt is usable from here on
         recovered += await checkpoint_wiring.start_in_worktree(self) if options.worktree else []
-        self.start_ownership()
+        self.ownership.start()
         start_watches(self)
         problems = self.start_mcp()  # connects in the background; sessions get the tools as they come
         for problem in recovered + problems:
@@ -575,7 +580,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
         try:
             await self._end_turns()
             await stop_agents(self)
-            await self.release_ownership()
+            await self.ownership.release()
             await self.stop_mcp()
             if self.models is not None:
                 await self.models.aclose()

@@ -204,7 +204,7 @@ class WorkspaceOps:
         if self.manager is None:
             return
         self.main_screen.refresh_chrome(list(self.manager), self.workstream)
-        self.follow_read_only()  # app/tui/workstreams/ownership_wiring.py: its poll runs only while a pane is read-only
+        self.ownership.follow_read_only()  # its poll runs only while a pane is read-only
 
     def persist_workspace(self) -> None:
         if self.store is None or self.layout_tree is None:
