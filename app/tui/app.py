@@ -113,7 +113,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBatch):
+class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBatch):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -134,6 +134,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, PermissionWiring, Scree
         self.sdk_warmup = SdkWarmup(self)  # the first key typed imports the model's SDK
         self.early_keys = EarlyKeys(deliver=super().on_event)  # keys before the prompt has focus
         self.ownership = OwnershipWiring(self)  # leases, read-only panes, taking over
+        self.daily = DailyActions(self)  # look, settings, copying, pasted images
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
@@ -172,7 +173,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, PermissionWiring, Scree
         # imports, on a thread, would slow that frame down; BOOT_AT_THE_LATEST in case one never shows.
         self.set_timer(BOOT_AT_THE_LATEST, self.start_boot)
         follow_dialogs(self)  # each dialog's footer shows its own keys
-        self._apply_look()
+        self.daily.apply_look()
 
     async def on_event(self, event: events.Event) -> None:
         if not await self.early_keys.took(event):
@@ -180,6 +181,9 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, PermissionWiring, Scree
 
     async def on_workstream_view_take_over(self, message: WorkstreamView.TakeOver) -> None:
         await self.ownership.take_over(message)
+
+    def action_change_theme(self) -> None:  # Textual's "Change theme" command: Whimbrel's picker
+        self.daily.change_theme()
 
     def on_prompt_input_echoed(self) -> None:
         self.sdk_warmup.key_typed()

@@ -76,7 +76,7 @@ def test_settings_screen(snap_compare, tmp_path):
 
     async def run_before(pilot) -> None:
         await steady(pilot)
-        await pilot.app.open_settings()
+        await pilot.app.daily.open_settings()
         await wait_for(pilot, lambda: screen_is(pilot.app, SettingsScreen))
         no_blink(pilot.app)
         await pilot.pause(0.3)

@@ -1,51 +1,54 @@
-"""The daily-driver actions of the app: look (themes, keymap), settings, copying, pasted
-images. A mixin of WhimbrelApp, so app/tui/app.py stays short; each action hands over to its own module."""
+"""The daily-driver actions of the window: look (themes, keymap), settings, copying, pasted images.
+The App holds one (the App passed in: its options, keymap and Textual's App API); each action hands over
+to its own module."""
 
 from __future__ import annotations
 
 
 class DailyActions:
-    """Needs the app's `options` and Textual's App API (notify, set_keymap, push_screen…)."""
+    """Look, settings, copying and pasted images for one App."""
 
-    configured_keymap: dict[str, str]
+    def __init__(self, app) -> None:
+        self.app = app
 
-    def _apply_look(self) -> None:
+    def apply_look(self) -> None:
         """Whimbrel's themes and the configured one (app/tui/comforts/theming.py), the [keymap]
         (app/tui/commands/keymap.py)."""
         from app.tui.commands.keymap import apply_keymap
         from app.tui.comforts.theming import apply_theme, register_themes
 
-        register_themes(self)
-        self.configured_keymap = dict(getattr(self.options.config, "keymap", None) or {})
-        problem = apply_theme(self, getattr(self.options.config, "theme", None))
+        app = self.app
+        register_themes(app)
+        app.configured_keymap = dict(getattr(app.options.config, "keymap", None) or {})
+        problem = apply_theme(app, getattr(app.options.config, "theme", None))
         if problem:
-            self.notify(problem, severity="warning", timeout=15)
-        apply_keymap(self, self.configured_keymap)
+            app.notify(problem, severity="warning", timeout=15)
+        apply_keymap(app, app.configured_keymap)
 
     async def open_settings(self) -> None:
         """The settings screen (/settings, the palette): app/tui/comforts/settings_dialog.py."""
         from app.tui.comforts.settings_dialog import open_settings
 
-        await open_settings(self)
+        await open_settings(self.app)
 
     def attach_pasted_image(self, prompt, text: str) -> bool:
         """A pasted image path (a dropped file) attaches the image: app/tui/comforts/image_attach.py."""
         from app.tui.comforts.image_attach import attach_pasted
 
-        return attach_pasted(self, prompt, text)
+        return attach_pasted(self.app, prompt, text)
 
-    def action_copy_reply(self) -> None:
+    def copy_reply(self) -> None:
         from app.tui.comforts.copying import copy_last_reply
 
-        copy_last_reply(self)
+        copy_last_reply(self.app)
 
-    def action_copy_code(self) -> None:
+    def copy_code(self) -> None:
         from app.tui.comforts.copying import copy_code_block
 
-        copy_code_block(self)
+        copy_code_block(self.app)
 
-    def action_change_theme(self) -> None:
+    def change_theme(self) -> None:
         """The palette's "Theme": Whimbrel's picker, with a live preview, saved to config.toml."""
         from app.tui.comforts.theming import open_theme_picker
 
-        open_theme_picker(self)
+        open_theme_picker(self.app)

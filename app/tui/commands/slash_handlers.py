@@ -272,7 +272,7 @@ HANDLERS = {
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost, "watches": _watches,
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
     "subagent": _subagent, "theme": _theme,
-    "settings": lambda app, view, args: app.open_settings(), "image": _image, "agent": _agent,
+    "settings": lambda app, view, args: app.daily.open_settings(), "image": _image, "agent": _agent,
     "policy": lambda app, view, args: _later(app.action_policy_screen),
     "audit": lambda app, view, args: _later(app.action_audit_screen),
     "network": lambda app, view, args: _network(app, view, args),

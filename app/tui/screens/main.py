@@ -74,8 +74,8 @@ class MainScreen(PaintTimerScreen):
         Binding("escape", "cancel_turn", "Cancel turn", id="cancel_turn"),
         Binding("f1", "app.help", "Help", show=False, priority=True, id="help"),
         Binding("ctrl+o", "edit_prompt", "Editor", show=False, id="edit_prompt"),  # in /help and the palette
-        Binding("f6", "app.copy_reply", "Copy reply", show=False, priority=True, id="copy_reply"),
-        Binding("f7", "app.copy_code", "Copy code", show=False, priority=True, id="copy_code"),
+        Binding("f6", "copy_reply", "Copy reply", show=False, priority=True, id="copy_reply"),
+        Binding("f7", "copy_code", "Copy code", show=False, priority=True, id="copy_code"),
         Binding("ctrl+n", "app.new_workstream", "New", priority=True, id="new_workstream"),
         Binding("ctrl+g", "app.next_attention", "Attention", priority=True, id="next_attention"),
         # Keys that move focus are priority bindings: they run before the next key is routed, so text
@@ -259,6 +259,12 @@ class MainScreen(PaintTimerScreen):
         view = next((a for a in event.widget.ancestors_with_self if isinstance(a, WorkstreamView)), None)
         if view is not None:
             self.app.view_focused(view)  # type: ignore[attr-defined]
+
+    def action_copy_reply(self) -> None:
+        self.app.daily.copy_reply()  # type: ignore[attr-defined]  # app/tui/comforts/daily_actions.py
+
+    def action_copy_code(self) -> None:
+        self.app.daily.copy_code()  # type: ignore[attr-defined]
 
     def action_edit_prompt(self) -> None:
         """Compose the focused prompt in $VISUAL / $EDITOR (app/tui/comforts/editor_compose.py)."""
