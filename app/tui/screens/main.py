@@ -26,7 +26,7 @@ from widgets.pane_area import PaneArea
 from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
 from widgets.status_bar import StatusBar
-from widgets.tab_bar import TabBar, TabInfo
+from widgets.tab_bar import NEXT_ATTENTION, TabBar, TabInfo
 from widgets.textual_internals import (PaintTimerScreen, arrange_again, is_being_removed, placed_widgets,
                                        report_exception, require_layout, waits_for_paint)
 from widgets.workstream_view import WorkstreamView
@@ -77,7 +77,7 @@ class MainScreen(PaintTimerScreen):
         Binding("f6", "copy_reply", "Copy reply", show=False, priority=True, id="copy_reply"),
         Binding("f7", "copy_code", "Copy code", show=False, priority=True, id="copy_code"),
         Binding("ctrl+n", "app.new_workstream", "New", priority=True, id="new_workstream"),
-        Binding("ctrl+g", "app.next_attention", "Attention", priority=True, id="next_attention"),
+        NEXT_ATTENTION,  # ctrl+g: widgets/tab_bar.py names it in the waiting marker
         # Keys that move focus are priority bindings: they run before the next key is routed, so text
         # typed right after them lands in the newly focused prompt (see also apply_layout).
         Binding("f2", "app.focus_next_pane", "Next pane", priority=True, id="focus_next_pane"),
