@@ -76,7 +76,7 @@ async def run_once(server, replies, mode: str, files: int) -> dict[str, float]:
         workspace.mkdir()
         write_modules(workspace, files)
         (Path(tmp) / "config.toml").write_text(f'[tools]\nmode = "{mode}"\n')
-        from app.config import load_config
+        from app.settings.config import load_config
 
         store = await AsyncStore.open(Path(tmp) / "whimbrel.db")
         workstream_id = await store.create_workstream(title="bench", model="fake-model", workdir=str(workspace))

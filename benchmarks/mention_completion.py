@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.workspace_files import FileIndex, list_workspace, with_folders  # noqa: E402
+from app.mentions.workspace_files import FileIndex, list_workspace, with_folders  # noqa: E402
 
 TYPED = ("src/ma", "pkg123/mod", "readme", "tests/test_7", "zz9", "docs/guide/intro")
 

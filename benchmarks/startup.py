@@ -26,7 +26,7 @@ the same rounds, so before and after are measured under the same load.
 Whimbrel's own modules are compiled to bytecode first, as `pip install .` does (an editable
 install in an environment with PYTHONDONTWRITEBYTECODE would compile every module on every start,
 which no user's install does). For information it also times the imports of `app.cli` +
-`app.main` and checks that no heavy SDK is imported by them.
+`app.tui.app` and checks that no heavy SDK is imported by them.
 
     .venv/bin/python benchmarks/startup.py [--runs 5] [--idle 30] [--before DIR]
 """
@@ -323,11 +323,11 @@ def measure(tmp: Path, port: int, trees: list[Path], args) -> int:
         print(f"{text}: {verdict(passed)}")
         ok = ok and passed
 
-    app_seconds, heavy = import_time("import app.cli, app.main", runs=5)
+    app_seconds, heavy = import_time("import app.cli, app.tui.app", runs=5)
     textual_seconds, _ = import_time("import textual.app, textual.containers, textual.widgets", runs=5)
-    print(f"import app.cli + app.main: {ms(app_seconds)}   textual: {ms(textual_seconds)}   "
+    print(f"import app.cli + app.tui.app: {ms(app_seconds)}   textual: {ms(textual_seconds)}   "
           f"(medians of 5, fresh interpreters)")
-    print(f"heavy SDKs in sys.modules after importing app.main: {', '.join(heavy) or 'none'}"
+    print(f"heavy SDKs in sys.modules after importing app.tui.app: {', '.join(heavy) or 'none'}"
           f"  ({'OK' if not heavy else 'they must load off the startup path'})")
     return 0 if ok and not heavy else 1
 

@@ -128,7 +128,8 @@ async def engine_only(kind: str, port: int, tokens: int) -> tuple[float, float]:
 
 
 async def in_app(kind: str, port: int, tokens: int) -> tuple[float, float]:
-    from app.main import AppOptions, WhimbrelApp, tune_interpreter_for_input
+    from app.runtime.idle_gc import tune_interpreter_for_input
+    from app.tui.app import AppOptions, WhimbrelApp
     from app.providers.base import ModelSettings
 
     settings = ModelSettings(model=model_name(kind), base_url=base_url(kind, port), api_key="x", provider=kind,

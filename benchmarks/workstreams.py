@@ -24,11 +24,11 @@ Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo
    (VmRSS from /proc) once it has settled. Rounds alternate the two sizes after a warm-up;
    medians and the 5,000 / 50 ratios are printed.
 
-3. huge: keystroke echo while one 10 MB reply streams (issue 12: it froze the UI for minutes). The
+3. huge: keystroke echo while one 10 MB reply streams (it froze the UI for minutes). The
    fake server sends one endless paragraph (`--megabytes`, 100-character tokens, no line break:
    the worst case for a Markdown renderer) into the only workstream; the same typing is measured
    idle and while it streams, and the RSS is read before (once the idle typing has loaded the model's
-   SDK, which the first key typed imports: app/sdk_warmup.py; the figure at boot is printed too; with
+   SDK, which the first key typed imports: app/tui/lifecycle/sdk_warmup.py; the figure at boot is printed too; with
    `--warm`, after a short first reply, so what only a first reply costs is not counted), at its peak (read after each keystroke
    and then every 0.1 s until the reply ends), and once the reply has ended and memory settled. Printed: the echo figures (target p95 < 100 ms) and
    the RSS growth as a multiple of the reply's size (target < 3x).
@@ -416,7 +416,7 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
                 term.wait_text("1 new workstream")  # booted
                 boot_rss = settled_rss(term)
                 idle = type_samples(term, samples, rng, budget)
-                idle_rss = settled_rss(term, timeout=20)  # the first key typed imported the SDK (app/sdk_warmup.py)
+                idle_rss = settled_rss(term, timeout=20)  # the first key typed imported the SDK (app/tui/lifecycle/sdk_warmup.py)
                 if warm:  # what only a first reply costs (markdown-it, the connection, the store's writer) is paid
                     term.send("warm")
                     term.send("\r")

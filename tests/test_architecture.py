@@ -18,14 +18,14 @@ def loaded_after(imports: str) -> set[str]:
 
 
 def test_startup_path_does_not_import_heavy_sdks():
-    loaded = loaded_after("import app.cli, app.main, app.screens.main, widgets.pane_area")
+    loaded = loaded_after("import app.cli, app.tui.app, app.tui.screens.main, widgets.pane_area")
     assert not loaded & set(HEAVY), f"imported on the startup path: {sorted(loaded & set(HEAVY))}"
 
 
 def test_engine_and_backends_never_import_textual():
     loaded = loaded_after(
         "import app.engine.session, app.engine.workstream, app.providers.openai_chat, app.providers.retry, "
-        "app.storage.async_store, app.storage.store, app.config, tools.pipeline, tools.registry")
+        "app.storage.async_store, app.storage.store, app.settings.config, tools.pipeline, tools.registry")
     assert "textual" not in loaded
 
 
@@ -38,20 +38,16 @@ def test_no_source_file_in_engine_mentions_textual():
 # ---- The rooms and their arrows (docs/architecture.md draws them) --------------------------------
 # Each room lists the rooms it may import besides itself. Anything not listed is forbidden, Textual
 # included. A module under app/, tools/ or widgets/ that belongs to no room fails the test, so a new
-# room gets its place (and its arrows) here before it lands.
-SETTINGS = {"app.config", "app.config_edit", "app.paths"}
-UI = {"textual", "app.screens", "widgets", "app.main", "app.bridge", "app.palette", "app.attention",
-      "app.idle_gc", "app.startup_gc", "app.mcp_client_ui", "app.mcp_wiring", "app.ownership_wiring", "app.slash_handlers",
-      "app.workspace_ops", "app.checkpoint_wiring", "app.cli", "app.error_log", "app.quit_signals",
-      "app.memory_commands", "styles", "app.editor_compose", "app.theming", "app.keymap",
-      "app.mentions", "app.workspace_files", "app.copying", "app.settings_file",
-      "app.workstream_transfer", "app.images", "app.image_attach", "app.mention_resources",
-      "app.daily_actions", "app.agent_wiring", "app.permission_wiring", "app.watch_wiring", "app.tool_mode_wiring",
-      "app.subagent_panes", "app.terminal_graphics", "app.first_frame", "app.early_keys", "app.sdk_warmup"}
+# room gets its place (and its arrows) here before it lands. Every room is one folder.
+SETTINGS = {"app.settings"}
 LOWER = {"app.vocabulary", "app.storage", "app.sandbox", "app.permissions", "app.providers", "tools",
          "app.memory", "app.checkpoints", "app.mcp"}
+SHARED = {"app.runtime", "app.mentions", "app.transfer"}  # what every face shares, besides settings
 ROOMS: dict[str, set[str]] = {
     "app.vocabulary": set(),
+    # Settings are read by every room; they hold parsed values only and import no room above them
+    # (the provider names a config accepts are declared there; app/providers/registry.py reads them).
+    "app.settings": {"app.vocabulary"},
     "app.storage": {"app.vocabulary"},
     "app.sandbox": {"app.vocabulary"},
     "app.permissions": {"app.vocabulary", "app.storage", "app.sandbox"} | SETTINGS,
@@ -64,11 +60,16 @@ ROOMS: dict[str, set[str]] = {
     "app.engine": LOWER | SETTINGS,
     "app.headless": {"app.engine"} | LOWER | SETTINGS,
     "app.acp": {"app.engine", "app.headless"} | LOWER | SETTINGS,  # ACP shares the headless policy
-    # Settings are read by every room; they hold parsed values only (they may name providers and MCP
-    # settings to validate them, never the engine or the UI).
-    **{name: {"app.providers", "app.mcp"} | SETTINGS for name in SETTINGS},
-    # The UI (app glue, screens, widgets, the CLI that starts them) may use everything.
-    **{name: {"*"} for name in UI},
+    "app.runtime": {"tools", "app.storage", "app.vocabulary"} | SETTINGS,  # the error log: a tool's error in words, private files, redaction
+    "app.mentions": {"app.vocabulary", "app.providers", "app.mcp", "app.sandbox"} | SETTINGS,  # git made safe
+    "app.transfer": {"app.engine"} | LOWER | SETTINGS,
+    "styles": set(),
+    # Widgets: Textual, and everything below the window (never the window's glue or screens).
+    "widgets": {"textual", "styles", "app.engine"} | LOWER | SETTINGS | SHARED,
+    # The window: its App, screens and glue may use every room but the command line.
+    "app.tui": {"textual", "widgets", "styles", "app.engine", "app.headless", "app.acp"} | LOWER | SETTINGS | SHARED,
+    # The command line starts every face.
+    "app.cli": {"*"},
 }
 OUR_PACKAGES = ("app", "tools", "widgets", "styles")
 
@@ -99,7 +100,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
             found.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.lineno, node.module))
-            # `from app import config` imports the module app.config
+            # `from app import config` imports the module app.settings.config
             found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names
                          if node.module in OUR_PACKAGES)
     return found
@@ -140,21 +141,119 @@ def test_the_arrow_check_catches_a_wrong_import(tmp_path):
     assert targets[1].split(".")[0] == "textual" and "textual" not in ROOMS["tools"]
 
 
-def test_mcp_modules_import_no_circle():
-    """No import cycle among app/mcp's modules (module-level and deferred imports alike)."""
-    graph: dict[str, set[str]] = {}
-    for path in (ROOT / "app" / "mcp").rglob("*.py"):
-        name = _module_name(path)
-        graph[name] = {t for _l, t in imported_modules(path) if t.startswith("app.mcp.") and t != name}
-    for start in graph:
-        stack, seen = [(start, [start])], set()
-        while stack:
-            node, trail = stack.pop()
-            for nxt in graph.get(node, ()):
-                assert nxt != start, "import circle: " + " -> ".join(trail + [nxt])
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append((nxt, trail + [nxt]))
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Each of our modules and the modules of ours it imports (at any depth, TYPE_CHECKING included);
+    an import of a name inside a module (`from app.engine import events`) counts as the module."""
+    files = [p for package in OUR_PACKAGES for p in (root / package).rglob("*.py")]
+    names = {_module_name(p) if root == ROOT else ".".join(p.relative_to(root).with_suffix("").parts): p
+             for p in files}
+    names = {name.removesuffix(".__init__"): path for name, path in names.items()}
+
+    def resolved(target: str) -> str | None:
+        while target and target not in names:
+            target = target.rpartition(".")[0]
+        return target if target and target not in OUR_PACKAGES else None
+
+    return {name: {t for target in _imported_names(path) if (t := resolved(target)) and t != name}
+            for name, path in names.items()}
+
+
+def _imported_names(path: Path) -> set[str]:
+    """What a file imports, with each `from package import name` also read as the module package.name."""
+    import ast
+
+    found = {target for _line, target in imported_modules(path)}
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a graph: one path around each strongly connected group of nodes."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for start in sorted(graph):  # Tarjan's algorithm, iterative
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                    break
+                if nxt in stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        found.append(_path_around(graph, set(group)))
+    return found
+
+
+def _path_around(graph: dict[str, set[str]], group: set[str]) -> list[str]:
+    """A path from the group's first member back to it through the group (breadth first: the shortest)."""
+    start = min(group)
+    trails = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt == start:
+                return trails[node] + [start]
+            if nxt in group and nxt not in trails:
+                trails[nxt] = trails[node] + [nxt]
+                queue.append(nxt)
+    return sorted(group)
+
+
+def test_no_file_imports_its_way_back_to_itself():
+    """No circle of imports among our files (deferred and TYPE_CHECKING imports count)."""
+    found = circles(import_graph())
+    assert not found, "import circles:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_no_room_imports_its_way_back_to_itself():
+    """Rooms import one another in one direction only: no circle between rooms either."""
+    rooms: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        room = room_of(module)
+        if room is not None:
+            rooms.setdefault(room, set()).update(r for t in targets if (r := room_of(t)) not in (None, room))
+    found = circles(rooms)
+    assert not found, "circles between rooms:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_the_circle_check_catches_a_circle(tmp_path):
+    """The checker itself: a file-level circle through a deferred import is found and named."""
+    (tmp_path / "app" / "room").mkdir(parents=True)
+    (tmp_path / "app" / "room" / "a.py").write_text("from app.room.b import thing\n")
+    (tmp_path / "app" / "room" / "b.py").write_text("def thing():\n    from app.room import a\n")
+    (tmp_path / "app" / "room" / "c.py").write_text("import app.room.a\n")
+    assert circles(import_graph(tmp_path)) == [["app.room.a", "app.room.b", "app.room.a"]]
+
+
+def test_the_top_of_app_holds_packages_only():
+    """app/ holds rooms (packages) and its __init__.py, no loose feature files."""
+    loose = [p.name for p in (ROOT / "app").iterdir()
+             if p.name != "__init__.py" and not p.name.startswith((".", "__pycache__")) and not p.is_dir()]
+    assert not loose, f"put these in a room (a package under app/): {loose}"
 
 
 # ---- Textual's private API lives in one module (widgets/textual_internals.py) --------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from app.bridge import BACKLOG_CHARS, FAST_FACTOR, FAST_MAX_WAIT, MAX_WAIT, PAINT_TIMEOUT, CoalescingEmitter
+from widgets.bridge import BACKLOG_CHARS, FAST_FACTOR, FAST_MAX_WAIT, MAX_WAIT, PAINT_TIMEOUT, CoalescingEmitter
 from app.engine import events as ev
 
 

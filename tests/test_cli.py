@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.cli import build_parser, main
+from app.cli.entry import build_parser, main
 
 
 def test_parser_knows_every_documented_flag(tmp_path):
@@ -46,8 +46,8 @@ def test_a_named_config_file_must_exist(tmp_path, capsys, monkeypatch):
 
 def test_the_default_config_may_be_absent(tmp_path):
     """No --config and no WHIMBREL_CONFIG: an absent config.toml in the user config dir means defaults."""
-    from app.config import load_config
-    from app.paths import chosen_config_path
+    from app.settings.config import load_config
+    from app.settings.paths import chosen_config_path
 
     path, named_by = chosen_config_path(None)
     assert named_by is None and not path.exists()

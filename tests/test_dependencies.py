@@ -112,7 +112,7 @@ def test_the_mcp_sdk_takes_what_each_oauth_grant_passes_it():
 
     from app.mcp.features import ClientHooks
     from app.mcp.oauth.flow import GuardedAuth, build_auth
-    from app.mcp.oauth.settings import OAuthSettings
+    from app.settings.mcp_oauth import OAuthSettings
     from app.mcp.oauth.store import TokenStore
 
     async def assertion(audience: str, resource: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from app import error_log
+from app.runtime import error_log
 
 
 def test_known_secrets_and_credential_shapes_are_masked():

@@ -1,4 +1,4 @@
-"""Full garbage collections wait for an idle moment (app/idle_gc.py), with a bound when none comes."""
+"""Full garbage collections wait for an idle moment (app/runtime/idle_gc.py), with a bound when none comes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-import app.idle_gc as idle_gc
+import app.runtime.idle_gc as idle_gc
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +80,7 @@ def resident_mb() -> float:
 
 
 def test_memory_freed_by_the_collection_goes_back_to_the_system():
-    """glibc keeps freed memory for reuse: the holes a finished huge reply leaves (issue 12) kept the
+    """glibc keeps freed memory for reuse: the holes a finished huge reply leaves kept the
     app tens of MB larger than what it used. After an idle full collection they are given back."""
     if not sys.platform.startswith("linux"):
         pytest.skip("reads /proc and glibc's malloc_trim")
@@ -118,7 +118,7 @@ def test_a_large_reply_makes_a_full_collection_due_at_the_next_idle_moment():
 
 LARGE_BLOCK_CHECK = """
 import ctypes, sys
-import app.idle_gc as idle_gc
+import app.runtime.idle_gc as idle_gc
 
 class MallInfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
@@ -138,7 +138,7 @@ print(libc.mallinfo2().hblkhd - before)
 
 def test_a_large_block_is_mapped_apart_even_after_a_larger_one_was_freed():
     """glibc raises its threshold to each mapped block freed, and then serves big blocks from the heap,
-    where they leave holes once freed (issue 12). With the threshold set, a large block stays apart.
+    where they leave holes once freed. With the threshold set, a large block stays apart.
     (In a fresh interpreter: a heap that earlier tests left with free room would serve the block.)"""
     import subprocess
 

@@ -1,4 +1,4 @@
-"""No garbage collection until the first frame is painted (app/startup_gc.py): the CLI holds them,
+"""No garbage collection until the first frame is painted (app/runtime/startup_gc.py): the CLI holds them,
 boot's start gives them back, and a CLI that ends early never leaves them off."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import weakref
 
 import pytest
 
-from app import startup_gc
+from app.runtime import startup_gc
 from app.cli import main
 from tests.ui.helpers import booted, make_app
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from tools.pinned_fetch import WebAccess
-from tools.web_search import SearchBackend
 
 
 def _discard(_text: str) -> None:
@@ -41,7 +40,7 @@ class ToolContext:
     memory: Any = None  # an app.memory.service.MemoryService: the memory and recall tools use it
     wrap_command: Callable[[list[str]], Any] | None = None  # argv → app.sandbox.jail.Launch: bash's sandbox (tools/guard.py)
     web: WebAccess = field(default_factory=WebAccess)
-    search_backend: SearchBackend | None = None  # web_search is offered only with one
+    search_backend: Any = None  # a tools.web_search.SearchBackend: web_search is offered only with one
     ask_model: Callable[[str], Awaitable[str]] | None = None  # one prompt → the workstream model's answer
     notify: Callable[[str], None] | None = None  # tell the user now (the app notifies and marks the tab)
 

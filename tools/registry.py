@@ -40,7 +40,7 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "task": needs_a_session,
     "plan": needs_a_session,
     "watch": needs_a_session,
-    "run_code": needs_a_session,  # code mode (issue 22): bound per session by app/engine/code_mode.py
+    "run_code": needs_a_session,  # code mode: bound per session by app/engine/code_mode.py
 }
 
 METADATA_KEYS = ("auto_approve", "agent", "task_agent", "plan_agent", "read_only", "primary_key", "path_args",

@@ -19,7 +19,7 @@ from tools.tool_search import NATIVE_TOOL_SEARCH, ToolSearch, deferred_schema
 
 MAIN, TASK, PLAN = "main", "task", "plan"
 AUDIENCES = (MAIN, TASK, PLAN)
-RUN_CODE = "run_code"  # code mode's one tool (issue 22): offered in the "code" and "both" modes only
+RUN_CODE = "run_code"  # code mode's one tool: offered in the "code" and "both" modes only
 TOOL_MODES = ("native", "code", "both")
 
 

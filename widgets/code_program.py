@@ -1,4 +1,4 @@
-"""run_code's part of its tool card (issue 22): the program, highlighted, and one row per tool call
+"""run_code's part of its tool card: the program, highlighted, and one row per tool call
 it made with its status (and why it failed). Hidden for every other tool."""
 
 from __future__ import annotations

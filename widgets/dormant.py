@@ -9,7 +9,7 @@ their sources; scrolling near it renders them again (`Transcript.settle_parts`).
 
 A part's source is not kept as a copy when the reply's whole text can be read (`reply_text` of its
 AssistantMessage: the engine's own string of the reply): the dormant part keeps where its text lies
-in it and slices it out when woken, so a 10 MB reply is held once, by the engine, not twice (issue 12).
+in it and slices it out when woken, so a 10 MB reply is held once, by the engine, not twice.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""An image drawn by the terminal itself (kitty graphics, sixel or iTerm2 inline; app/terminal_graphics.py)
+"""An image drawn by the terminal itself (kitty graphics, sixel or iTerm2 inline; widgets/terminal_graphics.py)
 in the widget's own cells, with a caption line under it.
 
 This is the only widget that sends an image protocol's escape sequences, as control segments of its own
@@ -27,7 +27,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from app import terminal_graphics as graphics
+from widgets import terminal_graphics as graphics
 from app.vocabulary.inert import inert
 
 # kitty image ids: the placeholder cells carry them as a 256-colour index (38;5;N), which survives

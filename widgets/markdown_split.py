@@ -28,7 +28,7 @@ PART_CHARS = 2000  # a streamed part is closed at the first safe cut after this 
 PLAIN_CHARS = 16384  # ... and a part with no safe cut for this long goes on as plain text
 PLAIN_CHUNK = 262144  # plain text is shown in widgets of at most this many characters (widgets/plain_part.py):
 # each widget mounted and put to sleep leaves garbage (its styles, caches, message queue) that waits for a full
-# collection while the reply streams; at 64K a 10 MB reply made 150 of them, ~2-3 MB more at its peak (issue 12)
+# collection while the reply streams; at 64K a 10 MB reply made 150 of them, ~2-3 MB more at its peak
 
 Kind = Literal["markdown", "plain"]
 

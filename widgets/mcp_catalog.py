@@ -23,7 +23,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from app.error_log import in_words
+from app.runtime.error_log import in_words
 from app.mcp.media import Media
 from app.mcp.schema_form import FormField, collect
 from widgets import mcp_result
@@ -357,7 +357,7 @@ class CatalogPane(Horizontal):
     # -- media ----------------------------------------------------------------------------------------
     def media_view(self) -> mcp_result.MediaView:
         """Half-block previews only where the terminal draws no images; the save/open keys in force."""
-        from app.keymap import key_hint
+        from widgets.key_hints import key_hint
 
         return mcp_result.MediaView(getattr(self.app, "image_protocol", None) is None,
                                     key_hint(self, "mcp.save_media"), key_hint(self, "mcp.open_media"))

@@ -190,7 +190,7 @@ class ServerMessages(VerticalScroll):
                             exit_on_error=False)
 
     async def _set_level(self, server: str, level: str) -> None:
-        from app.error_log import in_words
+        from app.runtime.error_log import in_words
 
         try:
             await self.app.mcp.set_log_level(server, level)

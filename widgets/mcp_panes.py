@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Collapsible, Static
 
-from app.error_log import in_words
+from app.runtime.error_log import in_words
 
 from app.mcp.convert import _get, dump
 from app.mcp.schema_form import FormField, fields_from_schema, prompt_fields

@@ -113,7 +113,7 @@ class RootsEditor(Vertical):
         self.run_worker(self._send(server, roots, done), group="mcp-roots", exclusive=True, exit_on_error=False)
 
     async def _send(self, server: str, roots: list[Root], done: str) -> None:
-        from app.error_log import in_words
+        from app.runtime.error_log import in_words
 
         try:
             told = await self.manager.set_roots(server, roots)

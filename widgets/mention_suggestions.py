@@ -8,7 +8,7 @@ import time
 from rich.text import Text
 from textual.widgets import Static
 
-from app.mentions import mention_at_end
+from app.mentions.files import mention_at_end
 
 SHOWN = 8
 FRESH_FOR = 5.0  # seconds a listing of the workspace is reused when a new mention starts
@@ -44,7 +44,7 @@ class MentionSuggestions(Static):
             self.matches = []
             self._show(Text("Listing the workspace's files…", style="dim"))
             return
-        from app.mention_resources import matching_resources
+        from app.mentions.resources import matching_resources
 
         files = holder.index.match(query, limit=SHOWN * 4)
         resources = matching_resources(getattr(self.app, "mcp", None), query, SHOWN * 4)

@@ -36,7 +36,7 @@ class ReasoningBlock(Collapsible):
 
     Textual scrolls a Collapsible into view whenever it opens or closes. That suits a click on its
     title, but when the answer collapses it the transcript must keep following the answer: scrolling
-    up to the block would leave the view there, no longer following (issue 12, item 5).
+    up to the block would leave the view there, no longer following.
     """
 
     def __init__(self, text: str = "", *, collapsed: bool = False) -> None:

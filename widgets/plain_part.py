@@ -9,7 +9,7 @@ A part keeps its text once and where each of its wrapped lines starts (widgets/p
 renders a line only when it is shown: an append re-wraps from the start of the last line, never the
 whole part, and nothing per line is kept beyond one offset. A Static kept its whole text a second
 time (its Content) and every wrapped line rendered, which made each part of a 10 MB reply cost
-several times its text until a full garbage collection freed it (issue 12).
+several times its text until a full garbage collection freed it.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class PlainPart(Widget):
     def release_text(self) -> None:
         """Let the text go now that the part was removed (gone dormant: its PartSource has the text).
         The widget itself can outlive its removal in reference cycles until the next full collection,
-        which waits for the app to be idle (app/idle_gc.py): a 10 MB reply's parts kept it all again."""
+        which waits for the app to be idle (app/runtime/idle_gc.py): a 10 MB reply's parts kept it all again."""
         self.source = ""
         self._starts = array("I", [0])
         self._width = 0

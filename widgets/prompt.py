@@ -82,7 +82,7 @@ class PromptInput(KeyFirstTextArea):
 
     def on_paste(self, event: events.Paste) -> None:
         """A pasted image path (a terminal's drag and drop) attaches the image instead of typing it."""
-        attach = getattr(self.app, "attach_pasted_image", None)
+        attach = getattr(getattr(self.app, "daily", None), "attach_pasted_image", None)
         if attach is not None and attach(self, event.text):
             event.prevent_default()
             event.stop()

@@ -9,7 +9,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from widgets.permission_marker import permission_marker
-from app.tool_mode_wiring import tool_mode_marker
+from widgets.tool_mode_marker import tool_mode_marker
 
 STATE_STYLES = {
     "idle": "green", "thinking": "yellow", "running": "cyan", "attention": "bold magenta", "error": "bold red",
@@ -64,7 +64,7 @@ class StatusBar(Static):
         self.cost, self.cost_estimated = workstream.cost, workstream.cost_estimated
         self._workstream = workstream
         self.permission = permission_marker(workstream)
-        self.tool_mode = tool_mode_marker(workstream)  # code mode (issue 22); None in native
+        self.tool_mode = tool_mode_marker(workstream)  # code mode; None in native
         self._tick()
 
     def retry_in(self) -> int:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
 
 SPINNER = "◐◓◑◒"
 STATE_GLYPHS = {"idle": "●", "thinking": "◐", "running": "◐", "attention": "●", "error": "✖"}
+# The main screen's key to the next workstream waiting for approval. Declared beside the marker that
+# names it, so the tab bar names the key in force without importing the window; MainScreen binds it.
+NEXT_ATTENTION = Binding("ctrl+g", "app.next_attention", "Attention", priority=True, id="next_attention")
 
 
 @dataclass
@@ -99,9 +103,11 @@ class TabBar(Widget):
 
     def _attention_key(self) -> str:
         """The key in force that jumps to the next workstream waiting (Ctrl+G unless [keymap] moved it)."""
-        from app.keymap import main_key
+        from widgets.key_hints import binding_keys, key_display
 
-        return main_key(self.app, "next_attention").lower()
+        keymap = getattr(self.app, "configured_keymap", None) or {}
+        keys = binding_keys(keymap.get(NEXT_ATTENTION.id or "") or NEXT_ATTENTION.key)
+        return key_display(keys[0]).lower() if keys else ""
 
     def on_click(self, event: events.Click) -> None:
         for index, (start, end) in enumerate(self._spans):

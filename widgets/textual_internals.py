@@ -29,16 +29,16 @@ from textual.widgets import Footer, TextArea
 
 # Each private name used below, and what of Whimbrel depends on it (the pins and the architecture
 # test read this; a new use gets its line here first).
-PAINT = "the main screen's paint at the next frame (app/screens/main.py, app/screens/frame_timer.py)"
-ECHO = "a typed key's echo painted at once (app/screens/main.py)"
-REMOVAL = "the main screen's layout before painting a widget being removed (app/screens/main.py)"
+PAINT = "the main screen's paint at the next frame (app/tui/screens/main.py, app/tui/screens/frame_timer.py)"
+ECHO = "a typed key's echo painted at once (app/tui/screens/main.py)"
+REMOVAL = "the main screen's layout before painting a widget being removed (app/tui/screens/main.py)"
 COMPONENTS = "reply blocks' component styles worked out on first use (widgets/reply_markdown.py)"
 FOOTER = "the footer's one rebuild per burst of binding changes (widgets/footer.py)"
 INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
 DORMANT = ("dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py), and parts "
            "put to sleep without their rendered lines (widgets/transcript.py)")
 TALL = "a tall widget (the dormant parts of a huge reply) filed in few grid squares (widgets/textual_internals.py)"
-OVERLAP = "a partial paint (a cursor's blink, a streamed line) renders only the widgets it shows (app/screens/main.py)"
+OVERLAP = "a partial paint (a cursor's blink, a streamed line) renders only the widgets it shows (app/tui/screens/main.py)"
 PRIVATE_NAMES: dict[str, str] = {
     "Screen._update_timer": PAINT,
     "Screen._on_timer_update": PAINT,
@@ -55,9 +55,9 @@ PRIVATE_NAMES: dict[str, str] = {
     "Footer._bindings_ready": FOOTER,
     "Widget._anchor_released": "the transcript following new output (widgets/transcript.py)",
     "TextArea._on_key": "the prompt's own keys: Enter sends, history, completion (widgets/prompt.py)",
-    "App._driver": "desktop notifications written to the terminal (app/attention.py)",
+    "App._driver": "desktop notifications written to the terminal (app/tui/comforts/attention.py)",
     "App._batch_count": "tests that paint when Textual would (tests/ui/test_frame_timer.py)",
-    "App._end_batch": "the screens behind a dialog repainted after a batch update, e.g. a theme preview (app/main.py)",
+    "App._end_batch": "the screens behind a dialog repainted after a batch update, e.g. a theme preview (app/tui/app.py)",
     "App._background_screens": "tests that read what a repaint sends to the terminal (tests/ui/test_inline_images.py)",
     # Rich's Text and Textual's Content pass every string through one translate table each
     "Text._CONTROL_STRIP_TRANSLATE": INERT,
@@ -290,7 +290,7 @@ def without_dirty_lines(widget: Widget) -> None:
 def forget_rendered_lines(widget: Widget) -> None:
     """Drop the lines Textual keeps rendered for `widget` (and its set of dirty lines): for a widget
     leaving the screen for good. A removed widget is freed only by a full garbage collection (its
-    styles point back at it), which the app defers while output streams (app/idle_gc.py); until then
+    styles point back at it), which the app defers while output streams (app/runtime/idle_gc.py); until then
     its rendered lines, a few thousand strips per megabyte of a streamed reply, would stay with it."""
     widget._styles_cache.clear()
 
@@ -313,8 +313,8 @@ def divide_whole_strips_without_cycles() -> None:
     is cut at its own length, into `[self]`, which Textual caches in the strip itself: each painted line
     became a reference cycle (with its seven small caches) that only a garbage collection frees. Lines
     live a frame or longer, so the young collections pass them to the oldest generation, whose
-    collections the app defers while output streams (app/idle_gc.py): while a 10 MB reply streamed,
-    tens of thousands of them piled up and the memory they filled stayed with the app (issue 12).
+    collections the app defers while output streams (app/runtime/idle_gc.py): while a 10 MB reply streamed,
+    tens of thousands of them piled up and the memory they filled stayed with the app.
     Nothing else changes: other cuts go to Textual's own `divide` and its cache."""
     if getattr(Strip.divide, "whole_without_cycle", False):
         return
@@ -344,7 +344,7 @@ def file_tall_widgets_in_few_squares() -> None:
 
     Each child is listed in every square it covers, and the grid is built again on each layout: the
     dormant parts of a 10 MB reply (90,000 lines) were in 9,000 squares, ~1.7 MB kept and as much made
-    again per layout while the reply streamed (issue 12). A visible region of a screen's height meets
+    again per layout while the reply streamed. A visible region of a screen's height meets
     one or two rows of squares either way; a taller square only lists more children that the region's
     own overlap test then leaves out."""
     width, _ = SpatialMap.__init__.__defaults__

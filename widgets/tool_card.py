@@ -52,9 +52,9 @@ class ToolCard(Collapsible):
         self._detail = ""
         self._percent = ""
         self._progress = ToolProgress()
-        self._why = Static("", markup=False, classes="tool-why")  # what allowed or refused it (issue 13)
+        self._why = Static("", markup=False, classes="tool-why")  # what allowed or refused it
         self.subagents = SubagentLog()
-        self.program = CodeProgram(program_of(arguments) if name.strip() == "run_code" else "")  # issue 22
+        self.program = CodeProgram(program_of(arguments) if name.strip() == "run_code" else "")  # code mode
         self._body = Static(self._visible_output(), markup=False, classes="tool-output")
         super().__init__(self._why, self._progress, self.subagents, self.program, self._body, title=self._title_text(status), collapsed=collapsed,
                          classes="tool-card", id=None)

@@ -108,7 +108,7 @@ class Transcript(VerticalScroll):
     Whether to follow is `sticky`: it turns off when the view moves up (the user scrolled) and on
     when it reaches the end. It never depends on measuring the view when output arrives: sizes are
     those of the last layout then, and the update that first makes the transcript overflow would
-    look like the user being far from the end (issue 12, item 5). The layout that makes a sticky
+    look like the user being far from the end. The layout that makes a sticky
     transcript overflow anchors it (`on_resize`).
     """
 

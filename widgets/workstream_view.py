@@ -13,8 +13,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from app.bridge import EngineEventMessage
-from app.idle_gc import after_output
+from widgets.bridge import EngineEventMessage
+from app.runtime.idle_gc import after_output
 from app.vocabulary.inert import inert
 from widgets.held_banner import READ_ONLY_PLACEHOLDER, TAKE_OVER_ID, HeldBanner
 from widgets.held_output import SLICE_CHARS, HeldOutput
@@ -189,7 +189,7 @@ class WorkstreamView(Vertical):
         await self.catch_up()
         if isinstance(event, ev.SubagentEvent):
             self.subagent_runs.add(event.agent, event.event)
-            for pane in self.screen.query(SubagentPane):  # its own pane, if one is open (app/subagent_panes.py)
+            for pane in self.screen.query(SubagentPane):  # its own pane, if one is open (app/tui/workstreams/subagent_panes.py)
                 if pane.parent_id == self.workstream.id and pane.agent == event.agent:
                     pane.apply(event.event)
         match event:

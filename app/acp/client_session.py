@@ -27,7 +27,7 @@ class ExternalAgentSession(Session):
 
     def __init__(self, *, agent: Any, **kwargs: Any) -> None:
         super().__init__(provider=None, **kwargs)
-        self.agent = agent  # app.config.AgentConfig
+        self.agent = agent  # app.settings.config.AgentConfig
         self.connection: AgentConnection | None = None
         self.agent_session_id: str | None = None
         self.stored_agent_session: str | None = None  # set on resume

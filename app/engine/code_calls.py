@@ -22,7 +22,7 @@ from tools.pipeline import PreparedCall, execute, prepare
 from tools.visibility import ToolScope
 
 if TYPE_CHECKING:
-    from app.engine.session import Session
+    from app.engine.session_view import SessionView as Session  # what a helper sees of the Session
 
 SUB_EVENTS = (ev.ToolCallAdded, ev.ToolCallUpdated, ev.PermissionNoted, ev.ToolResultReady)
 FROM_CODE = "from code"

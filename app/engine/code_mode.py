@@ -1,4 +1,4 @@
-"""Code mode (issue 22): which way a workstream's tools are presented, and the run_code tool.
+"""Code mode: which way a workstream's tools are presented, and the run_code tool.
 
 `native` sends one function per tool (as before), `code` sends only `run_code` plus the generated
 Python API in the system message, `both` sends all of them. The mode is the workstream's own
@@ -20,7 +20,7 @@ from tools.context import ToolContext
 from tools.visibility import RUN_CODE, TOOL_MODES, visible_tools
 
 if TYPE_CHECKING:
-    from app.engine.session import Session
+    from app.engine.session_view import SessionView as Session  # what a helper sees of the Session
 
 SETTING = "tool_mode"  # the workstream's stored override
 RUN_LIMIT = 3600.0  # the pipeline's safeguard: the program has its own limits, its calls may wait on approvals

@@ -1,6 +1,6 @@
 """Typed events the engine emits to a frontend. Plain dataclasses: no Textual here.
 
-A session calls its `emit` callback with these; `app/bridge.py` turns them into Textual
+A session calls its `emit` callback with these; `widgets/bridge.py` turns them into Textual
 Messages for one pane, a headless frontend can print them as JSON.
 """
 
@@ -30,7 +30,7 @@ class StateChanged(EngineEvent):
 @dataclass
 class UserMessageAdded(EngineEvent):
     text: str
-    images: list[dict] | None = None  # sent with it (app/images.py): the transcript draws them
+    images: list[dict] | None = None  # sent with it (app/mentions/images.py): the transcript draws them
 
 
 @dataclass
@@ -112,13 +112,13 @@ class ApprovalItem:
     preview: str  # the bash command, a path, a query ...
     diff: str = ""  # unified diff for write_file / edit_file
     reason: str = ""  # why approval is needed (e.g. "path outside the workspace")
-    # the permission engine (issue 13): risk, the rules "Always" offers, a critical call's override
+    # the permission engine: risk, the rules "Always" offers, a critical call's override
     risk_level: str = ""
     risk_reason: str = ""
     suggestions: list[str] = field(default_factory=list)
     needs_override: bool = False
     mode: str = ""
-    # a run_code program's call (issue 22): `name` labels it "from code · <tool>"; these say what it is
+    # a run_code program's call: `name` labels it "from code · <tool>"; these say what it is
     tool: str = ""
     arguments: str = ""
 
@@ -261,7 +261,7 @@ class SubagentEvent(EngineEvent):
 
 @dataclass
 class CodeCallEvent(EngineEvent):
-    """A tool call made by a run_code program (issue 22), for the nested rows of that call's card."""
+    """A tool call made by a run_code program, for the nested rows of that call's card."""
 
     call_id: str  # the run_code call
     event: EngineEvent  # ToolCallAdded / ToolCallUpdated / PermissionNoted / ToolResultReady of the sub-call

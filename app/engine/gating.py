@@ -14,7 +14,7 @@ from app.permissions.gate import Verdict
 from app.vocabulary.messages import Message
 
 if TYPE_CHECKING:
-    from app.engine.session import Session
+    from app.engine.session_view import SessionView as Session  # what a helper sees of the Session
     from tools.pipeline import PreparedCall
 
 REFUSED = ("Whimbrel's permission policy refused this call: {why}. It did not run; do not retry it unchanged "

@@ -169,7 +169,7 @@ class PermissionSetup:
 def _fresh_config(config: Any, path: Path) -> Any:
     """The config file as it is now (a rule may have been saved to it); the loaded one when it no
     longer loads (the user hears of that from the config's own checks at the next start)."""
-    from app.config import ConfigError, load_config
+    from app.settings.config import ConfigError, load_config
 
     try:
         return load_config(Path(path))

@@ -199,7 +199,7 @@ class Session:
     async def run_turn(self, text: str, images: list[dict] | None = None) -> None:
         """Add the user's message and loop model → tools until the model stops calling tools.
 
-        `images` (app/images.py) are stored with the message in `raw` and sent by the provider."""
+        `images` (app/mentions/images.py) are stored with the message in `raw` and sent by the provider."""
         if self.provider is None:
             self.emit(ev.Notice("No model is configured, so nothing was sent. "
                                 "Start with --model NAME (and --base-url URL), or add [models.*] to the config file.",

@@ -24,7 +24,7 @@ from tools.registry import ToolSpec
 from tools.visibility import PLAN, TASK, offered_to, visible_tools
 
 if TYPE_CHECKING:
-    from app.engine.session import Session
+    from app.engine.session_view import SessionView
 
 TOKEN_BUDGET = 400_000  # prompt + completion tokens over all of one sub-agent's requests
 RUN_LIMIT = 3600.0
@@ -54,7 +54,7 @@ class SubagentStore:
 class Subagents:
     """The task/plan tools of one parent session."""
 
-    def __init__(self, parent: Session) -> None:
+    def __init__(self, parent: SessionView) -> None:
         self.parent = parent
         self.count = 0
         self.agent_model: str | None = None  # [model] agent_model
@@ -124,8 +124,6 @@ class Subagents:
 
     async def _run(self, audience: str, prompt: str, ctx: ToolContext, requested: list[str] | None,
                    model: str | None) -> tuple[str, str]:
-        from app.engine.session import Session  # the parent's class: imported here, no import circle
-
         parent = self.parent
         scope = self._scope(audience, requested)
         provider, alias = self._provider(model)
@@ -156,13 +154,14 @@ class Subagents:
                     runner.cancel()
             parent.emit(ev.SubagentEvent(ctx.call_id, name, event))
 
-        child = Session(workstream_id=parent.workstream_id, provider=provider, registry=parent.registry,
-                        tool_context=dataclasses.replace(parent.tool_context, read_paths=set(), ask_model=None,
-                                                         call_id=""),
-                        emit=forward, store=SubagentStore(store, parent.workstream_id, run_id) if run_id else None,
-                        max_retries=parent.max_retries, retry_base_delay=parent.retry_base_delay,
-                        models=parent.models, model_alias=alias,
-                        guard=parent.guard.for_sub_agent(name))  # the parent's rules, mode and sandbox
+        # a Session of the parent's own class (this module does not import session.py)
+        child = type(parent)(
+            workstream_id=parent.workstream_id, provider=provider, registry=parent.registry,
+            tool_context=dataclasses.replace(parent.tool_context, read_paths=set(), ask_model=None, call_id=""),
+            emit=forward, store=SubagentStore(store, parent.workstream_id, run_id) if run_id else None,
+            max_retries=parent.max_retries, retry_base_delay=parent.retry_base_delay,
+            models=parent.models, model_alias=alias,
+            guard=parent.guard.for_sub_agent(name))  # the parent's rules, mode and sandbox
         child.provider = provider
         child.tool_scope = scope
         child.usage = parent.usage  # the parent's status bar and /cost count the sub-agent

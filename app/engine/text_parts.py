@@ -2,7 +2,7 @@
 
 A Python string costs about 50 bytes besides its characters, so a reply kept as a list of its
 tokens (often four characters each) takes many times its size; a 10 MB reply was tens of MB of
-small strings (issue 12). `TextParts` joins its newest pieces onto one string every CHUNK
+small strings. `TextParts` joins its newest pieces onto one string every CHUNK
 characters, growing it in place (CPython resizes a string that only one name refers to, instead of
 copying it), so it holds the text's own size once: `text()` hands out that string itself rather
 than joining a copy of chunks at the end of a reply, when chunks and copy were both alive.

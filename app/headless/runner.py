@@ -43,7 +43,7 @@ class RunOptions:
     models: Any  # providers.models.ModelRegistry with a default model
     mode: str = "ask"
     rules: list = field(default_factory=list)  # --allow / --deny (app/permissions/unattended.cli_rules)
-    config: Any = None  # app.config.Config: its [policy] rules and [hooks] apply
+    config: Any = None  # app.settings.config.Config: its [policy] rules and [hooks] apply
     config_path: Path | None = None
     resume: str | None = None
     continue_last: bool = False
@@ -55,7 +55,7 @@ class RunOptions:
     output_limit: int = 30_000
     retry_base_delay: float = 1.0
     auto_compact_pct: float = 80.0
-    tool_mode: str | None = None  # --tools-mode (code mode, issue 22); None: the config's
+    tool_mode: str | None = None  # --tools-mode (code mode); None: the config's
 
 
 @dataclass

@@ -18,7 +18,7 @@ class SetupProblem(Exception):
 
 @dataclass
 class Setup:
-    config: Any  # app.config.Config
+    config: Any  # app.settings.config.Config
     config_path: Path
     models: Any  # providers.models.ModelRegistry with a default
     workdir: Path
@@ -44,8 +44,8 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 
 def setup_from(args: argparse.Namespace) -> Setup:
     """Load the config and build the model registry; SetupProblem when something is missing or wrong."""
-    from app.config import ConfigError, load_config
-    from app.paths import chosen_config_path, default_data_dir
+    from app.settings.config import ConfigError, load_config
+    from app.settings.paths import chosen_config_path, default_data_dir
     from app.providers.models import ModelRegistry
 
     config_path, named_by = chosen_config_path(args.config)

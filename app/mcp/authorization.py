@@ -10,7 +10,7 @@ import asyncio
 from pathlib import Path
 from typing import Any, Awaitable, Callable, TypeVar
 
-from app.mcp.oauth.settings import effective_oauth
+from app.settings.mcp_oauth import effective_oauth
 from app.mcp.oauth.store import TokenStore, token_path
 from app.mcp.server_state import AUTHORIZING, CONNECTING, FAILED, READY, ServerState, describe_error
 

@@ -95,9 +95,9 @@ def parse_pairs(pairs: list[str]) -> dict[str, Any]:
 
 
 def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Any, Path]:
-    from app.config import ConfigError, load_config
+    from app.settings.config import ConfigError, load_config
     from app.mcp.config import servers_from_app_config
-    from app.paths import chosen_config_path
+    from app.settings.paths import chosen_config_path
 
     workdir = (args.workdir or Path.cwd()).expanduser().resolve()
     try:
@@ -113,7 +113,7 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Any, Path]:
 def _project_file(args: argparse.Namespace, workdir: Path) -> Any:
     """The workspace's `.mcp.json` with its review state from the store (no store: not accepted). Nobody
     can review it here: an unaccepted file's servers never start, and the warning names the command."""
-    from app.paths import default_data_dir
+    from app.settings.paths import default_data_dir
     from app.permissions.project import read_mcp_file
 
     db = (args.data_dir or default_data_dir()).expanduser() / "whimbrel.db"
@@ -139,7 +139,7 @@ def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Name
     from app.mcp.features import ClientHooks
     from app.mcp.manager import McpManager
     from app.mcp.oauth.hooks import browser_hook
-    from app.paths import default_data_dir
+    from app.settings.paths import default_data_dir
 
     hooks = ClientHooks(authorization=_no_sign_in if args.command == "list" else browser_hook())
     return McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,
@@ -270,7 +270,7 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["serve"]:  # issue 14: serving Whimbrel's own tools (app/mcp/serve.py)
+    if argv[:1] == ["serve"]:  # serving Whimbrel's own tools (app/mcp/serve.py)
         from app.mcp.serve import main as serve_main
         return serve_main(argv[1:])
     parser = build_parser()

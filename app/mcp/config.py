@@ -21,7 +21,7 @@ from typing import Any, Collection, Mapping
 
 from app.mcp.naming import server_name_problem
 from app.permissions.project import project_env as allowed_variables
-from app.mcp.oauth.settings import OAuthConfigError, OAuthSettings, parse_oauth
+from app.settings.mcp_oauth import OAuthConfigError, OAuthSettings, parse_oauth
 
 BASE_ENV = ("PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TMPDIR")
 TRANSPORTS = ("stdio", "http", "sse")
@@ -270,7 +270,7 @@ def parse_server_spec(spec: str, configured: Mapping[str, ServerConfig]) -> Serv
 
 def servers_from_app_config(config: Any, workspace: Path | None, env: Mapping[str, str] | None = None,
                             project: Any = None) -> tuple[dict[str, ServerConfig], list[str]]:
-    """The servers of a loaded `app.config.Config` plus the workspace's `.mcp.json` when `project` (read
+    """The servers of a loaded `app.settings.config.Config` plus the workspace's `.mcp.json` when `project` (read
     with the store, app/permissions/project.py) says the user accepted it."""
     base = Path(config.path).parent if getattr(config, "path", None) else Path.cwd()
     files = [(base / Path(f).expanduser()) for f in getattr(config, "mcp_config_files", [])]

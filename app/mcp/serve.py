@@ -74,7 +74,7 @@ class ToolServer:
 
 def default_guard(workspace: Path, mode: str = "ask", rules: list | None = None) -> CallGuard:
     """The permission engine with no config file and no audit log (a ToolServer built in a test)."""
-    from app.paths import default_config_path, default_data_dir
+    from app.settings.paths import default_config_path, default_data_dir
     from app.permissions import loader
     from tools.unattended import guard_from
 
@@ -215,7 +215,7 @@ def _rules(args: argparse.Namespace, known: list[str]) -> list[Any]:
 async def _serve(tools: ToolServer, args: argparse.Namespace, rules: list[Any], token: str,
                  address: tuple[str, int] | None) -> int:
     """Open the store (the audit log), put the permission engine in front of the tools, serve."""
-    from app.paths import default_data_dir
+    from app.settings.paths import default_data_dir
     from app.storage.async_store import AsyncStore
     from tools.unattended import unattended_guard
 
@@ -254,8 +254,8 @@ def main(argv: list[str]) -> int:
     if args.http and not token:
         token = secrets_module.token_urlsafe(24)
         print(f"whimbrel mcp serve: bearer token {token}", file=sys.stderr)
-    from app.config import ConfigError, load_config
-    from app.paths import chosen_config_path
+    from app.settings.config import ConfigError, load_config
+    from app.settings.paths import chosen_config_path
 
     try:
         config_path, named_by = chosen_config_path(args.config)

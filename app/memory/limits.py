@@ -1,7 +1,7 @@
-"""The limits of memories, recall and instruction files, from `[memory]` in config.toml (issue 16).
+"""The limits of memories, recall and instruction files, from `[memory]` in config.toml.
 
 The defaults are the issue's: 32 KB of content per memory, 5 memories per turn. Config validation
-(app/config.py) checks each is a whole number at or above its minimum before it gets here."""
+(app/settings/config.py) checks each is a whole number at or above its minimum before it gets here."""
 
 from __future__ import annotations
 

@@ -50,8 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _context(args: argparse.Namespace):
     """(config, workspace, store engine or None) from the flags; ConfigError propagates."""
-    from app.config import load_config
-    from app.paths import chosen_config_path, default_data_dir
+    from app.settings.config import load_config
+    from app.settings.paths import chosen_config_path, default_data_dir
 
     config_path, named_by = chosen_config_path(args.config)
     config = load_config(config_path, named_by)
@@ -212,7 +212,7 @@ def audit_log(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str]) -> int:
-    from app.config import ConfigError
+    from app.settings.config import ConfigError
 
     args = build_parser().parse_args(argv)
     handler = {"check": check, "list": listing, "review": review}.get(getattr(args, "action", ""), audit_log)

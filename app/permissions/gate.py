@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from app.permissions.access import Access, call_access
+from app.permissions.call_view import CallView
 from app.permissions.modes import DELEGATING_TOOLS, EDIT_TOOLS, Mode, reads_only
 from app.permissions.policy import CallFacts, Policy, RuleVerdict
 from app.permissions.risk import Risk, assess_call, is_secret_path
@@ -32,20 +33,6 @@ Outcome = Literal["allow", "ask", "deny"]
 # skills, MCP servers, git config and hooks, git filters, direnv): a write there always asks.
 STARTS_THINGS = (".git", ".whimbrel", ".mcp.json", ".gitattributes", ".gitmodules", ".envrc")
 Source = Literal["rule", "mode", "risk", "protected", "hook", "sandbox", "user", "tool"]
-
-
-@dataclass
-class CallView:
-    """What the gate sees of a call: name, arguments, resolved paths, and what the tool declares."""
-
-    tool: str
-    args: dict[str, Any]
-    paths: list[Path] = field(default_factory=list)
-    read_only: bool = False  # declared harmless (read_file, search): runs unasked in ask mode
-    primary: str | None = None  # the main argument's name (rules on other tools match its value)
-    path_args: tuple[str, ...] = ()  # the arguments holding paths (their values as written are judged too)
-    claims_read_only: bool = False  # an MCP server says the tool only reads: a claim, never trusted to run unasked
-    changes_nothing: bool = False  # Whimbrel's own tool declared read-only in its metadata (web_fetch, math)
 
 
 @dataclass

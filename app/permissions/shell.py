@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from app.permissions.shell_words import RESERVED, ansi_c, env_reason, unescape_double, unescape_unquoted
+from app.permissions.shell_words import RESERVED, ansi_c, env_reason, unescape_double
+from app.permissions.shell_words import unescape_unquoted as _unescape_pieces
 
 MAX_BYTES = 100_000  # a here-document writing a big file still fits
 MAX_DEPTH = 120  # nested nodes of the tree (each `$(` costs about three)
@@ -47,6 +48,11 @@ class Part:
     text: str
     quoted: bool
     dynamic: bool = False  # holds a $-expansion or substitution: its value is only known at run time
+
+
+def unescape_unquoted(text: str) -> list[Part]:
+    """An unquoted run as parts: `\\x` is a quoted `x`, a backslash-newline disappears."""
+    return [Part(piece, quoted) for piece, quoted in _unescape_pieces(text)]
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,6 @@ how a program behaves (an assignment of one makes a command opaque to allow rule
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from app.permissions.shell import Part
 
 # Words that are syntax when unquoted in a command's place; tree-sitter reads some of them
 # (`coproc`, a stray `}`) as plain command names.
@@ -58,24 +54,22 @@ def env_reason(name: str) -> str | None:
     return None
 
 
-def unescape_unquoted(text: str) -> list[Part]:
-    """An unquoted run: `\\x` is a quoted `x`, a backslash-newline disappears."""
-    from app.permissions.shell import Part
-
-    out: list[Part] = []
+def unescape_unquoted(text: str) -> list[tuple[str, bool]]:
+    """An unquoted run as (text, quoted) pieces: `\\x` is a quoted `x`, a backslash-newline disappears."""
+    out: list[tuple[str, bool]] = []
     start = i = 0
     while i < len(text):
         if text[i] == "\\":
             if i > start:
-                out.append(Part(text[start:i], False))
+                out.append((text[start:i], False))
             if i + 1 < len(text) and text[i + 1] != "\n":
-                out.append(Part(text[i + 1], True))
+                out.append((text[i + 1], True))
             i += 2
             start = i
         else:
             i += 1
     if start < len(text):
-        out.append(Part(text[start:], False))
+        out.append((text[start:], False))
     return out
 
 

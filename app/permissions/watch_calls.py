@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.permissions.call_view import CallView
+
 READ_ACTIONS = ("list", "cancel")
 
 
@@ -18,8 +20,6 @@ def as_judged(call: Any) -> Any:
     """The CallView the gate decides for a `watch` call (any other call is returned as it is)."""
     if call.tool != "watch":
         return call
-    from app.permissions.gate import CallView
-
     if watch_action(call.args) in READ_ACTIONS:
         return CallView("watch", dict(call.args), list(call.paths), read_only=True, primary=call.primary)
     return poll_view(str(call.args.get("command") or ""))
@@ -27,6 +27,4 @@ def as_judged(call: Any) -> Any:
 
 def poll_view(command: str) -> Any:
     """The bash call a watch's command is judged as, at its creation and at each poll."""
-    from app.permissions.gate import CallView
-
     return CallView("bash", {"command": command}, [], read_only=False, primary="command")

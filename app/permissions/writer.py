@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.config_edit import edit_config
+from app.settings.config_edit import edit_config
 from app.permissions.project import accept, policy_path, read_project
 
 

@@ -131,7 +131,7 @@ def write_model_choice(path: Path, *, alias: str, provider: str, model: str,
 
     Everything else in the file — comments, order, formatting — is kept as it was.
     """
-    from app.config_edit import edit_config
+    from app.settings.config_edit import edit_config
 
     edit_config(path, lambda doc: _add_model(doc, alias=alias, provider=provider, model=model, base_url=base_url,
                                              api_key_env=api_key_env, context_window=context_window,

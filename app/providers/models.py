@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 from app.providers.base import ModelSettings, Provider
 
 if TYPE_CHECKING:
-    from app.config import Config, ModelConfig
+    from app.settings.config import Config, ModelConfig
 
 BreakerState = Literal["closed", "open", "half-open"]
 NO_KEY = "not-needed"

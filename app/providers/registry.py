@@ -9,8 +9,8 @@ import sys
 import threading
 
 from app.providers.base import ModelSettings, Provider
+from app.settings.config import PROVIDERS  # the names a config may use; each is made below
 
-PROVIDERS = ("openai", "openai-responses", "anthropic", "google")
 SDK_MODULES = {"openai": "openai", "openai-responses": "openai", "anthropic": "anthropic", "google": "openai"}
 
 

@@ -18,7 +18,7 @@ def message_rows(msg: Message) -> list[Row]:
     """The rows (without ids, seq or timestamps) that store `msg`; the first is its main row."""
     if msg.role in ("user", "system"):
         row: Row = {"role": msg.role, "content": msg.content}
-        if msg.raw is not None:  # a user message's images (app/images.py)
+        if msg.raw is not None:  # a user message's images (app/mentions/images.py)
             row["raw"] = json.dumps(msg.raw)
         return [row]
     if msg.role == "tool":

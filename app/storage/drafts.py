@@ -3,7 +3,7 @@
 The first save of a streaming reply adds its `messages` row (marked interrupted, holding the text
 so far). Every later save appends only the text that came since as one `draft_pieces` row, so a
 save costs the size of what it adds: rewriting the whole row and its search index on every save
-cost a 10 MB reply seconds of SQLite work and most of the app's memory growth (issue 12). When the
+cost a 10 MB reply seconds of SQLite work and most of the app's memory growth. When the
 reply completes, its row gets the whole text (a long one as a head and message pieces,
 app/storage/pieces.py, so no write holds all of it) and its draft pieces go.
 

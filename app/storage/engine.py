@@ -15,7 +15,7 @@ not. So `engine.begin()` starts with BEGIN IMMEDIATE (the write lock up front, w
 retried with backoff), and reads go through `reader(engine).connect()`, whose transactions
 start with a plain BEGIN and never take the lock: in WAL mode they never block a writer.
 
-This is plain `sqlite3` (issue 20: SQLAlchemy alone was 13 MB of an idle app's memory).
+This is plain `sqlite3` (SQLAlchemy alone was 13 MB of an idle app's memory).
 Statements are SQL text with `:name` or `?` parameters; rows are tuples that also answer
 `row.column` and `row._mapping`; BOOLEAN columns come back as `bool`.
 """

@@ -69,27 +69,27 @@ def _v6_checkpoints(conn: Connection) -> None:
 
 
 def _v7_memories(conn: Connection) -> None:
-    """Structured memories (issue 16): name, description, content, type, scope, access counts."""
+    """Structured memories: name, description, content, type, scope, access counts."""
     create_tables(conn, "memories")
 
 
 def _v8_subagents_and_watches(conn: Connection) -> None:
-    """Sub-agent runs (task/plan) and their own conversations, and watches (issue 14)."""
+    """Sub-agent runs (task/plan) and their own conversations, and watches."""
     create_tables(conn, "subagent_runs", "subagent_messages", "watches")
 
 
 def _v9_draft_pieces(conn: Connection) -> None:
-    """A streaming reply's saves as appended pieces (issue 12: no rewrite of the whole row per save)."""
+    """A streaming reply's saves as appended pieces (no rewrite of the whole row per save)."""
     create_tables(conn, "draft_pieces")
 
 
 def _v15_mcp_calls(conn: Connection) -> None:
-    """The MCP inspector's call history (issue 18), kept across restarts."""
+    """The MCP inspector's call history, kept across restarts."""
     create_tables(conn, "mcp_calls")
 
 
 def _v16_message_pieces(conn: Connection) -> None:
-    """Long message texts as a head in their row plus pieces (issue 12: no 10 MB value in one write)."""
+    """Long message texts as a head in their row plus pieces (no 10 MB value in one write)."""
     create_tables(conn, "message_pieces")
 
 

@@ -1,7 +1,7 @@
 """A long message's text stored as a head in its `messages` row plus `message_pieces` rows.
 
 Writing a 10 MB text as one value cost SQLite three copies of it at once (the bound parameter, the
-record, the index trigger's): +32 MB at the end of a 10 MB reply, its memory peak (issue 12). A
+record, the index trigger's): +32 MB at the end of a 10 MB reply, its memory peak. A
 content or reasoning longer than HEAD_CHARS therefore keeps its first HEAD_CHARS characters in the
 row (all that the search index reads: fts.INDEXED_CHARS, so the index is the same) and the rest in
 PIECE_CHARS slices, one statement each, so a write holds one slice at a time.

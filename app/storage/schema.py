@@ -291,7 +291,7 @@ CREATE TABLE IF NOT EXISTS usage (
     "CREATE INDEX IF NOT EXISTS ix_usage_workstream_id ON usage (workstream_id)",
 )
 
-# A `watch` (issue 14): a command polled every `interval` seconds until `stop_on` holds (or its
+# A `watch`: a command polled every `interval` seconds until `stop_on` holds (or its
 # output changes); then its workstream gets a message and a turn. Kept here so watches survive a restart.
 WATCHES = (
     """\

@@ -1,4 +1,4 @@
-"""Code mode in `whimbrel acp` (issue 22): --tools-mode applies; a program's calls are judged one by one
+"""Code mode in `whimbrel acp`: --tools-mode applies; a program's calls are judged one by one
 like native calls (what would ask goes to the client), and each is a tool call of its own."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.config import ConfigError, load_config
+from app.settings.config import ConfigError, load_config
 
 
 def test_defaults_when_the_block_is_absent(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.config import AgentConfig, ConfigError, load_config
+from app.settings.config import AgentConfig, ConfigError, load_config
 
 
 def test_agents_are_read_with_their_command_args_and_env(tmp_path):

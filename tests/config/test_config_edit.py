@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.config import load_config
-from app.config_edit import remove_mcp_server, set_mcp_server_enabled, write_mcp_server
+from app.settings.config import load_config
+from app.settings.config_edit import remove_mcp_server, set_mcp_server_enabled, write_mcp_server
 from app.mcp.config import McpConfigError, entry_from_form
 
 import pytest

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Config, ConfigError, ModelConfig, load_config
+from app.settings.config import Config, ConfigError, ModelConfig, load_config
 
 FULL = """\
 # Whimbrel config
@@ -166,7 +166,7 @@ def test_multiline_string_does_not_confuse_line_numbers(tmp_path: Path) -> None:
                                            "max_tokens, reasoning_effort, capabilities, price, tool_mode)")
 
 
-# -- [policy] and [hooks] (issue 13) ------------------------------------------------------
+# -- [policy] and [hooks] ------------------------------------------------------
 
 def test_policy_settings_and_rules_are_read(tmp_path):
     path = tmp_path / "config.toml"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.paths import default_config_path, default_data_dir
+from app.settings.paths import default_config_path, default_data_dir
 
 
 def test_env_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.config import Config, ModelConfig, resolve_model
+from app.providers.resolve import resolve_model
+from app.settings.config import Config, ModelConfig
 from app.providers.base import ModelSettings
 
 

@@ -1,4 +1,4 @@
-"""The [tools] settings of issue 14: tool search and what web tools may reach."""
+"""The [tools] settings: tool search and what web tools may reach."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import ConfigError, load_config
+from app.settings.config import ConfigError, load_config
 from app.engine.tool_setup import web_access
 
 

@@ -9,7 +9,7 @@ import os
 import re
 from pathlib import Path
 
-from app import terminal_graphics as graphics
+from widgets import terminal_graphics as graphics
 from tests.e2e.installed import e2e_marks, places
 from tests.e2e.pty_app import PtyApp
 from tests.e2e.test_acceptance import whimbrel_argv

@@ -1,4 +1,4 @@
-"""Keys typed the moment `whimbrel` is spawned, in a real pty, all reach the prompt in order (issue 20).
+"""Keys typed the moment `whimbrel` is spawned, in a real pty, all reach the prompt in order.
 
 Nothing waits for a screen before typing: part of the prompt is written at once (the process is still
 importing, the terminal not yet in raw mode), the rest a key at a time through the first frame and

@@ -11,7 +11,7 @@ import pytest
 
 from app.engine import events as ev
 from app.engine.tool_setup import configure_tools
-from app.config import load_config
+from app.settings.config import load_config
 from tests.engine.harness import Recorder
 from tests.engine.test_permission_flow import App, audit_rows
 from tests.fake_llm.script import TextReply, ToolCallReply

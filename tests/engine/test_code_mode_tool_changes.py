@@ -1,4 +1,4 @@
-"""Code mode when the tool set changes (issue 22): a tool tool_search finds, or an MCP server adds,
+"""Code mode when the tool set changes: a tool tool_search finds, or an MCP server adds,
 during a program can be called from that same program; a tool that went away is refused at call
 time (the one visibility function decides each call); the next request's API says what changed,
 byte-identical for the same tool set."""
@@ -60,7 +60,7 @@ async def test_a_tool_tool_search_finds_is_callable_in_the_same_program_and_in_t
 
 def server_control(session, removed: str):
     """mcp__ctl__drop: stands for an MCP server's tools/list_changed, applied as the app applies it
-    (app/mcp_wiring.py): the session gets a new registry without `removed`."""
+    (app/tui/mcp/mcp_wiring.py): the session gets a new registry without `removed`."""
     async def run(_args, _ctx) -> str:
         old = session.registry
         fresh = ToolRegistry()
@@ -146,7 +146,7 @@ async def test_an_mcp_servers_list_changed_during_a_program(fake_openai, code_pl
 
     from app.mcp.config import ServerConfig
     from app.mcp.manager import McpManager
-    from app.mcp_wiring import McpWiring
+    from app.tui.mcp.mcp_wiring import McpWiring
 
     fake_openai.queue(run_code(LIST_CHANGED_PROGRAM, timeout=60), TextReply("ok"))
     app, session = await start(fake_openai, code_place, Recorder())

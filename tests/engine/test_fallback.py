@@ -122,7 +122,7 @@ async def test_switching_model_mid_conversation_keeps_tools_working(fake_openai,
 
 
 def test_registry_from_config_and_cli(tmp_path) -> None:
-    from app.config import load_config
+    from app.settings.config import load_config
 
     path = tmp_path / "config.toml"
     path.write_text('[model]\ndefault = "local"\nfallback = ["claude"]\n\n'

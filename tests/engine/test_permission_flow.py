@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import load_config
+from app.settings.config import load_config
 from app.engine import events as ev
 from app.engine.guards import PermissionSetup
 from app.engine.session import Session

@@ -84,7 +84,7 @@ async def test_deny_with_feedback_reaches_the_model_and_writes_nothing(fake_open
 
 async def test_always_saves_the_narrowest_rule_not_the_whole_tool(fake_openai, workspace, tmp_path):
     """"Always" on a write of a.txt allows writing a.txt again, but a write of b.txt still asks
-    (issue 13: "allow for this session" on one call used to allow every call of the tool)."""
+    ("allow for this session" on one call used to allow every call of the tool)."""
     first = json.dumps({"path": "a.txt", "content": "a"})
     again = json.dumps({"path": "a.txt", "content": "a2"})
     other = json.dumps({"path": "b.txt", "content": "b"})

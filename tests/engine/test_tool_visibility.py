@@ -84,7 +84,7 @@ async def test_web_fetch_question_goes_to_the_agent_model_when_one_is_set(fake_o
 
 
 async def test_with_a_config_mcp_tools_past_the_threshold_are_deferred_until_found(fake_openai, tmp_path):
-    from app.config import load_config
+    from app.settings.config import load_config
     from app.engine.tool_setup import configure_tools
     from tests.tools.test_visibility import mcp_spec
 
@@ -115,7 +115,7 @@ async def test_a_natively_deferring_provider_loads_what_its_search_found_and_not
     tool_search): the request carries the deferred tools marked defer_loading; the one its search loaded
     runs, a deferred one it never loaded is refused even though the model named it, and the loaded one
     goes out loaded from then on."""
-    from app.config import load_config
+    from app.settings.config import load_config
     from app.engine.tool_setup import configure_tools
     from app.providers.base import ModelSettings
     from app.providers.registry import make_provider

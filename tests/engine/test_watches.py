@@ -123,7 +123,7 @@ async def test_stop_on_fires_only_when_it_holds(tmp_path):
 
 
 async def test_the_runner_sleeps_until_the_next_due_watch_and_a_new_watch_wakes_it(fake_openai, tmp_path):
-    """Issue 20 (idle CPU): an idle runner reads the store once a `tick` (an hour here), yet a stored
+    """Idle CPU: an idle runner reads the store once a `tick` (an hour here), yet a stored
     watch is polled when it falls due and one the tool creates is polled at once."""
     workspace = tmp_path / "ws"
     workspace.mkdir()

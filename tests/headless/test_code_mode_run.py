@@ -1,4 +1,4 @@
-"""Code mode in `whimbrel run` (issue 22): a real subprocess, the real openai SDK, the fake model server,
+"""Code mode in `whimbrel run`: a real subprocess, the real openai SDK, the fake model server,
 the real sandbox; a program's calls are judged by the headless policy one by one and stream as events."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from app.mcp.config import ServerConfig  # noqa: E402
 from app.mcp.features import ClientHooks, SamplingResponse, accept_defaults  # noqa: E402
 from app.mcp.manager import McpManager  # noqa: E402
 from app.mcp.oauth.hooks import follow_headless  # noqa: E402
-from app.mcp.oauth.settings import OAuthSettings  # noqa: E402
+from app.settings.mcp_oauth import OAuthSettings  # noqa: E402
 
 SAMPLE_VALUES = {"number": 1, "integer": 1, "string": "test", "boolean": True, "array": [], "object": {}}
 # The client ID metadata document a client would host (SEP-991); the test server only checks its use.

@@ -132,7 +132,7 @@ def test_tools_on_a_hung_server_says_it_timed_out(tmp_path):
 
 
 def test_the_cli_handshake_default_is_short_and_documented(tmp_path):
-    from app.config import load_config
+    from app.settings.config import load_config
     from app.mcp.cli import build_parser
 
     config = tmp_path / "config.toml"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.config import ConfigError, load_config
+from app.settings.config import ConfigError, load_config
 from app.mcp.config import (
     McpConfigError,
     ServerConfig,

@@ -15,7 +15,7 @@ import pytest
 
 from app.mcp.config import McpConfigError, load_servers, server_from_dict
 from app.mcp.oauth.callback import CallbackServer, SignInError
-from app.mcp.oauth.settings import OAuthSettings, effective_oauth
+from app.settings.mcp_oauth import OAuthSettings, effective_oauth
 from app.mcp.oauth.store import TokenStore, token_path
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
@@ -68,7 +68,7 @@ def test_bad_oauth_settings_are_reported_with_the_server_and_key(oauth, words):
 
 
 def test_config_toml_accepts_oauth_and_points_at_a_bad_key_by_line(tmp_path):
-    from app.config import ConfigError, load_config
+    from app.settings.config import ConfigError, load_config
     from app.mcp.config import servers_from_app_config
 
     good = tmp_path / "config.toml"

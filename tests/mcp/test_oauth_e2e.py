@@ -22,7 +22,7 @@ from app.mcp.config import ServerConfig
 from app.mcp.features import AuthorizationRequest, ClientHooks, Declined
 from app.mcp.manager import AUTHORIZING, FAILED, READY, McpManager, McpUnavailable
 from app.mcp.oauth.hooks import follow_headless
-from app.mcp.oauth.settings import OAuthSettings
+from app.settings.mcp_oauth import OAuthSettings
 from app.mcp.oauth.store import token_path
 from tests.mcp.oauth_server import OAuthMcpServer
 from tests.mcp.servers import basic_server

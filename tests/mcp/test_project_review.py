@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.config import load_config
+from app.settings.config import load_config
 from app.mcp.config import servers_from_app_config
 from app.permissions.project import accept, read_mcp_file
 from app.permissions.review import review_text

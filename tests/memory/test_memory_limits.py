@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from app.config import ConfigError, load_config
+from app.settings.config import ConfigError, load_config
 from app.memory.limits import MemoryLimits
 from app.memory.records import Visibility
 from app.memory.service import MemoryService

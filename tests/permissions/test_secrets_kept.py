@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app import error_log
+from app.runtime import error_log
 from app.vocabulary.secrets import redact
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.headless.helpers import ROOT, model_flags, run_whimbrel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from app.config import load_config
+from app.settings.config import load_config
 from app.providers.discovery import detect_keys, probe_local, write_model_choice
 
 

@@ -143,8 +143,8 @@ async def test_complete_returns_the_text(fake_openai) -> None:
 
 
 def test_config_and_cli_name_the_provider(tmp_path) -> None:
-    from app.cli import build_parser
-    from app.config import load_config
+    from app.cli.entry import build_parser
+    from app.settings.config import load_config
     from app.providers.models import ModelRegistry
 
     path = tmp_path / "config.toml"

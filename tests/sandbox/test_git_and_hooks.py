@@ -12,7 +12,7 @@ import pytest
 
 from app.permissions.hooks import Hook, run_hooks
 from app.sandbox import bwrap, jail
-from app.workspace_files import list_workspace
+from app.mentions.workspace_files import list_workspace
 
 
 @pytest.fixture

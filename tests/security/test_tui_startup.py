@@ -42,8 +42,8 @@ def app_with_config(tmp_path: Path, base_url: str, config_path: Path):
     """The test app with `config_path` as the user's config file (its [policy] is re-read from there)."""
     from dataclasses import replace
 
-    from app.config import load_config
-    from app.main import WhimbrelApp
+    from app.settings.config import load_config
+    from app.tui.app import WhimbrelApp
 
     app = make_app(tmp_path, base_url, config=load_config(config_path))
     fresh = WhimbrelApp(replace(app.options, config_path=config_path))
@@ -114,7 +114,7 @@ def test_project_mcp_json_starts_and_sends_nothing_before_review(hostile_boot, c
 
 async def run_side_tool(fake_openai, tmp_path: Path, mode: str) -> tuple[bool, bool, list]:
     """The model calls mcp__side__touch, which an allow rule names, in `mode`: (ran, asked, what it was told)."""
-    from app.screens.approval import ApprovalScreen
+    from app.tui.screens.approval import ApprovalScreen
 
     marker = tmp_path / "ws" / "t9.m"
     config_path = tmp_path / "config.toml"

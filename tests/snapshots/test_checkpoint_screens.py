@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from app.checkpoints import records
 from app.checkpoints.shadow import ShadowRepo
-from app.screens.rewind import RewindScreen
+from app.tui.screens.rewind import RewindScreen
 from app.storage.store import Store
 from app.vocabulary.messages import Message
 from tests.snapshots.test_workstream_screens import SIZE, steady
@@ -101,7 +101,7 @@ def test_rewind_plan_names_hand_edits_skipped_and_outside_files(snap_compare, tm
         await open_rewind(pilot, seq_index=1)
 
     app = make_app(tmp_path, resume=workstream_id[:8])
-    from app.config import Config
+    from app.settings.config import Config
 
     app.options.config = dataclasses.replace(app.options.config or Config(path=tmp_path / "config.toml"),
                                              checkpoint_max_file_mb=1024 / (1024 * 1024))
@@ -130,7 +130,7 @@ def test_fork_tree_in_the_resume_browser(snap_compare, tmp_path):
     store.close()
 
     async def run_before(pilot) -> None:
-        from app.screens.resume import ResumeScreen
+        from app.tui.screens.resume import ResumeScreen
         from textual.widgets import DataTable, Input
 
         await steady(pilot)
@@ -160,7 +160,7 @@ def test_a_worktree_tab(snap_compare, tmp_path):
     workspace = git_workspace(tmp_path)
 
     async def run_before(pilot) -> None:
-        from app import checkpoint_wiring
+        from app.tui import checkpoint_wiring
         from app.checkpoints.worktree import Worktree
 
         await steady(pilot)
@@ -179,7 +179,7 @@ def test_a_worktree_tab(snap_compare, tmp_path):
 
 def test_ctrl_n_offers_a_worktree_in_a_git_workspace(snap_compare, tmp_path):
     """Ctrl+N in a git repository: the new-workstream dialog with its worktree flag turned on (W)."""
-    from app.screens.new_workstream import NewWorkstreamScreen
+    from app.tui.screens.new_workstream import NewWorkstreamScreen
 
     git_workspace(tmp_path)
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from app.config import load_config
-from app.copying import CodeBlock
-from app.screens.code_picker import CodePickerScreen
-from app.screens.settings import SettingsScreen
-from app.screens.setup import SetupScreen
-from app.screens.theme_picker import ThemePickerScreen
+from app.settings.config import load_config
+from app.tui.comforts.copying import CodeBlock
+from app.tui.screens.code_picker import CodePickerScreen
+from app.tui.screens.settings import SettingsScreen
+from app.tui.screens.setup import SetupScreen
+from app.tui.screens.theme_picker import ThemePickerScreen
 from app.storage.store import Store
 from app.vocabulary.attachments import Attachment, with_attachments
 from app.vocabulary.messages import Message
@@ -76,7 +76,7 @@ def test_settings_screen(snap_compare, tmp_path):
 
     async def run_before(pilot) -> None:
         await steady(pilot)
-        await pilot.app.open_settings()
+        await pilot.app.daily.open_settings()
         await wait_for(pilot, lambda: screen_is(pilot.app, SettingsScreen))
         no_blink(pilot.app)
         await pilot.pause(0.3)

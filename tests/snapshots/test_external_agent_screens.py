@@ -7,8 +7,8 @@ import pytest
 from tests.snapshots.test_screens import SIZE, booted
 from tests.ui.helpers import make_app, screen_is, submit, wait_for
 from tests.ui.test_external_agent import AGENT_WAIT, config_with_agents, write_call
-from app.screens.approval import ApprovalScreen
-from app.screens.new_workstream import NewWorkstreamScreen
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.new_workstream import NewWorkstreamScreen
 
 
 @pytest.mark.timeout(600)  # a second Python process (the agent) starts: slow on a loaded machine
@@ -33,7 +33,7 @@ def test_agent_workstream_with_a_tool_call_asking_permission(snap_compare, fake_
 
 def test_ctrl_n_offers_the_configured_agents(snap_compare, fake_openai, tmp_path):
     """The picker only lists the agents (none starts), so their commands are fixed words here."""
-    from app.config import load_config
+    from app.settings.config import load_config
 
     path = tmp_path / "config.toml"
     path.write_text('[agents.self]\ncommand = "whimbrel"\nargs = ["acp", "--model", "small"]\n'

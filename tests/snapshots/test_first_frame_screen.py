@@ -1,4 +1,4 @@
-"""Snapshot of the first frame before boot (issue 20): the status bar's model, mode and context gauge
+"""Snapshot of the first frame before boot: the status bar's model, mode and context gauge
 from the config and the saved tabs' names, while the engine and the store are still loading."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ override); on screen each shows as `␛[2J`, `␛]0;PWNED␇`, `�`.
 from __future__ import annotations
 
 from app.engine import events as ev
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.hostile.mcp_server import HOSTILE
 from tests.snapshots.test_screens import booted
 from tests.ui.helpers import make_app

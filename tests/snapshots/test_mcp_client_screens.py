@@ -7,8 +7,8 @@ from textual.app import App
 from textual.widgets import Checkbox, Input, Select, SelectionList
 
 from app.mcp.features import ElicitationRequest, ElicitationResponse, SamplingRequest
-from app.screens.elicitation import ElicitationScreen
-from app.screens.sampling import SamplingScreen
+from app.tui.screens.elicitation import ElicitationScreen
+from app.tui.screens.sampling import SamplingScreen
 from styles import STYLES_DIR
 from tests.snapshots.screen_host import ScreenHost
 from widgets.tool_card import ToolCard

@@ -10,7 +10,7 @@ import httpx2
 from app.mcp.config import ServerConfig
 from app.mcp.features import AuthorizationRequest, ClientHooks
 from app.mcp.manager import READY, McpManager
-from app.screens.mcp_oauth import McpSignInScreen, authorization_hook
+from app.tui.screens.mcp_oauth import McpSignInScreen, authorization_hook
 from tests.mcp.oauth_server import OAuthMcpServer
 from tests.snapshots.screen_host import ScreenHost
 

@@ -31,7 +31,7 @@ def test_memory_browser(snap_compare, tmp_path):
                            description="who the user is", type="user", scope="global")
         await service.save(Visibility("other", "/elsewhere"), "not_shown", "x")
         await send(pilot, "/memory")
-        from app.screens.memory_browser import MemoryBrowser
+        from app.tui.screens.memory_browser import MemoryBrowser
 
         await wait_for(pilot, lambda: screen_is(app, MemoryBrowser) and len(app.screen.shown) == 3,
                        message="the browser's rows")

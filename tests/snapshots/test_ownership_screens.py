@@ -7,7 +7,7 @@ import time
 
 from textual.widgets import DataTable, Input
 
-from app.screens.resume import ResumeScreen
+from app.tui.screens.resume import ResumeScreen
 from app.storage.async_store import AsyncStore
 from app.storage.leases import Owner
 from app.storage.store import Store

@@ -18,10 +18,10 @@ from app.permissions.loader import Loaded
 from app.permissions.policy import Policy, Problem
 from app.permissions.project import ProjectFile
 from app.permissions.rules import Rule
-from app.screens.approval import ApprovalScreen
-from app.screens.audit import AuditScreen
-from app.screens.policy import PolicyScreen
-from app.screens.rule_save import RuleSaveScreen
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.audit import AuditScreen
+from app.tui.screens.policy import PolicyScreen
+from app.tui.screens.rule_save import RuleSaveScreen
 from tests.snapshots.test_screens import booted  # waits for boot with a steady prompt cursor
 from tests.ui.helpers import make_app, screen_is, wait_for
 from tools.guard import CallGuard

@@ -9,9 +9,9 @@ from textual.widgets import Input
 
 from app.providers.discovery import Candidate
 from app.providers.models import ModelInfo
-from app.screens.cost import CostScreen
-from app.screens.model_picker import ModelPickerScreen
-from app.screens.setup import SetupScreen
+from app.tui.screens.cost import CostScreen
+from app.tui.screens.model_picker import ModelPickerScreen
+from app.tui.screens.setup import SetupScreen
 from app.storage.usage_store import UsageTotal
 from tests.snapshots.screen_host import ScreenHost
 
@@ -78,7 +78,7 @@ async def test_setup_writes_the_choice_and_keeps_comments(tmp_path) -> None:
     text = path.read_text()
     assert "# my settings" in text and "bash_timeout = 60  # one minute" in text
     assert 'default = "ollama"' in text and 'model = "llama3.2:3b"' in text
-    from app.config import load_config
+    from app.settings.config import load_config
 
     assert load_config(path).models["ollama"].base_url == "http://127.0.0.1:11434/v1"
 

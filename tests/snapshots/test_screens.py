@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from app.engine import events as ev
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 from tools.context import ToolContext
 from widgets.prompt import PromptInput
@@ -103,7 +103,7 @@ def test_status_bar_gauge_at_90_percent(snap_compare, tmp_path):
 
 def test_storage_error_screen(snap_compare, tmp_path):
     """The database cannot be opened: the reason and the three ways out."""
-    from app.screens.storage_error import StorageErrorScreen
+    from app.tui.screens.storage_error import StorageErrorScreen
 
     (tmp_path / "data").write_text("not a directory")
 

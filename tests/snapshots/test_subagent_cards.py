@@ -63,7 +63,7 @@ def test_the_plan_review(snap_compare, tmp_path, fake_openai) -> None:
     """The review step after a plan sub-agent: the plan, where it was saved, accept or reject with notes."""
     import json
 
-    from app.screens.approval import ApprovalScreen
+    from app.tui.screens.approval import ApprovalScreen
     from tests.fake_llm.script import TextReply, ToolCallReply
     from tests.ui.helpers import answer_approval, make_app, screen_text, wait_for
     from widgets.prompt import PromptInput

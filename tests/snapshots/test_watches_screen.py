@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.screens.watches import WatchesScreen
+from app.tui.screens.watches import WatchesScreen
 from tests.ui.helpers import booted, make_app
 
 ROWS = [

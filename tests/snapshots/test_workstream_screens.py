@@ -7,8 +7,8 @@ import time
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
-from app.screens.help import HelpScreen
-from app.screens.resume import ResumeScreen
+from app.tui.screens.help import HelpScreen
+from app.tui.screens.resume import ResumeScreen
 from app.storage.async_store import AsyncStore
 from app.storage.store import Store
 from app.vocabulary.messages import Message

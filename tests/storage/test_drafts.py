@@ -1,4 +1,4 @@
-"""A streaming reply is stored as appended pieces (issue 12: a 10 MB reply rewrote its whole row and
+"""A streaming reply is stored as appended pieces (a 10 MB reply rewrote its whole row and
 search index on every save): each save stores only what it adds, readers see the reply so far, the
 completed reply is one row indexed once, and a killed writer's pieces are folded in on the next open."""
 

@@ -1,4 +1,4 @@
-"""A long text is stored as a head in its row plus pieces (issue 12): the completion of a 10 MB reply
+"""A long text is stored as a head in its row plus pieces: the completion of a 10 MB reply
 wrote its whole text as one value, +32 MB of SQLite memory at once (three copies: the bound
 parameter, the record, the index trigger's), the app's memory peak. Readers, search, forks and a
 rewind's undo still see the whole text."""

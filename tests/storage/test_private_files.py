@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app import error_log
+from app.runtime import error_log
 from app.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -84,7 +84,7 @@ def test_a_poll_for_due_watches_takes_no_lock_while_none_is_due(store: Store, db
 
 
 def test_a_heartbeat_waits_for_another_processs_lock_then_refreshes(store: Store, db_path: Path) -> None:
-    """The heartbeat has its own connection (issue 20): it takes the lock up front like every write,
+    """The heartbeat has its own connection: it takes the lock up front like every write,
     waits while another process holds it, refreshes only this owner's leases, and reports lost ones."""
     import threading
 

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
-from app.config import load_config
+from app.settings.config import load_config
 from app.engine.tool_setup import search_backend
 from tests.fake_llm.uvicorn_thread import ServedOnThread, UvicornThread
 from tests.tools.helpers import run

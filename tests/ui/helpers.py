@@ -6,7 +6,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Callable
 
-from app.main import AppOptions, WhimbrelApp
+from app.tui.app import AppOptions, WhimbrelApp
 from app.providers.base import ModelSettings
 
 FIXED_CONFIG_PATH = Path("/home/user/.config/whimbrel/config.toml")
@@ -57,7 +57,7 @@ async def submit(pilot, text: str) -> None:
 
 async def answer_approval(pilot, text: str, *keys: str) -> None:
     """Send `text`, wait for the approval modal its tool call opens, and press `keys` there."""
-    from app.screens.approval import ApprovalScreen
+    from app.tui.screens.approval import ApprovalScreen
 
     await submit(pilot, text)
     await wait_for(pilot, lambda: screen_is(pilot.app, ApprovalScreen), message="the approval modal")

@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static, TabbedContent
 from app.mcp.breaker import CircuitBreaker
 from app.mcp.config import ServerConfig
 from app.mcp.manager import McpManager
-from app.screens.mcp_inspector import McpInspectorScreen
+from app.tui.screens.mcp_inspector import McpInspectorScreen
 from tests.ui.helpers import screen_is, screen_text, wait_for
 from widgets.mcp_catalog import CatalogPane
 from widgets.mcp_servers import ServerList

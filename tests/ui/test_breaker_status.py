@@ -1,5 +1,5 @@
 """The circuit breaker as a user meets it: the status bar counts down, and Esc on the trial
-request does not leave requests paused (issue 12, item 4).
+request does not leave requests paused.
 
 Against the hostile model server: "500 …" turns fail, "hang …" hangs, anything else is echoed.
 """

@@ -1,13 +1,13 @@
-"""/cost counts what a run_code program did (issue 22): each of its tool calls is an audit row, and a
+"""/cost counts what a run_code program did: each of its tool calls is an audit row, and a
 model call made inside one (web_fetch's question) is a usage row of the workstream."""
 
 from __future__ import annotations
 
 import json
 
-from app.config import load_config
+from app.settings.config import load_config
 from app.permissions import audit
-from app.screens.cost import CostScreen
+from app.tui.screens.cost import CostScreen
 from app.storage.store import Store
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.tools.web_site import LocalSite

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable
 
-from app.screens.help import HelpScreen
-from app.screens.resume import ResumeScreen
+from app.tui.screens.help import HelpScreen
+from app.tui.screens.resume import ResumeScreen
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, focused_view, make_app, screen_is, screen_text, send, take_turn, wait_for
 from widgets.slash_suggestions import SlashSuggestions

@@ -3,8 +3,8 @@ the text goes out as OSC 52 (in a headless app Textual keeps it as `app.clipboar
 
 from __future__ import annotations
 
-from app.copying import code_blocks
-from app.screens.code_picker import CodePickerScreen
+from app.tui.comforts.copying import code_blocks
+from app.tui.screens.code_picker import CodePickerScreen
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 

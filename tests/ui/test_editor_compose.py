@@ -6,7 +6,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from app.editor_compose import editor_command
+from app.tui.comforts.editor_compose import editor_command
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, make_app, screen_text, wait_for
 

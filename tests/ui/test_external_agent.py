@@ -13,8 +13,8 @@ import sys
 import pytest
 from pathlib import Path
 
-from app.config import load_config
-from app.screens.approval import ApprovalScreen
+from app.settings.config import load_config
+from app.tui.screens.approval import ApprovalScreen
 from tests.acp.harness import priced_config
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
@@ -117,7 +117,7 @@ async def test_a_crashing_or_garbled_agent_fails_the_turn_with_the_reason(fake_o
 
 async def test_ctrl_n_offers_whimbrel_and_the_agents(fake_openai, tmp_path):
     from app.acp.client_session import ExternalAgentSession
-    from app.screens.new_workstream import NewWorkstreamScreen
+    from app.tui.screens.new_workstream import NewWorkstreamScreen
 
     fake_openai.queue(TextReply("Hello from the agent."))
     app = make_app(tmp_path, fake_openai.base_url, config=config_with_agents(tmp_path, fake_openai.base_url))
@@ -172,7 +172,7 @@ async def test_the_agents_writes_and_commands_on_whimbrels_side_pass_whimbrels_m
 
 async def test_the_agents_usage_shows_in_the_status_bar_is_stored_and_counted_in_cost(fake_openai, tmp_path):
     """`whimbrel acp` on a priced model reports usage_update (gauge, cost) and the turn's tokens."""
-    from app.screens.cost import CostScreen
+    from app.tui.screens.cost import CostScreen
     from widgets.status_bar import StatusBar
 
     args = ["-m", "app.cli", "acp", "--config", str(priced_config(tmp_path, fake_openai.base_url)), "--model", "priced"]

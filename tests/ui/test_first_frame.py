@@ -1,4 +1,4 @@
-"""The first frame before boot (issue 20): the status bar from the config, the saved tabs' names.
+"""The first frame before boot: the status bar from the config, the saved tabs' names.
 
 Boot is held back (`_boot_started`), so what is on screen is what the app shows before the engine and
 the store have loaded: the model, mode and context gauge come from the config, the tabs from a quick
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from app.config import load_config
+from app.settings.config import load_config
 from app.providers.models import ModelRegistry
 from app.storage.leases import Owner
 from app.storage.store import Store
@@ -123,9 +123,9 @@ async def test_ctrl_o_before_boot_says_it_is_starting_and_keeps_the_text(tmp_pat
 async def test_boot_starts_once_the_saved_tabs_and_the_footer_are_on_screen(tmp_path, monkeypatch):
     """Boot's imports on a thread would slow the first frame's last pieces: it waits for them (the
     fallback timer is pushed out of reach here, so only the painted pieces can start it)."""
-    import app.main
+    import app.tui.app
 
-    monkeypatch.setattr(app.main, "BOOT_AT_THE_LATEST", 600.0)
+    monkeypatch.setattr(app.tui.app, "BOOT_AT_THE_LATEST", 600.0)
     saved_store(tmp_path)
     whimbrel = configured_app(tmp_path)
     seen_at_boot: list[list[str]] = []

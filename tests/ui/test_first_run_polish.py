@@ -7,10 +7,10 @@ from __future__ import annotations
 from textual.command import CommandPalette
 from textual.widgets import Input, OptionList
 
-from app.cli import exit_hint
-from app.palette import whimbrel_commands
-from app.screens.help import HelpScreen
-from app.screens.setup import SetupScreen
+from app.cli.entry import exit_hint
+from app.tui.commands.palette import whimbrel_commands
+from app.tui.screens.help import HelpScreen
+from app.tui.screens.setup import SetupScreen
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, make_app, screen_is, screen_text, submit, wait_for
 from widgets.tab_bar import TabBar

@@ -7,7 +7,7 @@ waiting between keys), which is what `pilot.press` does not do.
 
 from __future__ import annotations
 
-from app.screens.main import OPTION_DIGIT_KEYS
+from app.tui.screens.main import OPTION_DIGIT_KEYS
 from tests.ui.helpers import booted, burst, make_app, wait_for
 
 

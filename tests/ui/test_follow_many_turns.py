@@ -1,4 +1,4 @@
-"""Issue 12 item 5: over many turns (some with tool calls, some with long reasoning) the transcript
+"""Over many turns (some with tool calls, some with long reasoning) the transcript
 keeps following new output once it is taller than the view, as long as the user never scrolled."""
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from app.screens.resume import ResumeScreen
-from app.screens.rewind import RewindScreen
+from app.tui.screens.resume import ResumeScreen
+from app.tui.screens.rewind import RewindScreen
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, focused_view, make_app, screen_is, send, wait_for, wait_for_text
 

@@ -1,4 +1,4 @@
-"""The main screen's paint timer (app/screens/frame_timer.py): at most one paint per frame, and
+"""The main screen's paint timer (app/tui/screens/frame_timer.py): at most one paint per frame, and
 never a frame later than needed, on a fake clock."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from app.screens.frame_timer import FrameTimer
+from app.tui.screens.frame_timer import FrameTimer
 
 FRAME = 1 / 60
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from app.config import load_config
+from app.settings.config import load_config
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import make_app, screen_text, submit, wait_for
 

@@ -1,4 +1,4 @@
-"""Issue 12 item 3: a huge streamed reply costs each update the size of the update, not of the reply.
+"""A huge streamed reply costs each update the size of the update, not of the reply.
 
 A block that keeps growing without a safe cut (one endless paragraph, a huge code block) is shown
 as Markdown up to PLAIN_CHARS, then as plain text with a dim note; the Markdown parser never sees
@@ -164,7 +164,7 @@ async def test_a_huge_stored_reply_is_shown_in_parts_never_parsed_whole(parsed) 
 
 
 async def test_a_long_reply_is_held_once_and_its_dormant_parts_keep_no_per_line_state() -> None:
-    """What a streamed reply leaves behind is bounded by its text (issue 12: a 10 MB reply grew the app
+    """What a streamed reply leaves behind is bounded by its text (a 10 MB reply grew the app
     by 10x its size): the transcript holds each character once, split over the reply's parts (widgets
     or dormant sources), no part is a copy of another, few widgets stay mounted, and the tall blank
     stand-in for the dormant parts keeps no set of its dirty lines (one int per line of the reply)."""
@@ -238,21 +238,21 @@ async def held_by_reply(app: App, pilot, text: str, reply_text=None) -> tuple[in
 
 async def test_a_long_reply_takes_about_its_own_size_in_memory() -> None:
     """Once its garbage is collected, the transcript holds little more than a long reply's text
-    (issue 12: each plain part kept its text a second time, as its Content, with every wrapped line
+    (each plain part kept its text a second time, as its Content, with every wrapped line
     rendered, and Textual's cached list of displayed children kept parts put to sleep alive)."""
     text = PARAGRAPH * 5  # 1 MB, one endless paragraph
     app = TranscriptApp()
     async with app.run_test(size=(100, 30)) as pilot:
         held, _ = await held_by_reply(app, pilot, text)
         # 1.8 bytes a character here (the text once; the rest is the few parts on screen, their rendered
-        # lines and the layout); 6 before the plain parts were rebuilt (issue 12)
+        # lines and the layout); 6 before the plain parts were rebuilt
         assert held < 2.5 * len(text), f"{held / len(text):.2f} bytes held per character of the reply"
 
 
 async def test_a_long_reply_the_engine_holds_is_not_held_again_by_its_dormant_parts() -> None:
     """When the reply's text can be read from the engine (AssistantStarted.reply_text), the parts that
     went dormant keep where their text lies in it, not a copy: the transcript then holds only the parts
-    near the view beyond the engine's string (issue 12: the UI's copy was 1x the reply again). Scrolled
+    near the view beyond the engine's string (the UI's copy was 1x the reply again). Scrolled
     back, the woken parts show that text."""
     text = PARAGRAPH * 10 + "\n\nThe end."  # 2 MB, one endless paragraph: the engine's string of the reply
     app = TranscriptApp()
@@ -270,7 +270,7 @@ async def test_a_long_reply_the_engine_holds_is_not_held_again_by_its_dormant_pa
 
 
 async def test_parts_put_to_sleep_hold_no_text_while_they_wait_to_be_collected() -> None:
-    """The app defers full garbage collections until it is idle (app/idle_gc.py), and a removed widget
+    """The app defers full garbage collections until it is idle (app/runtime/idle_gc.py), and a removed widget
     lives on in reference cycles until one runs: the plain parts a streaming reply put to sleep must not
     keep their text meanwhile (a 10 MB reply kept it all a second time until it ended)."""
     import gc

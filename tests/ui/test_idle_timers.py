@@ -1,4 +1,4 @@
-"""An idle app is not woken for nothing (issue 20): the tab bar's spinner turns only while a tab is
+"""An idle app is not woken for nothing: the tab bar's spinner turns only while a tab is
 busy, and its timer sleeps otherwise."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import struct
 import zlib
 from pathlib import Path
 
-from app.images import load_image, media_type, pasted_image_path
+from app.mentions.images import load_image, media_type, pasted_image_path
 from app.providers.base import ModelSettings
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, make_app, screen_text, submit, wait_for

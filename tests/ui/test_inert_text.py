@@ -15,9 +15,9 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets._toast import Toast
 
-from app.config import load_config
-from app.screens.approval import ApprovalScreen
-from app.screens.mcp_inspector import McpInspectorScreen
+from app.settings.config import load_config
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
 from tests.hostile import mcp_server
 from tests.hostile.mcp_server import CLEAR, HOSTILE, RETITLE
@@ -217,7 +217,7 @@ async def test_after_a_hostile_session_no_widget_renders_a_control_character(fak
 
 def test_a_desktop_notification_carries_no_sequence_of_the_title_it_names():
     """The notification is itself an escape sequence (OSC 9 / 777); a hostile title must not end it early."""
-    from app.attention import osc_notification
+    from app.tui.comforts.attention import osc_notification
 
     sequence = osc_notification("Whimbrel", f"“{HOSTILE}” needs your approval")
     frames = ["\x1b]9;", "\x07", "\x1b]777;notify;", "\x07"]

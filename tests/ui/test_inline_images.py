@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from textual.geometry import Region
 
-from app import terminal_graphics as graphics
-from app.config import ConfigError, load_config
+from widgets import terminal_graphics as graphics
+from app.settings.config import ConfigError, load_config
 from app.storage.store import Store
 from app.vocabulary.attachments import Attachment, with_attachments
 from app.vocabulary.messages import Message
@@ -103,7 +103,7 @@ async def test_a_forced_protocol_draws_the_attached_image_only_from_its_widget(p
             assert output.count(STARTS[protocol]) == 1
         assert "\x1b]0;PWNED" not in output and "\x1b[2J" not in output
         if protocol != "kitty":  # under a dialog the dimmed screen behind it draws no image over it
-            from app.screens.confirm import ConfirmScreen
+            from app.tui.screens.confirm import ConfirmScreen
 
             app.push_screen(ConfirmScreen("Really?"))
             await wait_for(pilot, lambda: screen_is(app, ConfirmScreen))

@@ -1,6 +1,6 @@
 """Internal errors reach the user as words, and the log file in the data dir, secrets masked.
 
-The case from issue 12: a server that streams even when asked for one JSON body made the auto-title
+The case found with huge replies: a server that streams even when asked for one JSON body made the auto-title
 call fail with `_auto_title failed: AttributeError: 'str' object has no attribute 'choices'` in a toast.
 """
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
 from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for
 from widgets.judge_line import JudgeLine

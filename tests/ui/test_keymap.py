@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config import ConfigError, load_config
-from app.keymap import help_rows, keymap_problems, main_bindings
-from app.screens.help import HelpScreen
+from app.settings.config import ConfigError, load_config
+from app.tui.commands.keymap import help_rows, keymap_problems, main_bindings
+from app.tui.screens.help import HelpScreen
 from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 
 
@@ -24,7 +24,7 @@ def app_with_keymap(tmp_path: Path, text: str):
 
 
 def test_every_main_screen_binding_has_an_id():
-    from app.screens.main import MainScreen
+    from app.tui.screens.main import MainScreen
 
     assert all(binding.id for binding in MainScreen.BINDINGS)
     assert len({b.id for b in main_bindings()}) == len(MainScreen.BINDINGS)
@@ -77,12 +77,12 @@ async def test_conflicts_are_reported_at_start(tmp_path):
 
 
 def _classes_with_bindings():
-    """Every class of app.screens and widgets that declares BINDINGS, found by walking the packages."""
+    """Every class of app.tui.screens and widgets that declares BINDINGS, found by walking the packages."""
     import importlib
     import inspect
     import pkgutil
 
-    for package_name in ("app.screens", "widgets"):
+    for package_name in ("app.tui.screens", "widgets"):
         package = importlib.import_module(package_name)
         for info in pkgutil.iter_modules(package.__path__):
             module = importlib.import_module(f"{package_name}.{info.name}")
@@ -94,9 +94,9 @@ def _classes_with_bindings():
 def test_every_binding_of_every_screen_and_dialog_has_an_id_named_after_its_screen():
     from textual.binding import Binding
 
-    from app.screens.main import MainScreen
+    from app.tui.screens.main import MainScreen
 
-    from app.keymap import BindingInfo, dialog_bindings
+    from app.tui.commands.keymap import BindingInfo, dialog_bindings
 
     ids: list[str] = []
     declared: set[BindingInfo] = set()
@@ -121,7 +121,7 @@ def test_a_dialog_conflict_names_both_bindings_and_screens_do_not_clash_with_eac
 
 
 def test_help_lists_each_dialogs_keys_in_force():
-    from app.keymap import dialog_rows
+    from app.tui.commands.keymap import dialog_rows
 
     rows = dict(dialog_rows({"confirm.yes": "j"}))
     assert rows["Confirm"] == "j Yes · n/Esc No"
@@ -129,7 +129,7 @@ def test_help_lists_each_dialogs_keys_in_force():
 
 
 async def test_a_dialogs_binding_moves_with_the_keymap_in_its_footer_and_help(tmp_path):
-    from app.screens.confirm import ConfirmScreen
+    from app.tui.screens.confirm import ConfirmScreen
 
     app = app_with_keymap(tmp_path, '[keymap]\n"confirm.yes" = "j"\n')
     answers: list[bool] = []
@@ -149,7 +149,7 @@ async def test_a_dialogs_binding_moves_with_the_keymap_in_its_footer_and_help(tm
 
 
 def test_docs_list_every_binding_id():
-    from app.keymap import all_bindings
+    from app.tui.commands.keymap import all_bindings
 
     text = (Path(__file__).parents[2] / "docs" / "keys.md").read_text()
     missing = [b.id for b in all_bindings() if f"`{b.id}`" not in text]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from textual.widgets import TextArea
 
-from app.config import load_config
-from app.palette import whimbrel_commands
-from app.screens.elicitation import ElicitationScreen
-from app.screens.sampling import HandReply, SamplingScreen
+from app.settings.config import load_config
+from app.tui.commands.palette import whimbrel_commands
+from app.tui.screens.elicitation import ElicitationScreen
+from app.tui.screens.sampling import HandReply, SamplingScreen
 from tests.snapshots.screen_host import ScreenHost
 from tests.snapshots.test_mcp_client_screens import FORM, SAMPLING
 from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for

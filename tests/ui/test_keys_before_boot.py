@@ -1,7 +1,7 @@
-"""Keys typed at any moment after start reach the prompt in order, none lost or doubled (issue 20).
+"""Keys typed at any moment after start reach the prompt in order, none lost or doubled.
 
 The terminal is read before the first screen has mounted and long before boot has opened the store:
-keys that come before anything has focus are held (app/early_keys.py), keys typed during boot go to
+keys that come before anything has focus are held (app/tui/lifecycle/early_keys.py), keys typed during boot go to
 the boot prompt, and boot hands what it holds to the restored workstream's prompt.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from textual import events
 
-from app.main import WhimbrelApp
+from app.tui.app import WhimbrelApp
 from tests.e2e.stored import only_conversation
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, burst, make_app, screen_text, wait_for

@@ -8,11 +8,11 @@ import json
 
 from textual.widgets import Button, Input
 
-from app.config import load_config
+from app.settings.config import load_config
 from app.permissions.rules import Rule
-from app.screens.approval import ApprovalScreen
-from app.screens.elicitation import ElicitationScreen
-from app.screens.sampling import SamplingScreen
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.elicitation import ElicitationScreen
+from app.tui.screens.sampling import SamplingScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.mcp.conftest import NODE_BIN, needs_node
 from tests.ui.helpers import make_app, screen_is, screen_text, wait_for

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 
-from app.config import load_config
-from app.main import WhimbrelApp
-from app.screens.approval import ApprovalScreen
-from app.screens.mcp_inspector import McpInspectorScreen
+from app.settings.config import load_config
+from app.tui.app import WhimbrelApp
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.mcp_inspector import McpInspectorScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.mcp.conftest import require, server_path
 from tests.ui.helpers import make_app, screen_is, screen_text, wait_for

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from app.config import load_config
+from app.settings.config import load_config
 from app.mcp.config import ServerConfig
-from app.screens.confirm import ConfirmScreen
-from app.screens.mcp_add_server import AddServerScreen
-from app.screens.mcp_inspector import McpInspectorScreen
+from app.tui.screens.confirm import ConfirmScreen
+from app.tui.screens.mcp_add_server import AddServerScreen
+from app.tui.screens.mcp_inspector import McpInspectorScreen
 from tests.mcp.conftest import HERE, needs_node, require, server_path
 from tests.ui.helpers import make_app, screen_is, screen_text, wait_for, wait_for_text
 from tests.ui.inspector_helpers import (EVERYTHING, attach_manager, catalog, choose, demo_config, inspect,

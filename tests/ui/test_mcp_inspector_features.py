@@ -315,8 +315,8 @@ async def test_the_protocol_log_shows_a_long_method_in_full(tmp_path):
 async def test_a_sampling_request_answered_by_hand_with_no_model(tmp_path):
     from textual.widgets import TextArea
 
-    from app.config import load_config
-    from app.screens.sampling import SamplingScreen
+    from app.settings.config import load_config
+    from app.tui.screens.sampling import SamplingScreen
     from tests.mcp.conftest import NODE_BIN
 
     config_path = tmp_path / "config.toml"
@@ -387,8 +387,8 @@ class BearerOnlyServer:
 
 
 async def test_headers_and_a_bearer_token_from_the_add_server_form(tmp_path, monkeypatch):
-    from app.config import load_config
-    from app.screens.mcp_add_server import AddServerScreen
+    from app.settings.config import load_config
+    from app.tui.screens.mcp_add_server import AddServerScreen
 
     monkeypatch.setenv("KEYED_TOKEN", "s3cret")
     config_path = tmp_path / "config.toml"
@@ -431,7 +431,7 @@ async def test_sign_in_to_an_oauth_server_and_follow_each_step_in_the_oauth_view
 
     from app.mcp.features import ClientHooks
     from app.mcp.manager import McpManager
-    from app.screens.mcp_oauth import McpSignInScreen, authorization_hook
+    from app.tui.screens.mcp_oauth import McpSignInScreen, authorization_hook
     from tests.mcp.oauth_server import OAuthMcpServer
     from tests.snapshots.test_mcp_oauth_screen import follow
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from textual.widgets import DataTable, Input, RadioSet, TextArea
 
 from app.memory.records import Visibility
-from app.screens.memory_browser import MemoryBrowser
-from app.screens.memory_note import MemoryNoteScreen
+from app.tui.screens.memory_browser import MemoryBrowser
+from app.tui.screens.memory_note import MemoryNoteScreen
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, focused_view, make_app, screen_is, screen_text, send, wait_for, wait_for_text
 

@@ -3,8 +3,8 @@ lists its resources, and a mentioned resource is read and attached to the messag
 
 from __future__ import annotations
 
-from app.config import load_config
-from app.mention_resources import resource_mentions
+from app.settings.config import load_config
+from app.mentions.resources import resource_mentions
 from tests.fake_llm.script import TextReply
 from tests.mcp.conftest import NODE_BIN, needs_node
 from tests.ui.helpers import make_app, screen_text, wait_for

@@ -7,9 +7,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from app.mentions import FILE_CAP, expand_mentions, mention_at_end
+from app.mentions.files import FILE_CAP, expand_mentions, mention_at_end
 from app.vocabulary.attachments import split_attachments
-from app.workspace_files import FileIndex, list_workspace, with_folders
+from app.mentions.workspace_files import FileIndex, list_workspace, with_folders
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, make_app, screen_text, wait_for
 from widgets.mention_suggestions import MentionSuggestions

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from app.main import WhimbrelApp
+from app.tui.app import WhimbrelApp
 from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
 from tests.ui.helpers import make_app, screen_is, screen_text, send, wait_for
 from widgets.status_bar import StatusBar

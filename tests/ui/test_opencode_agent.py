@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.acp.opencode import MISSING, OPENCODE, is_title_request, opencode_agent_table
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.ui.helpers import make_app, screen_is, screen_text, submit, wait_for

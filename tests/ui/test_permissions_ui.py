@@ -8,10 +8,10 @@ import json
 import pytest
 
 from app.permissions.project import policy_path
-from app.screens.approval import ApprovalScreen
-from app.screens.audit import AuditScreen
-from app.screens.policy import PolicyScreen
-from app.screens.rule_save import RuleSaveScreen
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.audit import AuditScreen
+from app.tui.screens.policy import PolicyScreen
+from app.tui.screens.rule_save import RuleSaveScreen
 from app.sandbox.bwrap import available
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for

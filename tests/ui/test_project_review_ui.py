@@ -4,8 +4,8 @@ accepting starts the server with the variable left literal, and a changed file i
 
 from __future__ import annotations
 
-from app.config import load_config
-from app.screens.policy import PolicyScreen
+from app.settings.config import load_config
+from app.tui.screens.policy import PolicyScreen
 from tests.mcp.test_project_review import KEY, hostile
 from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 

@@ -7,8 +7,8 @@ import json
 
 from textual.widgets import OptionList
 
-from app.screens.approval import ApprovalScreen
-from app.screens.rewind import RewindScreen
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.rewind import RewindScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.ui.helpers import booted, focused_view, make_app, screen_is, screen_text, send, wait_for, wait_for_text
 
@@ -88,7 +88,7 @@ async def test_escape_with_text_in_the_prompt_does_not_open_rewind(fake_openai, 
 
 
 async def test_acceptance_two_edits_a_deletion_and_sed_in_one_turn_rewind_exactly(fake_openai, tmp_path):
-    """Issue 15, acceptance 1 as a user does it: the agent edits two files (file tools), deletes one and
+    """Rewind as a user does it: the agent edits two files (file tools), deletes one and
     runs `sed -i` on a fourth (bash) in one turn; /rewind to before that turn restores all four."""
     app = make_app(tmp_path, fake_openai.base_url)
     workspace = tmp_path / "ws"

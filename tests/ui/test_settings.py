@@ -7,9 +7,9 @@ from pathlib import Path
 
 from textual.widgets import Input, Select, Switch
 
-from app.config import load_config
-from app.screens.settings import SettingsScreen
-from app.settings_file import write_settings
+from app.settings.config import load_config
+from app.tui.screens.settings import SettingsScreen
+from app.tui.comforts.settings_file import write_settings
 from tests.ui.helpers import booted, make_app, screen_is, screen_text, wait_for
 
 COMMENTED = """\
@@ -98,7 +98,7 @@ async def test_a_bad_number_is_refused_and_nothing_written(tmp_path):
 
 
 async def test_the_default_mode_a_memory_limit_and_a_dialogs_key_are_saved(tmp_path):
-    from app.screens.confirm import ConfirmScreen
+    from app.tui.screens.confirm import ConfirmScreen
 
     app, path = settings_app(tmp_path)
     async with app.run_test(size=(110, 40)) as pilot:

@@ -1,4 +1,4 @@
-"""Only the SDKs the configuration uses are ever imported, and only once asked for (issue 20):
+"""Only the SDKs the configuration uses are ever imported, and only once asked for:
 checked in a fresh interpreter.
 
 An OpenAI-only config with no MCP server starts the real app, lets it idle, types one key, runs one
@@ -25,7 +25,7 @@ SCRIPT = textwrap.dedent('''
     import asyncio, json, sys
     from pathlib import Path
 
-    from app.config import load_config
+    from app.settings.config import load_config
     from app.providers.models import ModelRegistry
     from tests.fake_llm.openai_server import FakeOpenAIServer
     from tests.ui.helpers import booted, make_app, wait_for, wait_for_text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.screens.storage_error import StorageErrorScreen
+from app.tui.screens.storage_error import StorageErrorScreen
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import make_app, screen_is, screen_text, wait_for
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from contextlib import asynccontextmanager
 
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
 from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for
 
@@ -123,7 +123,7 @@ def queue_the_build(fake_openai) -> None:
 
 
 async def test_a_running_sub_agent_is_watched_live_in_its_own_pane(fake_openai, tmp_path):
-    """Issue 14, acceptance 2: a task opened in a split pane of its own while it runs (a leaf of the
+    """A task opened in a split pane of its own while it runs (a leaf of the
     layout beside its parent's); its approval, its command's output and later text arrive there."""
     async with a_build_watched(fake_openai, tmp_path) as (pilot, app, parent):
         assert app.layout_tree.leaves() == [parent, f"subagent:{parent}/task-1"]

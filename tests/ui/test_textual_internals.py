@@ -383,15 +383,15 @@ def textual_names(base: type) -> frozenset[str]:
 
 
 def ui_modules() -> list[str]:
-    """The modules that may subclass Textual's classes: widgets/, app/screens/ and app/*.py."""
+    """The modules that may subclass Textual's classes: widgets/, app/tui/screens/ and app/*.py."""
     import pkgutil
 
     import app
-    import app.screens
+    import app.tui.screens
     import widgets
 
     names = [info.name for info in pkgutil.iter_modules(app.__path__, "app.") if not info.ispkg]
-    for package in (app.screens, widgets):
+    for package in (app.tui.screens, widgets):
         names += [info.name for info in pkgutil.iter_modules(package.__path__, package.__name__ + ".")]
     return [name for name in names if name != "widgets.textual_internals"]
 

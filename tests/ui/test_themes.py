@@ -8,9 +8,9 @@ from pathlib import Path
 
 from textual.command import CommandPalette
 
-from app.config import load_config
-from app.screens.theme_picker import ThemePickerScreen
-from app.theming import theme_names
+from app.settings.config import load_config
+from app.tui.screens.theme_picker import ThemePickerScreen
+from app.tui.comforts.theming import theme_names
 from tests.ui.helpers import booted, make_app, screen_is, screen_text, send, wait_for
 
 COMMENTED = """\

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
 from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
@@ -44,7 +44,7 @@ async def test_deny_leaves_file_unwritten(fake_openai, tmp_path, key):
 
 async def test_always_allow_does_not_ask_again(fake_openai, tmp_path):
     """"Always" saves the narrowest rule (write_file(a.txt), in this workstream): the same write again
-    runs unasked (issue 13: it no longer allows the whole tool)."""
+    runs unasked (it no longer allows the whole tool)."""
     fake_openai.queue(write_call("a.txt", "a", "w1"), write_call("a.txt", "b", "w2"), TextReply("Both written."))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -119,7 +119,7 @@ async def test_resume_shows_the_whole_conversation(fake_openai, tmp_path):
 
 
 async def test_no_model_shows_setup_message(tmp_path):
-    from app.screens.setup import SetupScreen
+    from app.tui.screens.setup import SetupScreen
 
     app = make_app(tmp_path, None)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -3,7 +3,7 @@ output becomes part of the conversation the model gets next; a denied command ru
 
 from __future__ import annotations
 
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import answer_approval, make_app, screen_is, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
@@ -40,7 +40,7 @@ async def test_a_denied_command_runs_nothing_and_keeps_nothing(tmp_path):
 
 
 async def test_always_saves_the_rule_notes_it_on_the_card_and_the_next_command_runs_unasked(tmp_path):
-    from app.screens.rule_save import RuleSaveScreen
+    from app.tui.screens.rule_save import RuleSaveScreen
 
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 34)) as pilot:

@@ -3,7 +3,7 @@ workstream (a turn runs there); /watches lists and cancels."""
 
 from __future__ import annotations
 
-from app.screens.watches import WatchesScreen
+from app.tui.screens.watches import WatchesScreen
 from app.storage import watch_store
 from app.storage.store import Store
 from tests.fake_llm.script import TextReply
@@ -59,7 +59,7 @@ async def test_the_watches_screen_lists_and_cancels(fake_openai, tmp_path):
 async def test_each_poll_goes_through_the_gate_and_a_denied_command_stops_the_watch(fake_openai, tmp_path):
     """A deny rule written since the watch was created: its next poll is refused (the command never
     runs), the watch stops, and its workstream is told why."""
-    from app.config import load_config
+    from app.settings.config import load_config
 
     (tmp_path / "ws").mkdir()
     marker = tmp_path / "ws" / "ran.txt"

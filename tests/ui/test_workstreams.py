@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from app.screens.approval import ApprovalScreen
+from app.tui.screens.approval import ApprovalScreen
 from tests.fake_llm.script import SlowReply, TextReply, ToolCallReply
 from tests.ui.helpers import booted, make_app, screen_is, screen_text, send, wait_for
 from widgets.pane_area import PaneArea
@@ -152,7 +152,7 @@ async def test_auto_title_after_first_exchange(fake_openai, tmp_path):
 
 
 async def test_delete_asks_first_and_removes_history(fake_openai, tmp_path):
-    from app.screens.confirm import ConfirmScreen
+    from app.tui.screens.confirm import ConfirmScreen
 
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(120, 30)) as pilot:

@@ -7,8 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from app.screens.approval import ApprovalScreen
-from app.screens.worktree import WorktreeScreen
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.worktree import WorktreeScreen
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.ui.helpers import booted, focused_view, make_app, screen_is, screen_text, send, wait_for, wait_for_text
 from widgets.tab_bar import TabInfo
@@ -116,7 +116,7 @@ async def test_the_worktree_flag_starts_in_one_and_a_resumed_workstream_goes_on_
 
 
 async def test_ctrl_n_with_the_worktree_flag_opens_a_workstream_in_its_own_worktree(fake_openai, tmp_path):
-    from app.screens.new_workstream import NewWorkstreamScreen
+    from app.tui.screens.new_workstream import NewWorkstreamScreen
     from textual.widgets import Checkbox
 
     workspace = tmp_path / "ws"

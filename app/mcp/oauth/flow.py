@@ -28,7 +28,7 @@ from mcp.shared.auth import (
 
 from app.mcp.features import AuthorizationRequest, ClientHooks, Declined
 from app.mcp.oauth.callback import HOST, PATH, CallbackServer, SignInError, free_port, port_is_free
-from app.mcp.oauth.settings import OAuthSettings
+from app.settings.mcp_oauth import OAuthSettings
 from app.mcp.oauth.steps import OAuthSteps
 from app.mcp.oauth.store import TokenStore
 

@@ -1,0 +1,1 @@
+"""Export and import of workstreams between data directories (whimbrel export / import)."""

@@ -1,0 +1,2 @@
+"""Daily comforts: copying, the external editor, attaching images, themes, the terminal's attention,
+the settings screen and file."""

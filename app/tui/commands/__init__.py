@@ -1,0 +1,1 @@
+"""What the user asks for: slash commands, the command palette, the keymap."""

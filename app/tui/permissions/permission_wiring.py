@@ -1,0 +1,119 @@
+"""The app's side of the permission engine: load rules at boot, Shift+Tab through the modes,
+/network on|off per workstream, accept a project policy file, and open the policy and audit screens.
+
+A mixin of WhimbrelApp; the engine side is app/engine/guards.py.
+"""
+
+from __future__ import annotations
+
+
+class PermissionWiring:
+    permissions = None  # app.engine.guards.PermissionSetup once booted
+
+    async def load_permissions(self) -> None:
+        """Read rules and hooks (off the UI thread); broken rules and unreviewed files are told."""
+        from app.engine.guards import PermissionSetup
+        from app.permissions.gate import protected_places
+
+        options = self.options
+        self.permissions = PermissionSetup(
+            options.config, options.workdir.resolve(), self.store, bypass=options.bypass,
+            protected=protected_places(options.workdir, options.data_dir, options.config_path),
+            config_file=options.config_path)
+        loaded = await self.permissions.load()
+        if self.store is not None:  # the audit log keeps what the conversations keep
+            from app.permissions.audit import prune
+
+            await self.store.run(prune, self.store.store.engine, options.retention_days)
+        for notice in loaded.notices:
+            self.notify(notice, title="Permission rules", severity="warning", timeout=12)
+        for notice in self.store.store.engine.notices if self.store is not None else []:  # app/storage/private.py
+            self.notify(notice, title="File permissions", severity="warning", timeout=12)
+
+    def permission_places(self) -> dict[str, str]:
+        """Where an "Always" rule of each scope is written, for the rule dialog."""
+        from app.permissions.project import policy_path
+
+        return {"workstream": "kept with this conversation (in the store)",
+                "project": str(policy_path(self.options.workdir)), "user": str(self.options.config_path)}
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: ask → accept-edits → plan → auto for the focused workstream (kept with it)."""
+        from app.engine import events as ev
+        from app.permissions.modes import DESCRIPTIONS, next_mode
+
+        workstream = self.workstream
+        if workstream is None:
+            return
+        if workstream.read_only:  # its mode is the other window's to change (the store would refuse it)
+            self.notify("This workstream is open in another window: take it over first.", severity="warning")
+            return
+        gate = workstream.session.guard.gate
+        if gate.mode == "bypass":
+            self.notify("Bypass mode was chosen on the command line; restart without the flag to leave it.",
+                        severity="warning")
+            return
+        gate.mode = next_mode(gate.mode)
+        workstream.session.emit(ev.ModeChanged(gate.mode))
+        self.notify(f"Mode: {gate.mode} — {DESCRIPTIONS[gate.mode]}", timeout=4)
+        self.refresh_chrome()
+        if self.store is not None and workstream.id:
+            self.run_worker(self.store.set_config(workstream.id, "policy_mode", gate.mode), group="command",
+                            exit_on_error=False)
+
+    async def switch_network(self, workstream, args: str) -> str:
+        """/network [on|off]: may this workstream's sandboxed commands use the network? Kept with it;
+        returns the sentence for the transcript (CommandError for a bad argument)."""
+        from app.engine.commands import CommandError
+
+        guard = workstream.session.guard
+        word = args.strip().lower()
+        if word not in ("", "on", "off"):
+            raise CommandError("Usage: /network [on|off]")
+        if not guard.sandboxed:
+            return "No OS sandbox here: commands run unsandboxed and already reach the network."
+        if word:
+            guard.gate.network = word == "on"
+            self.refresh_chrome()
+            if self.store is not None and workstream.id:
+                await self.store.set_config(workstream.id, "policy_network", guard.gate.network)
+        state = "on: sandboxed commands may reach the network" if guard.gate.network else \
+            "off: sandboxed commands have no network (a rule with network = true still grants it)"
+        return f"Network for this workstream is {state}."
+
+    def approval_judge(self):
+        """(alias, ask) for the approval modal when `[policy] judge` names a model, else None; an alias
+        that names no model still gets a line in the modal saying so."""
+        config = getattr(self.permissions, "config", None) or self.options.config  # as reloaded from disk
+        alias = getattr(config, "policy_judge", None)
+        if not alias:
+            return None
+        from app.permissions.judge import Opinion, second_opinion
+
+        timeout = float(getattr(config, "policy_judge_timeout", 30.0))
+        models = self.models
+
+        async def ask(item):
+            if models is None or alias not in models:
+                return Opinion("error", f"[policy] judge names no configured model: {alias!r}", alias)
+            return await second_opinion(models.provider(alias), item, alias, timeout)
+
+        return alias, ask
+
+    def action_policy_screen(self) -> None:
+        if self.permissions is not None:
+            self.run_worker(self._open_policy_screen(), group="policy-screen", exclusive=True, exit_on_error=False)
+
+    async def _open_policy_screen(self) -> None:
+        """The policy screen over the rules and project files as they are now (a project file may have
+        changed since boot: the review shows, and A accepts, what is on disk)."""
+        from app.tui.screens.policy import PolicyScreen
+
+        await self.permissions.load()
+        self.push_screen(PolicyScreen(self.permissions))
+
+    def action_audit_screen(self) -> None:
+        from app.tui.screens.audit import AuditScreen
+
+        if self.store is not None:
+            self.push_screen(AuditScreen(self.store))

@@ -1,0 +1,85 @@
+"""Ctrl+N with a choice to make: a new workstream on Whimbrel's own model or driven by an agent, and
+(in a git repository) whether it works in its own git worktree, as `/worktree` and `--worktree` do.
+
+    app.push_screen(NewWorkstreamScreen("fake-model", {"self": "whimbrel acp"}, worktree_possible=True), callback)
+    # callback gets a NewWorkstreamChoice (agent "" is Whimbrel's own model), or None (cancelled)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Checkbox, OptionList, Static
+from textual.widgets.option_list import Option
+
+from widgets.key_hints import key_hint
+from app.vocabulary.inert import inert
+from styles import STYLES_DIR
+
+OWN = "whimbrel"  # the option id of Whimbrel's own model (agent names are prefixed, so none collides)
+
+
+@dataclass(frozen=True)
+class NewWorkstreamChoice:
+    """What the dialog decided: the agent ("" for Whimbrel's own model) and whether to use a worktree."""
+
+    agent: str
+    worktree: bool = False
+
+
+def _label(title: str, detail: str) -> Text:
+    text = Text()
+    text.append(f"{inert(title, multiline=False):<18}", style="bold")
+    text.append(inert(detail, multiline=False)[:70], style="dim")
+    return text
+
+
+class NewWorkstreamScreen(ModalScreen["NewWorkstreamChoice | None"]):
+    """Enter opens the highlighted choice in a new tab; W toggles the worktree flag; Esc cancels."""
+
+    CSS_PATH = STYLES_DIR / "providers.tcss"
+    DEFAULT_CSS = "NewWorkstreamScreen { align: center middle; } #new-workstream-worktree { margin: 1 0 0 0; }"
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="new_workstream.cancel"),
+                Binding("w", "toggle_worktree", "Worktree", show=True, id="new_workstream.worktree")]
+
+    def __init__(self, model: str, agents: dict[str, str], *, worktree_possible: bool = False) -> None:
+        super().__init__()
+        self.model = model
+        self.agents = agents  # name -> the command line that starts it
+        self.worktree_possible = worktree_possible  # the workspace is a git repository with a commit
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="provider-dialog"):
+            yield Static("New workstream", classes="heading")
+            yield OptionList(
+                Option(_label("Whimbrel", f"own model: {self.model or 'none configured'}"), id=OWN),
+                *(Option(_label(f"agent {name}", command), id=f"agent:{name}") for name, command in self.agents.items()),
+                id="new-workstream-list")
+            if self.worktree_possible:
+                yield Checkbox("In its own git worktree (W): its changes stay apart until merged with /worktree",
+                               id="new-workstream-worktree")
+            hint = f"Enter opens it in a new tab   {key_hint(self, 'new_workstream.cancel')} cancels"
+            if self.agents:
+                hint += "   (agents come from [agents.*] in config.toml)"
+            yield Static(hint, classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def action_toggle_worktree(self) -> None:
+        if self.worktree_possible:
+            box = self.query_one("#new-workstream-worktree", Checkbox)
+            box.value = not box.value
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.worktree_possible if action == "toggle_worktree" else True
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        choice = event.option.id or OWN
+        worktree = self.worktree_possible and self.query_one("#new-workstream-worktree", Checkbox).value
+        self.dismiss(NewWorkstreamChoice("" if choice == OWN else choice.removeprefix("agent:"), worktree))
