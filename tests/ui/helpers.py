@@ -92,6 +92,15 @@ def burst(app, *keys: str) -> None:
         app._driver.send_message(event)
 
 
+def paste(app, text: str) -> None:
+    """A bracketed paste as the terminal driver delivers it (the app hands it to the focused widget)."""
+    from textual import events
+
+    event = events.Paste(text)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
 async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 15.0, message: str = "") -> None:
     """Pause the pilot until `predicate()` is truthy; fail with `message` after `timeout` seconds."""
     from textual.pilot import WaitForScreenTimeout
