@@ -23,6 +23,7 @@ from app import checkpoint_wiring, quit_signals, startup_gc, terminal_graphics
 from app.attention import Attention
 from app.daily_actions import DailyActions
 from app.early_keys import EarlyKeys
+from app.engine.loop_watchdog import log_holds
 from app.idle_gc import IDLE_SECONDS, collect_if_due, defer_full_collections, when_due
 from app.mcp_wiring import McpWiring
 from app.mentions import MentionIndex
@@ -247,6 +248,7 @@ class WhimbrelApp(DailyActions, WorkspaceOps, McpWiring, OwnershipWiring, Permis
             tune_interpreter_for_input()
             checks = self.set_interval(1.0, lambda: self.collect_garbage_when_idle() and checks.pause(), pause=True)
             when_due(partial(asyncio.get_running_loop().call_soon_threadsafe, checks.resume))  # app/idle_gc.py
+            log_holds(asyncio.get_running_loop())  # a callback holding the loop > 250 ms: its stack to the error log
 
     def collect_garbage_when_idle(self) -> bool:
         """A full garbage collection, if one is due, while nothing streams and nobody types."""
