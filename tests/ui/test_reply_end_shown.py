@@ -40,3 +40,18 @@ async def test_the_last_paragraph_is_shown_when_the_turn_ends(fake_openai, tmp_p
         shown = " ".join(" ".join(lines).split())  # the paragraph's words, however they wrapped
         assert f"End of paragraph {count}." in shown, "\n".join(lines)
         assert transcript.scroll_y == transcript.max_scroll_y
+
+
+async def test_a_reply_of_a_megabyte_of_paragraphs_never_holds_the_loop_a_second(fake_openai, tmp_path,
+                                                                                   loop_watchdog) -> None:
+    """1 MB of ordinary paragraphs froze the screen for 3.3 s (10 MB for 83 s). The watchdog beats on
+    the loop throughout (tests/conftest.py); no callback may hold it a second."""
+    fake_openai.queue(TextReply(paragraphs(543, 1900), chunk_size=8192))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await booted(pilot)
+        await send(pilot, "go")
+        await wait_unforced(lambda: app.workstream.turns and app.workstream.state == "idle", timeout=120,
+                            message="the turn's end")
+        await painted_by_itself(pilot)
+    assert loop_watchdog.longest < 1.0, max(loop_watchdog.holds, key=lambda hold: hold.seconds).describe()
