@@ -24,9 +24,11 @@ Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo
    (VmRSS from /proc) once it has settled. Rounds alternate the two sizes after a warm-up;
    medians and the 5,000 / 50 ratios are printed.
 
-3. huge: keystroke echo while one 10 MB reply streams (it froze the UI for minutes). The
-   fake server sends one endless paragraph (`--megabytes`, 100-character tokens, no line break:
-   the worst case for a Markdown renderer) into the only workstream; the same typing is measured
+3. huge: keystroke echo while one 10 MB reply streams (it froze the UI for minutes), in two
+   shapes (`--shape`, both by default): one endless paragraph (100-character tokens, no line break:
+   the worst case for a Markdown renderer) and ordinary paragraphs of about 1.9 KB (what models
+   send: 1 MB of them froze the screen for 3.3 s, 10 MB for 83 s). The fake server sends
+   `--megabytes` of it into the only workstream; the same typing is measured
    idle and while it streams, and the RSS is read before (once the idle typing has loaded the model's
    SDK, which the first key typed imports: app/tui/lifecycle/sdk_warmup.py; the figure at boot is printed too; with
    `--warm`, after a short first reply, so what only a first reply costs is not counted), at its peak (read after each keystroke
@@ -35,6 +37,7 @@ Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo
 
     .venv/bin/python benchmarks/workstreams.py [--echo | --open | --huge] [--samples 60] [--budget 60]
                                                [--tokens 200000] [--runs 3] [--megabytes 10] [--warm]
+                                               [--shape block|paragraphs]
 """
 
 from __future__ import annotations
@@ -386,6 +389,8 @@ def measure_open(program: str, runs: int, sizes: tuple[int, int] = (50, 5000)) -
 
 # -- 3. typing while a huge reply streams -------------------------------------------------------
 HUGE_TOKEN = "word " * 20  # 100 characters a token
+SHAPES = {"block": 0, "paragraphs": 19}  # a paragraph ends after this many tokens (0: never)
+SHAPE_WORDS = {"block": "one endless paragraph", "paragraphs": "ordinary paragraphs of 1.9 KB"}
 HUGE_ECHO_TARGET = 0.100
 HUGE_RSS_TARGET = 3.0
 
@@ -396,19 +401,22 @@ WARM_FIRST = [{"type": "tokens", "count": 1, "token": WARM_REPLY},  # the short 
               {"type": "tokens", "count": 1, "token": "Warm title"}]  # ... and the auto-title request after it
 
 
-def huge_script(directory: Path, megabytes: float, warm: bool = False) -> tuple[Path, int]:
-    """A fake-server script of one reply: `megabytes` MB of a single paragraph (after a short one and
-    a title with `warm`). (path, the huge reply's size)."""
+def huge_script(directory: Path, megabytes: float, warm: bool = False, shape: str = "block") -> tuple[Path, int]:
+    """A fake-server script of one reply: `megabytes` MB of one paragraph or of many (`shape`), after a
+    short reply and a title with `warm`. (path, the huge reply's size)."""
     count = int(megabytes * 1_000_000) // len(HUGE_TOKEN)
+    every = SHAPES[shape]
     path = directory / "huge.json"
-    path.write_text(json.dumps((WARM_FIRST if warm else []) + [{"type": "tokens", "count": count, "token": HUGE_TOKEN}]))
-    return path, count * len(HUGE_TOKEN)
+    path.write_text(json.dumps((WARM_FIRST if warm else []) + [
+        {"type": "tokens", "count": count, "token": HUGE_TOKEN, "paragraph_every": every}]))
+    return path, count * len(HUGE_TOKEN) + (2 * (count // every) if every else 0)
 
 
-def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes: float, warm: bool = False) -> int:
+def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes: float, warm: bool = False,
+                 shape: str = "block") -> int:
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="whimbrel-bench-") as tmp:
-        script, size = huge_script(Path(tmp), megabytes, warm)
+        script, size = huge_script(Path(tmp), megabytes, warm, shape)
         server, base_url = start_fake_server("--script", str(script))
         try:
             term = Terminal(whimbrel_argv(program, base_url, Path(tmp)))
@@ -438,7 +446,7 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
             server.kill()
             server.wait()
     peak_rss = max(peak + [after_rss])
-    print(f"keystroke echo while a {size / 1e6:.1f} MB reply streams ({COLUMNS}x{ROWS} pty; one endless paragraph)")
+    print(f"keystroke echo while a {size / 1e6:.1f} MB reply streams ({COLUMNS}x{ROWS} pty; {SHAPE_WORDS[shape]})")
     print(f"{'':<26}{'samples':>8}{'p50':>10}{'p95':>10}{'max':>10}")
     for name, values in (("idle", idle), ("huge reply streaming", loaded)):
         print(f"{name:<26}{len(values):>8}{percentile(values, 50) * 1000:>8.1f}ms"
@@ -464,6 +472,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--open", action="store_true", help="only the open-a-long-workstream measurement")
     parser.add_argument("--huge", action="store_true", help="only the echo-while-a-huge-reply-streams measurement")
     parser.add_argument("--megabytes", type=float, default=10.0, help="size of the huge reply (default 10)")
+    parser.add_argument("--shape", choices=sorted(SHAPES), action="append",
+                        help="--huge: the reply's shape (default: both, one after the other)")
     parser.add_argument("--warm", action="store_true",
                         help="--huge: a short reply first, so what only a first reply costs is not counted as growth")
     parser.add_argument("--samples", type=int, default=60, help="keystrokes per echo run (default 60)")
@@ -478,8 +488,9 @@ def main(argv: list[str] | None = None) -> int:
     every = not (args.echo or args.open or args.huge)
     cases = [(args.echo, lambda: measure_echo(args.whimbrel, args.samples, args.tokens, args.budget, args.seed)),
              (args.open, lambda: measure_open(args.whimbrel, args.runs)),
-             (args.huge, lambda: measure_huge(args.whimbrel, args.samples, args.budget, args.seed, args.megabytes,
-                                                    args.warm))]
+             *((args.huge, lambda shape=shape: measure_huge(args.whimbrel, args.samples, args.budget, args.seed,
+                                                             args.megabytes, args.warm, shape))
+               for shape in args.shape or SHAPES)]
     status = 0
     for index, (chosen, measure) in enumerate(case for case in cases if every or case[0]):
         if index:

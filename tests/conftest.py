@@ -40,3 +40,60 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("WHIMBREL_IMAGES", "off")  # the developer's terminal never decides (tests force one)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+
+
+# -- a frozen event loop fails the test ------------------------------------------------------------
+WATCHED = ("ui", "engine")  # the test folders whose async tests run under the loop watchdog
+LOOP_HELD_LIMIT = 1.0  # seconds the loop may be held at once during such a test
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every async UI and engine test runs with `loop_watchdog` (a freeze fails it, not a user)."""
+    import inspect
+
+    for item in items:
+        path = Path(str(item.fspath))
+        function = getattr(item, "function", None)
+        if function is not None and inspect.iscoroutinefunction(function) and \
+                path.is_relative_to(ROOT / "tests") and path.relative_to(ROOT / "tests").parts[0] in WATCHED:
+            item.fixturenames.append("loop_watchdog")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "loop_held_known(reason): the event loop is known to be held over a "
+                            "second during this test (the reason says by what); the watchdog warns instead of failing")
+
+
+@pytest.fixture
+async def loop_watchdog(request):
+    """Watches the test's event loop (app/engine/loop_watchdog.py); fails the test if any callback
+    held it longer than LOOP_HELD_LIMIT, naming the stack that held it. A hold counts without the time
+    the loop's thread waited for a CPU: on a loaded machine the clock also counts other processes' turns.
+
+    Full garbage collections wait until the test is over, as the app in a terminal defers them to an
+    idle moment (app/runtime/idle_gc.py): the test process holds far more objects than the app would (every
+    module of the suite, earlier tests' leftovers), and one automatic collection among them took over
+    a second on a loaded machine, which is no freeze of the app's."""
+    import asyncio
+    import gc
+
+    from app.engine.loop_watchdog import LoopWatchdog
+    from app.runtime.idle_gc import NEVER
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(thresholds[0], thresholds[1], NEVER)
+    watchdog = LoopWatchdog(asyncio.get_running_loop(), threshold=LOOP_HELD_LIMIT).start()
+    try:
+        yield watchdog
+    finally:
+        watchdog.stop()
+        gc.set_threshold(*thresholds)
+    held = [hold for hold in watchdog.holds if hold.own > LOOP_HELD_LIMIT]  # the machine's load is no hold
+    if held:
+        worst = max(held, key=lambda hold: hold.own)
+        known = request.node.get_closest_marker("loop_held_known")
+        if known is None:
+            pytest.fail(f"{worst.describe()}\n(longest hold allowed: {LOOP_HELD_LIMIT} s)", pytrace=False)
+        import warnings
+
+        warnings.warn(pytest.PytestWarning(f"known hold ({known.args[0]}): {worst.describe().splitlines()[0]}"))

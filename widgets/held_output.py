@@ -11,10 +11,14 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
+from textual.widget import Widget
+
 from widgets.messages import AssistantMessage
+from widgets.textual_internals import updates_held
 
 Kind = Literal["content", "reasoning"]
-SLICE_CHARS = 16384  # held text is rendered this much at a time, yielding the loop in between
+SLICE_CHARS = 16384  # held text is rendered this much at a time, painted in between
+PAINT_WAIT = 0.25  # the longest wait for that paint (a screen that is not shown never paints)
 
 
 @dataclass
@@ -47,7 +51,7 @@ class HeldOutput:
         """Render what is held, in order (messages removed meanwhile are skipped): everything, or
         the first `limit` characters (the rest stays held, still in order).
 
-        Long text goes in slices with the loop yielded between them, so keys and paints are not
+        Long text goes in slices, each painted before the next (`painted`), so keys and paints are not
         stuck behind one long render (a background reply can have grown by megabytes). Once
         `pause()` says so after a slice (the user started typing), the rest stays held.
         `after_slice` runs after each slice (the transcript follows, and puts far parts to sleep).
@@ -61,7 +65,7 @@ class HeldOutput:
                 if not run.message.is_attached:
                     break
                 if start:
-                    await asyncio.sleep(0)
+                    await painted(run.message)
                     if pause():
                         self._runs[:0] = [_Run(run.message, run.kind, [text[start:]]), *taken]
                         return
@@ -82,6 +86,30 @@ class HeldOutput:
             if not run.texts:
                 self._runs.pop(0)
         return taken
+
+
+async def painted(widget: Widget, timeout: float = PAINT_WAIT) -> None:
+    """Wait until the screen has laid out and painted what changed (at most `timeout` seconds).
+
+    Yielding the loop alone is not enough: Textual paints nothing while a batch update is held, and
+    each slice is appended in one, so the paint timer, firing while the next slice's batch was open,
+    painted nothing. A fast stream of big updates held every layout off until it ended: no part of a
+    1 MB reply went dormant, and the one layout at its end held the loop for seconds (a 10 MB reply of
+    paragraphs froze the screen for over a minute). Textual runs a widget's after-refresh callbacks
+    while a batch is held too, without painting: such a call is waited past."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (left := deadline - loop.time()) > 0:
+        done = loop.create_future()
+        if not widget.call_after_refresh(lambda: done.done() or done.set_result(None)):
+            break  # the widget is closing: nothing of it will be painted
+        try:
+            await asyncio.wait_for(done, left)
+        except asyncio.TimeoutError:
+            return
+        if not updates_held(widget.app):
+            return
+    await asyncio.sleep(0)
 
 
 def _take_front(texts: list[str], limit: int) -> list[str]:

@@ -4,8 +4,8 @@ A few of Whimbrel's behaviours need something Textual does not offer publicly: i
 which widgets wait to be painted, widgets being removed, component styles, the footer's reaction to
 binding changes, the prompt's key handling, the terminal driver. Each is wrapped here in a small
 named function or class, and nothing else in app/ or widgets/ uses those names
-(tests/test_architecture.py checks). One fix of Textual's behaviour and one setting are made here
-too, when this module is imported: `divide_whole_strips_without_cycles` and
+(tests/test_architecture.py checks). Two fixes of Textual's behaviour and one setting are made here
+too, when this module is imported: `divide_whole_strips_without_cycles`, `paste_as_text` and
 `file_tall_widgets_in_few_squares`. tests/ui/test_textual_internals.py pins each one against the
 installed Textual, so an upgrade that changes one fails there with a message naming it.
 """
@@ -16,8 +16,10 @@ from typing import Any, Protocol
 
 from textual import events
 from textual._compositor import Compositor
+from textual._parser import ParseEOF, ParseTimeout
 from textual._spatial_map import SpatialMap
 from textual._styles_cache import StylesCache
+from textual._xterm_parser import BRACKETED_PASTE_END, BRACKETED_PASTE_START, XTermParser
 from textual.app import App
 from textual.css.styles import RenderStyles
 from textual.dom import DOMNode
@@ -38,6 +40,7 @@ INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
 DORMANT = ("dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py), and parts "
            "put to sleep without their rendered lines (widgets/transcript.py)")
 TALL = "a tall widget (the dormant parts of a huge reply) filed in few grid squares (widgets/textual_internals.py)"
+PASTE = "a bracketed paste taken as text, whatever it holds (widgets/textual_internals.py)"
 OVERLAP = "a partial paint (a cursor's blink, a streamed line) renders only the widgets it shows (app/tui/screens/main.py)"
 PRIVATE_NAMES: dict[str, str] = {
     "Screen._update_timer": PAINT,
@@ -65,6 +68,7 @@ PRIVATE_NAMES: dict[str, str] = {
     "Widget._styles_cache": DORMANT,
     "Compositor._get_renders": OVERLAP,
     "SpatialMap._grid_size": TALL,
+    "linux_driver.XTermParser": PASTE,
 }
 
 
@@ -352,3 +356,73 @@ def file_tall_widgets_in_few_squares() -> None:
 
 
 file_tall_widgets_in_few_squares()
+
+
+# -- a bracketed paste is text -------------------------------------------------------------------
+class PasteAsTextParser(XTermParser):
+    """Textual's terminal parser, except that everything between a bracketed paste's start and end
+    is the paste's text.
+
+    Textual's own reads an ESC inside a paste as the start of an escape sequence: what follows it is
+    left out of the paste and sent as keys instead, and ahead of the paste. A pasted `text ESC ^Q ESC`
+    pressed Ctrl+Q (the app quit), and pasted coloured output came out reordered. Here Textual's
+    parser still reads everything outside pastes (keys, mouse, focus, Escape's timeout); once it has
+    read a paste's start, the characters up to the paste's end are taken here, and its end is then
+    handed to it so that it reads keys again (the empty paste it makes of that is dropped)."""
+
+    def parse(self, token_callback):
+        def outside_pastes(token) -> None:
+            if not isinstance(token, events.Paste):  # the pastes are this parser's own
+                token_callback(token)
+
+        textual_parser = super().parse(outside_pastes)
+        awaiting = next(textual_parser)
+        sequence = ""  # the escape sequence being read, while it can still be a paste's start
+        while True:
+            try:
+                character = yield awaiting
+            except ParseTimeout as timeout:  # a lone ESC: Textual's parser sends the Escape key
+                sequence = ""
+                awaiting = textual_parser.throw(timeout)
+                continue
+            except ParseEOF as end:
+                try:
+                    textual_parser.throw(end)
+                except StopIteration:
+                    pass
+                return
+            try:
+                awaiting = textual_parser.send(character)
+            except StopIteration:
+                return
+            sequence = character if character == "\x1b" else sequence + character if sequence else ""
+            if not BRACKETED_PASTE_START.startswith(sequence):
+                sequence = ""
+            elif sequence == BRACKETED_PASTE_START:  # Textual's parser has read it: the paste is ours
+                sequence = ""
+                text = yield from self._pasted_text()
+                token_callback(events.Paste(text.replace("\x00", "")))  # as Textual's: no NUL
+                for character in BRACKETED_PASTE_END:
+                    awaiting = textual_parser.send(character)
+
+    def _pasted_text(self):
+        """Read up to the paste's end; the text before it."""
+        characters: list[str] = []
+        end = len(BRACKETED_PASTE_END)
+        while True:
+            character = yield self.read1()
+            characters.append(character)
+            if character == BRACKETED_PASTE_END[-1] and "".join(characters[-end:]) == BRACKETED_PASTE_END:
+                return "".join(characters[:-end])
+
+
+def paste_as_text() -> None:
+    """Make the terminal drivers read input with `PasteAsTextParser` (each builds its parser from the
+    name `XTermParser` of its module when its input thread starts)."""
+    from textual.drivers import linux_driver, linux_inline_driver
+
+    for driver_module in (linux_driver, linux_inline_driver):
+        driver_module.XTermParser = PasteAsTextParser  # type: ignore[attr-defined,misc]
+
+
+paste_as_text()

@@ -109,7 +109,7 @@ class Transcript(VerticalScroll):
     when it reaches the end. It never depends on measuring the view when output arrives: sizes are
     those of the last layout then, and the update that first makes the transcript overflow would
     look like the user being far from the end. The layout that makes a sticky
-    transcript overflow anchors it (`on_resize`).
+    transcript overflow anchors it (`watch_virtual_size`, `on_resize`).
     """
 
     virtual_size = virtual_size_without_relayout()
@@ -162,7 +162,18 @@ class Transcript(VerticalScroll):
             self.scroll_end(animate=False)
 
     def on_resize(self, event) -> None:
-        overflowing = event.virtual_size.height > event.container_size.height
+        self._fit_anchor(event.virtual_size.height > event.container_size.height)
+
+    def watch_virtual_size(self) -> None:
+        """A layout stored the transcript's new content size. Textual sends a Resize only when the
+        transcript's own size changes, not its content's: output that grows past the view while no
+        `follow()` sees a layout in between (a fast stream can hold every layout off until it ends)
+        would leave the view where the last scroll put it, short of the end. Checked after the
+        layout, as a Resize would be."""
+        self.call_later(lambda: self._fit_anchor(self.max_scroll_y > 0))
+
+    def _fit_anchor(self, overflowing: bool) -> None:
+        """Anchor a sticky transcript once it overflows; let go of the anchor once it no longer does."""
         if self.is_anchored and not overflowing:
             self.anchor(False)  # shorter than the view again: top-aligned, not pushed down
             self.scroll_to(y=0, animate=False, immediate=True)

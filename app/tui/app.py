@@ -17,6 +17,7 @@ from typing import Any
 from textual import events, on
 from textual.worker import Worker, WorkerState
 
+from app.engine.loop_watchdog import log_holds
 from app.engine.layout import LayoutTree
 from app.mentions.files import MentionIndex
 from app.providers.base import ModelSettings
@@ -249,6 +250,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
             tune_interpreter_for_input()
             checks = self.set_interval(1.0, lambda: self.collect_garbage_when_idle() and checks.pause(), pause=True)
             when_due(partial(asyncio.get_running_loop().call_soon_threadsafe, checks.resume))  # app/runtime/idle_gc.py
+            log_holds(asyncio.get_running_loop())  # a callback holding the loop > 250 ms: its stack to the error log
 
     def collect_garbage_when_idle(self) -> bool:
         """A full garbage collection, if one is due, while nothing streams and nobody types."""

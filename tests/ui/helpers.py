@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import unicodedata
 from pathlib import Path
 from typing import Any, Callable
@@ -91,6 +92,15 @@ def burst(app, *keys: str) -> None:
         app._driver.send_message(event)
 
 
+def paste(app, text: str) -> None:
+    """A bracketed paste as the terminal driver delivers it (the app hands it to the focused widget)."""
+    from textual import events
+
+    event = events.Paste(text)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
 async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 15.0, message: str = "") -> None:
     """Pause the pilot until `predicate()` is truthy; fail with `message` after `timeout` seconds."""
     from textual.pilot import WaitForScreenTimeout
@@ -104,6 +114,46 @@ async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 15.0
         except WaitForScreenTimeout:  # Pilot gives a busy screen 30 s to go idle; a loaded machine needs longer
             pass
     raise AssertionError(f"timed out waiting for: {message or predicate}")
+
+
+async def wait_unforced(predicate: Callable[[], object], timeout: float = 60.0, message: str = "") -> None:
+    """Wait until `predicate()` is truthy without a Pilot pause: each of those lays the screen out and
+    paints it, which hides what the app would show by itself (a layout it never gets to)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for: {message or predicate}")
+        await asyncio.sleep(0.05)
+
+
+def nothing_to_paint(app) -> bool:
+    """No layout, scroll, repaint or changed widget waits for the screen's next paint, and no batch
+    update holds paints back."""
+    screen = app.screen
+    return not (screen._layout_required or screen._scroll_required or screen._repaint_required
+                or screen._dirty_widgets or app._batch_count)
+
+
+async def painted_by_itself(pilot, timeout: float = 60.0) -> None:
+    """Wait until the app has handled every message queued to its screen and painted every change,
+    all on its own (no paint forced as a Pilot pause does): what the user would see now."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        await pilot._wait_for_screen(timeout)  # every message queued so far handled (nothing painted)
+        if nothing_to_paint(pilot.app):
+            return
+        if loop.time() > deadline:
+            raise AssertionError("timed out waiting for the app to paint its changes")
+        await asyncio.sleep(0.02)
+
+
+def shown_lines(app, widget) -> list[str]:
+    """The lines the screen renders where `widget`'s content is (its scrollbars left out)."""
+    region = widget.scrollable_content_region
+    lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    return [line[region.x:region.right] for line in lines[region.y:region.bottom]]
 
 
 def screen_is(app, kind: type) -> bool:

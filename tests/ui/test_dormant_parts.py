@@ -60,6 +60,7 @@ async def lines_at(app: App, pilot, y: int) -> list[tuple[str, str]]:
 REPLY_TEXTS = {"copies": None, "engine's text": lambda: REPLY, "mismatched": lambda: REPLY.upper()}
 
 
+@pytest.mark.loop_held_known("waking a reply's dormant parts renders them in one go: 1.1-1.4 s on a loaded machine")
 @pytest.mark.parametrize("reply_text", REPLY_TEXTS.values(), ids=REPLY_TEXTS.keys())
 async def test_dormant_parts_render_like_one_markdown(monkeypatch, reply_text) -> None:
     monkeypatch.setattr(markdown_split, "PART_CHARS", 60)

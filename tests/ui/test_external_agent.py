@@ -46,6 +46,7 @@ async def open_agent(pilot, app, name: str) -> None:
     await wait_for(pilot, lambda: len(app.manager) == before + 1, message="the agent's tab")
 
 
+@pytest.mark.loop_held_known("the ACP client builds its pydantic schemas on the loop when it connects: 1.7 s")
 async def test_the_agents_tool_call_asks_in_whimbrels_modal_and_the_workstream_resumes(fake_openai, tmp_path):
     fake_openai.queue(write_call("x.txt", "from the agent\n"), TextReply("Created x.txt for you."))
     config = config_with_agents(tmp_path, fake_openai.base_url)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from tests.fake_llm.script import TextReply, ToolCallReply
@@ -10,6 +12,7 @@ from tests.ui.helpers import make_app, screen_text, submit, wait_for
 from widgets.tool_card import ToolCard
 
 
+@pytest.mark.loop_held_known("the test runs `whimbrel run` with subprocess.run on the loop")
 async def test_the_tui_resumes_a_headless_run_and_a_headless_run_resumes_the_tui(fake_openai, tmp_path, monkeypatch):
     workspace = tmp_path / "ws"
     workspace.mkdir()

@@ -236,6 +236,7 @@ async def held_by_reply(app: App, pilot, text: str, reply_text=None) -> tuple[in
         tracemalloc.stop()
 
 
+@pytest.mark.loop_held_known("the test measures memory with full collections on the loop")
 async def test_a_long_reply_takes_about_its_own_size_in_memory() -> None:
     """Once its garbage is collected, the transcript holds little more than a long reply's text
     (each plain part kept its text a second time, as its Content, with every wrapped line
@@ -249,6 +250,7 @@ async def test_a_long_reply_takes_about_its_own_size_in_memory() -> None:
         assert held < 2.5 * len(text), f"{held / len(text):.2f} bytes held per character of the reply"
 
 
+@pytest.mark.loop_held_known("the test measures memory with full collections on the loop")
 async def test_a_long_reply_the_engine_holds_is_not_held_again_by_its_dormant_parts() -> None:
     """When the reply's text can be read from the engine (AssistantStarted.reply_text), the parts that
     went dormant keep where their text lies in it, not a copy: the transcript then holds only the parts

@@ -12,7 +12,7 @@ from pathlib import Path
 from app.mentions.images import load_image, media_type, pasted_image_path
 from app.providers.base import ModelSettings
 from tests.fake_llm.script import TextReply
-from tests.ui.helpers import booted, make_app, screen_text, submit, wait_for
+from tests.ui.helpers import booted, make_app, paste, screen_text, submit, wait_for
 
 
 def png(path: Path) -> bytes:
@@ -29,15 +29,6 @@ def vision_app(tmp_path: Path, base_url: str, vision: bool):
     settings = ModelSettings(model="fake-model", base_url=base_url, api_key="x", context_window=32000,
                              capabilities={"vision": vision})
     return make_app(tmp_path, settings=settings)
-
-
-def paste(app, text: str) -> None:
-    """A bracketed paste as the terminal driver delivers it (the app hands it to the focused widget)."""
-    from textual import events
-
-    event = events.Paste(text)
-    event.set_sender(app)
-    app._driver.send_message(event)
 
 
 def test_images_are_recognised_by_their_bytes_and_dropped_paths_are_read(tmp_path):

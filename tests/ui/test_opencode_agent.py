@@ -26,6 +26,7 @@ def write_call(path, content: str, call_id: str) -> ToolCallReply:
     return ToolCallReply([("write", json.dumps({"filePath": str(path), "content": content}), call_id)])
 
 
+@pytest.mark.loop_held_known("the ACP client builds its pydantic schemas on the loop when it connects: 1.3 s")
 async def test_opencodes_writes_wait_for_whimbrels_modal_and_its_usage_is_stored(fake_openai, tmp_path):
     inside, outside = tmp_path / "ws" / "x.txt", tmp_path / "outside.txt"
     fake_openai.answer_aside(is_title_request, TextReply("A title"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import inspect
 
 import pytest
@@ -38,6 +39,7 @@ OWNERS: dict[str, object] = {cls.__name__: cls for cls in (App, Screen, Widget, 
                                                            TextArea, Compositor, SpatialMap)}
 # module-level tables: named after the class whose constructor reads them
 OWNERS.update({"Text": rich.control, "Content": textual.content})
+OWNERS["linux_driver"] = importlib.import_module("textual.drivers.linux_driver")  # a module-level name
 
 
 def changed(name: str, what: str) -> str:
@@ -504,3 +506,31 @@ def test_a_tall_widget_is_filed_in_few_grid_squares() -> None:
                  (Region(0, 90_000, 120, 3), Offset(), False, False, "the last line")])
     assert len(grid._map) <= 2 * (90_000 // GRID_HEIGHT + 1)  # 9,000 squares 20 lines tall
     assert set(grid.get_values_in_region(Region(0, 89_990, 120, 40))) == {"dormant parts", "the last line"}
+
+
+# ---- a bracketed paste is text (paste_as_text) ------------------------------------------------------
+def test_the_terminal_drivers_read_input_with_the_paste_as_text_parser() -> None:
+    from textual.drivers import linux_driver, linux_inline_driver
+
+    from widgets.textual_internals import PasteAsTextParser
+
+    for driver in (linux_driver.LinuxDriver, linux_inline_driver.LinuxInlineDriver):
+        assert "XTermParser(" in inspect.getsource(driver.run_input_thread), \
+            changed("linux_driver.XTermParser", f"is no longer what {driver.__name__} builds its parser from")
+    assert linux_driver.XTermParser is linux_inline_driver.XTermParser is PasteAsTextParser
+
+
+def test_textuals_own_parser_still_reads_keys_inside_a_paste_and_its_start_as_ours_expects() -> None:
+    """If the first assertion fails, Textual takes a paste as text itself: the fix can go. The second
+    pins what PasteAsTextParser relies on: Textual's parser reads a paste's start and its end and
+    sends only a Paste (of what it collected) for them."""
+    from textual._xterm_parser import XTermParser
+
+    def parsed(data: str) -> list[tuple[str, str]]:
+        return [("paste", event.text) if isinstance(event, events.Paste) else ("key", event.key)
+                for event in XTermParser().feed(data)]
+
+    assert ("key", "ctrl+q") in parsed("\x1b[200~a\x1b\x11\x1b\x1b[201~"), \
+        "Textual's own parser no longer presses keys pasted after an ESC"
+    assert parsed("x\x1b[200~pasted\x1b[201~y") == [("key", "x"), ("paste", "pasted"), ("key", "y")], \
+        changed("linux_driver.XTermParser", "no longer reads a bracketed paste's start and end as PasteAsTextParser expects")
