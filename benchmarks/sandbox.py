@@ -5,14 +5,14 @@ bubblewrap jail with its seccomp filter). Prints the medians, the p95s and the o
 the mount one): what the hardening itself costs is the jail's figure less that one. Figures from one
 run on a shared machine: compare them to each other only.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/sandbox.py [runs]
+    PYTHONPATH=. .venv/bin/python benchmarks/sandbox.py [--runs N]
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,7 +38,9 @@ def p95(values: list[float]) -> float:
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100, help="launches of each kind (default 100)")
+    runs = max(4, parser.parse_args().runs)
     if bwrap.available() is None:
         print(f"no sandbox here: {bwrap.unavailable_reason()}")
         return
