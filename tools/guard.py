@@ -137,6 +137,10 @@ class CallGuard:
                            + (f": {outcome.reason}" if outcome.reason else ""), verdict.risk)
         return verdict
 
+    def unreadable(self, path: Path) -> str:
+        """Why a tool reading many files at once (search) must leave `path` out, or "" (see Gate.unreadable)."""
+        return self._gate().unreadable(path)
+
     def _repoint(self, prepared: Any, spec: Any) -> list[Path]:
         """Path arguments resolved again after a hook changed them: the gate judges where the call now acts."""
         from tools.workspace import resolve_path

@@ -39,7 +39,7 @@ async def guarded_call(guard: CallGuard, registry: ToolRegistry, context: ToolCo
         return f"Refused by Whimbrel's permission policy: {verdict.why.rstrip('.')}.", True
     started = time.monotonic()
     ctx = dataclasses.replace(context, wrap_command=guard.wrapper(prepared.call.name.strip(), verdict.network),
-                              call_id=call.id, workstream_id=WORKSTREAM)
+                              call_id=call.id, workstream_id=WORKSTREAM, unreadable=guard.unreadable)
     output, is_error = await execute(prepared, ctx)
     if is_error and prepared.call.name.strip() == "bash" and (blocked := guard.blocked(output, verdict.network)):
         output += (f"\n[{blocked}. The command ran in Whimbrel's sandbox (the workspace and a private /tmp are "

@@ -7,7 +7,8 @@ command that surely only reads, `ls`, `git status`, may run; an MCP tool never r
 `_plan`); protected places (`.git/`, `.whimbrel/`, `.mcp.json`, Whimbrel's own config and data, anything
 outside the workspace, a write whose target is only known at run time, a write through a hard link) are
 asked about in every mode but bypass; so is a secret path (`.env`, keys, `~/.ssh`…) unless an allow path
-rule names it; an ask rule asks; an allow rule allows (a bash rule covers its command, not the files its
+rule names it, and a folder read whole (`grep -r`, `rg`, `tar c .`, `cp -r`) that holds such a secret or a file a
+path rule denies or asks about; an ask rule asks; an allow rule allows (a bash rule covers its command, not the files its
 redirections write: those are edits); then the mode decides. Without a sandbox, a command that no rule
 allows is asked about even in auto.
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from app.permissions.access import Access, call_access
+from app.permissions.access import Access, call_access, files_under
 from app.permissions.modes import DELEGATING_TOOLS, EDIT_TOOLS, Mode, reads_only
 from app.permissions.policy import CallFacts, Policy, RuleVerdict
 from app.permissions.risk import Risk, assess_call, is_secret_path
@@ -111,7 +112,7 @@ class Gate:
         protected = self._protected(call, access)
         if protected:
             return Verdict("ask", "protected", protected, risk, rules.rules)
-        secret = self._secret(call, access)
+        secret = self._secret(call, access) or self._inside_folders(call, access)
         if secret:
             return Verdict("ask", "risk", secret, risk, rules.rules)
         if rules.decision == "ask":
@@ -190,6 +191,33 @@ class Gate:
                     what = "writes" if kind == "edit" else "reads"
                     return (f"high risk: {what} a secret ({_shown(path, self.workspace)}); no mode runs that unasked "
                             f"(an allow rule naming it, such as {kind}({_shown(path, self.workspace)}), would)")
+        return ""
+
+    def unreadable(self, path: Path, tool: str = "search") -> str:
+        """Why `tool` may not read `path` without asking (a deny or ask path rule, or a secret no allow rule
+        names), or "" when it may: what a tool reading many files at once (search) leaves out."""
+        for decision in ("deny", "ask"):
+            found = self.policy.path_verdict([path], [], decision)  # type: ignore[arg-type]
+            if found is not None and (decision == "deny" or self.mode != "bypass"):
+                return found.why
+        if self.mode != "bypass" and is_secret_path(str(path)) and not self._secret_allowed(tool, path, "read"):
+            shown = _shown(path, self.workspace)
+            return f"{shown} is a secret (an allow rule naming it, such as read({quote_word(shown)}), would let it be read)"
+        return ""
+
+    def _inside_folders(self, call: CallView, access: Access) -> str:
+        """Why a folder the call reads whole (`grep -r`, `tar c .`, `cp -r`) must be asked about: it holds a file
+        a path rule denies or asks about, or a secret; or it holds too many files to look at them all."""
+        for folder in access.folders:
+            files, complete = files_under(folder)
+            where = _shown(folder, self.workspace) if folder != self.workspace else "the workspace"
+            for path in files:
+                why = self.unreadable(path, call.tool)
+                if why:
+                    return f"reads {where} recursively, and it holds a file that may not be read unasked: {why}"
+            if not complete:
+                return (f"reads {where} recursively, and it holds too many files to check them all against the "
+                        "path rules and for secrets")
         return ""
 
     def _secret_allowed(self, tool: str, path: Path, kind: str) -> bool:
