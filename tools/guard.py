@@ -33,6 +33,15 @@ RuleSaver = Callable[[list[str], str], Awaitable[str]]  # (specs, scope) -> wher
 log = logging.getLogger("whimbrel")
 
 
+GENERIC_ADVICE = "--allow {tool} (or a narrower rule such as --allow 'bash(git *)') or a more permissive --mode"
+
+
+def nobody_text(template: str, tool: str, advice: str = "") -> str:
+    """An unattended refusal's words (`template` with {advice} and {tool} filled in): what would let the call
+    run, from the verdict when it knows better than the generic advice (an edit rule for a redirection…)."""
+    return template.replace("{advice}", advice or GENERIC_ADVICE).replace("{tool}", tool)
+
+
 @dataclass(eq=False)  # compared by identity: the app keeps its guards in a WeakSet
 class CallGuard:
     """One workstream's gate. `audit_sink` stores rows; `save_rules` writes rules of project/user scope."""
@@ -99,7 +108,7 @@ class CallGuard:
         Unattended, a call that would ask is refused, saying what would have asked and why nobody can."""
         verdict = await self._screen(prepared, workstream_id)
         if self.unattended and verdict.outcome == "ask":
-            nobody = self.unattended.replace("{tool}", prepared.call.name.strip())
+            nobody = nobody_text(self.unattended, prepared.call.name.strip(), verdict.advice)
             return dataclasses.replace(verdict, outcome="deny", why=f"{verdict.why}; {nobody}")
         return verdict
 

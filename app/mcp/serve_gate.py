@@ -19,9 +19,8 @@ from tools.registry import ToolRegistry
 from tools.visibility import ToolScope
 
 WORKSTREAM = "mcp-serve"  # the audit rows' workstream: `whimbrel audit` and the audit screen filter on it
-NOBODY = ("nobody is here to approve it over MCP; the server's operator can pre-approve it with "
-          "`whimbrel mcp serve --allow {tool}` (or a narrower rule such as --allow 'bash(git *)') or a more "
-          "permissive --mode")
+NOBODY = ("nobody is here to approve it over MCP; the server's operator can pre-approve it by starting "
+          "`whimbrel mcp serve` with {advice}")
 
 
 async def guarded_call(guard: CallGuard, registry: ToolRegistry, context: ToolContext, scope: ToolScope,

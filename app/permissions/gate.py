@@ -16,6 +16,7 @@ allows is asked about even in auto.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -61,6 +62,9 @@ class Verdict:
     needs_override: bool = False  # critical: only a deliberate key approves
     suggestions: list[str] = field(default_factory=list)  # "Always" offers these
     network: bool = False  # a sandboxed command may use the network
+    # for a run nobody attends (`whimbrel run`, `mcp serve`): the flags that would let it run unasked, as they
+    # would be typed; "" when the generic advice (an --allow rule for the tool, or another --mode) is right
+    advice: str = ""
 
     @property
     def decided_by(self) -> str:
@@ -102,7 +106,8 @@ class Gate:
             return Verdict("deny", "rule", rules.why, risk, rules.rules)
         if risk.level == "critical":
             return Verdict("ask", "risk", f"critical risk: {risk.reason}; only a deliberate override runs it",
-                           risk, rules.rules, needs_override=True)
+                           risk, rules.rules, needs_override=True,
+                           advice="no flag: only a person's deliberate override runs a critical risk")
         if self.mode == "bypass":
             return Verdict("allow", "mode", "bypass mode (--dangerously-bypass-approvals)", risk)
         if self.mode == "plan":
@@ -111,10 +116,17 @@ class Gate:
                 return refused
         protected = self._protected(call, access)
         if protected:
-            return Verdict("ask", "protected", protected, risk, rules.rules)
-        secret = self._secret(call, access) or self._inside_folders(call, access)
+            return Verdict("ask", "protected", protected, risk, rules.rules, advice="no --allow rule and no --mode: "
+                           "this is asked about in every mode (only --dangerously-bypass-approvals skips asking)")
+        secret = self._secret(call, access)
         if secret:
-            return Verdict("ask", "risk", secret, risk, rules.rules)
+            wanted = self._secret_rule(access)
+            return Verdict("ask", "risk", secret, risk, rules.rules, suggestions=[wanted],
+                           advice=f"--allow {shlex.quote(wanted)}")
+        inside = self._inside_folders(call, access)
+        if inside:
+            return Verdict("ask", "risk", inside, risk, rules.rules, advice="no --allow rule for the command: it "
+                           "would read that file too (name the folders or files to read so that it is left out)")
         if rules.decision == "ask":
             return Verdict("ask", "rule", rules.why, risk, rules.rules)
         if rules.unparseable:
@@ -122,8 +134,10 @@ class Gate:
         if rules.decision == "allow":
             unasked, extra = self._redirected_writes(call, rules, access)
             if unasked:
-                return Verdict("ask", "rule", unasked, risk, rules.rules,
-                               suggestions=[f"edit({quote_word(_shown(p, self.workspace))})" for p in extra])
+                wanted = [f"edit({quote_word(_shown(p, self.workspace))})" for p in extra]
+                flags = " ".join(f"--allow {shlex.quote(rule)}" for rule in wanted)
+                return Verdict("ask", "rule", unasked, risk, rules.rules, suggestions=wanted,
+                               advice=f"{flags} (writing a file is an edit) or --mode accept-edits")
             return Verdict("allow", "rule", rules.why, risk, rules.rules)
         return self._by_mode(call, risk, rules)
 
@@ -192,6 +206,14 @@ class Gate:
                     return (f"high risk: {what} a secret ({_shown(path, self.workspace)}); no mode runs that unasked "
                             f"(an allow rule naming it, such as {kind}({_shown(path, self.workspace)}), would)")
         return ""
+
+    def _secret_rule(self, access: Access) -> str:
+        """The allow path rule that would cover the secret `_secret` found: `edit(.env)`, `read(deploy/k.pem)`."""
+        for paths, kind in ((access.writes, "edit"), (access.reads, "read")):
+            for path in paths:
+                if is_secret_path(str(path)):
+                    return f"{kind}({quote_word(_shown(path, self.workspace))})"
+        return "read"
 
     def unreadable(self, path: Path, tool: str = "search") -> str:
         """Why `tool` may not read `path` without asking (a deny or ask path rule, or a secret no allow rule
