@@ -7,6 +7,7 @@ command is confined. Nothing runs a tool around this, so nothing bypasses it.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import json
@@ -134,7 +135,8 @@ class CallGuard:
             prepared.preview = prepared.preview if view.tool != "bash" else str(prepared.args.get("command", ""))
             view.args = prepared.args
             view.paths = self._repoint(prepared, spec)
-        verdict = self._gate().decide(view)
+        # on a thread: a folder read whole (`grep -r .`) or a hard link has the gate walk the workspace
+        verdict = await asyncio.to_thread(self._gate().decide, view)
         if outcome.decision == "deny":
             return Verdict("deny", "hook", f"blocked by the hook `{outcome.hook}`: {outcome.reason}", verdict.risk)
         if outcome.decision == "ask" and verdict.outcome == "allow":

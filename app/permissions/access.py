@@ -155,16 +155,3 @@ def _same_file(info: os.stat_result, root: Path) -> list[Path]:
 def _shown(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
-
-def files_under(folder: Path, limit: int = LINK_SEARCH_LIMIT) -> tuple[list[Path], bool]:
-    """The files (and links) inside `folder`, symlinked folders not followed; (found, complete): False when
-    more than `limit` entries were there, so the rest was not looked at."""
-    if not folder.is_dir():
-        return ([folder] if folder.exists() or folder.is_symlink() else []), True
-    found: list[Path] = []
-    for place, dirs, files in os.walk(folder):
-        for name in files + [d for d in dirs if Path(place, d).is_symlink()]:
-            found.append(Path(place, name))
-            if len(found) > limit:
-                return found, False
-    return found, True

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from app.permissions.access import Access, call_access, files_under
+from app.permissions.access import LINK_SEARCH_LIMIT, Access, call_access
 from app.permissions.modes import DELEGATING_TOOLS, EDIT_TOOLS, Mode, reads_only
 from app.permissions.policy import CallFacts, Policy, RuleVerdict
 from app.permissions.risk import Risk, assess_call, is_secret_path
-from app.permissions.rules import Rule, path_kind
+from app.permissions.rules import Rule, path_kind, path_regex
 from app.permissions.suggest import command_rule, quote_word, suggest_rules
 from app.permissions.watch_calls import as_judged
 
@@ -217,7 +217,11 @@ class Gate:
 
     def unreadable(self, path: Path, tool: str = "search") -> str:
         """Why `tool` may not read `path` without asking (a deny or ask path rule, or a secret no allow rule
-        names), or "" when it may: what a tool reading many files at once (search) leaves out."""
+        names), or "" when it may: what a tool reading many files at once (search) leaves out. A cheap look at
+        the name comes first, so judging every file of a large folder stays fast."""
+        name = str(path)
+        if not is_secret_path(name) and not self._read_rule_may_match(name):
+            return ""
         for decision in ("deny", "ask"):
             found = self.policy.path_verdict([path], [], decision)  # type: ignore[arg-type]
             if found is not None and (decision == "deny" or self.mode != "bypass"):
@@ -231,16 +235,31 @@ class Gate:
         """Why a folder the call reads whole (`grep -r`, `tar c .`, `cp -r`) must be asked about: it holds a file
         a path rule denies or asks about, or a secret; or it holds too many files to look at them all."""
         for folder in access.folders:
-            files, complete = files_under(folder)
             where = _shown(folder, self.workspace) if folder != self.workspace else "the workspace"
-            for path in files:
-                why = self.unreadable(path, call.tool)
+            count = 0
+            for name in _names_under(folder):  # by name first (cheap); the full judgement only for a hit
+                count += 1
+                if count > LINK_SEARCH_LIMIT:
+                    return (f"reads {where} recursively, and it holds too many files to check them all against the "
+                            "path rules and for secrets")
+                why = self.unreadable(Path(name), call.tool)
                 if why:
                     return f"reads {where} recursively, and it holds a file that may not be read unasked: {why}"
-            if not complete:
-                return (f"reads {where} recursively, and it holds too many files to check them all against the "
-                        "path rules and for secrets")
         return ""
+
+    def _read_rule_may_match(self, name: str) -> bool:
+        """Whether a deny or ask path rule on reads may cover the absolute file name `name` (its regexes kept
+        while the rules, the mode and the workspace stay the same)."""
+        key = (id(self.policy.rules), len(self.policy.rules), self.mode, self.workspace)
+        cached = self.__dict__.get("_read_regexes")
+        if cached is None or cached[0] != key:
+            decisions = ("deny",) if self.mode == "bypass" else ("deny", "ask")
+            regexes = [path_regex(r.pattern, self.workspace) if r.pattern else None
+                       for d in decisions for r, kind in self.policy._path_rules(d) if kind == "read"]  # noqa: SLF001
+            cached = self.__dict__["_read_regexes"] = (key, regexes)
+        prefix = str(self.workspace) + os.sep
+        relative = name[len(prefix):] if name.startswith(prefix) else name
+        return any(rx is None or rx.fullmatch(relative) for rx in cached[1])
 
     def _secret_allowed(self, tool: str, path: Path, kind: str) -> bool:
         """An allow path rule whose own pattern names a secret (`edit(**/.env)`, `read(~/.ssh/**)`) covers it."""
@@ -272,6 +291,21 @@ class Gate:
                     out.append(rule)
             return out
         return suggest_rules(call.tool, call.args, call.paths, self.workspace)
+
+
+def _names_under(folder: Path):
+    """Every file's (and symlink's) absolute name inside `folder` (itself when it is not a folder); symlinked
+    folders are not followed (the link itself is judged)."""
+    if not folder.is_dir():
+        if folder.exists() or folder.is_symlink():
+            yield str(folder)
+        return
+    for place, dirs, files in os.walk(folder):
+        for name in files:
+            yield os.path.join(place, name)
+        for name in dirs:
+            if os.path.islink(os.path.join(place, name)):
+                yield os.path.join(place, name)
 
 
 def _plan_reading(call: CallView) -> bool:
