@@ -51,7 +51,7 @@ VALUE_OPTIONS: dict[str, set[str]] = {
     "truncate": {"-s", "--size", "-r", "--reference"}, "touch": {"-d", "--date", "-r", "--reference", "-t"},
     "mkdir": {"-m", "--mode"}, "head": {"-n", "-c", "--lines", "--bytes"}, "tail": {"-n", "-c", "--lines", "--bytes"},
     "sed": {"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "shred": {"-n", "-s", "--size"},
-    "grep": {"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"}, "rg": {"-e", "-g", "-t", "-m", "-A", "-B", "-C"},
+    "grep": {"-e", "-f", "-m", "-A", "-B", "-C", "-d", "--regexp", "--file"}, "rg": {"-e", "-g", "-t", "-m", "-A", "-B", "-C"},
     "curl": {"-o", "--output", "-d", "--data", "-H", "-X", "-u", "-F", "-A", "-e", "-T"},
     "wget": {"-O", "--output-document", "-o", "-P"}, "sort": {"-o", "-k", "-t"},
     "chmod": {"--reference"}, "chown": {"--reference"}, "tee": set(),
@@ -257,6 +257,13 @@ def _recursive(out: Touched, run: Effective, name: str, args: list[Word], operan
         if archive is not None and archive.text != "-":  # `-` is standard output
             _add(out, out.writes, archive, cwd, "the archive tar writes")
         folders = rest
+        moved = values.get("-C") or values.get("--directory")  # `tar -C /etc -cf x.tar .` reads /etc
+        if moved is not None:
+            if moved.unknown:
+                out.unknown.append(f"the folder tar -C reads in: {moved.unknown}, so its path is only known when it "
+                                   "runs")
+                return
+            cwd = Path(moved.text) if os.path.isabs(moved.text) else Path(cwd) / moved.text
     elif name in ("cp", "scp") and flags & RECURSIVE_FLAGS:
         folders = operands[:-1] if values.get("-t") is None and values.get("--target-directory") is None else operands
     elif name == "rsync":

@@ -93,3 +93,15 @@ def test_what_each_reader_reads_whole() -> None:
     assert touched("cp a b", cwd).folders == []
     assert touched("find src -name x", cwd).folders == []
     assert touched("git ls-files | xargs wc -l", cwd).folders == [cwd]
+
+
+def test_tar_reads_where_its_minus_c_points(tmp_path: Path) -> None:
+    cwd = tmp_path.resolve()
+    assert touched("tar -C /etc -czf out.tgz .", cwd).folders == [Path("/etc").resolve()]
+    assert touched("tar -C config -cf - .", cwd).folders == [cwd / "config"]
+    assert touched("grep -d recurse foo src", cwd).folders == [cwd / "src"]
+
+
+def test_tar_minus_c_into_a_folder_with_a_secret_asks(ws: Path) -> None:
+    verdict = gate(ws, "ask", DENY_SECRETS).decide(sh("tar -C config -cf out.tar ."))
+    assert verdict.outcome == "ask" and "config/secrets/db.txt" in verdict.why
