@@ -195,8 +195,7 @@ def split_rules(values: list[str]) -> list[str]:
 
 
 def _rules(args: argparse.Namespace, known: list[str]) -> list[Any]:
-    """The command line's rules (tool rules and the path rules `read(…)`, `edit(…)`); ValueError names an unknown
-    tool or a malformed rule."""
+    """The command line's rules; ValueError names an unknown tool or a malformed rule."""
     from app.permissions.rules import PATH_KINDS, RuleError
     from app.permissions.unattended import cli_rules
 
@@ -205,10 +204,11 @@ def _rules(args: argparse.Namespace, known: list[str]) -> list[Any]:
         rules = cli_rules(allow, deny)
     except RuleError as error:
         raise ValueError(f"malformed rule {error}") from None
-    unknown = {r.tool for r in rules if not any(c in r.tool for c in "*?") and r.tool not in known
-               and r.tool not in PATH_KINDS}  # `read(…)`, `edit(…)` bind paths for every tool
+    unknown = {r.tool for r in rules
+               if not any(c in r.tool for c in "*?") and r.tool not in known and r.tool not in PATH_KINDS}
     if unknown:
-        raise ValueError(f"unknown tool(s): {', '.join(sorted(unknown))} (known: {', '.join(known)})")
+        raise ValueError(f"unknown tool(s): {', '.join(sorted(unknown))} (known: {', '.join(known)}; "
+                         f"path rules: {', '.join(f'{kind}(glob)' for kind in PATH_KINDS)})")
     return rules
 
 

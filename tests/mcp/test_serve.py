@@ -137,7 +137,8 @@ async def test_http_needs_the_bearer_token_and_redacts_secrets(workspace: Path) 
     (workspace / ".env").write_text(f"OPENAI_API_KEY={secret}\n")
     env = {"PATH": server_path(), "HOME": os.environ["HOME"], "WHIMBREL_MCP_TOKEN": token, "OPENAI_API_KEY": secret,
            "WHIMBREL_DATA_DIR": os.environ["WHIMBREL_DATA_DIR"]}
-    proc = subprocess.Popen([WHIMBREL, "mcp", "serve", "--http", f"127.0.0.1:{port}", "--workdir", str(workspace)],
+    proc = subprocess.Popen([WHIMBREL, "mcp", "serve", "--http", f"127.0.0.1:{port}", "--workdir", str(workspace),
+                             "--allow", "read(.env)"],  # a secret file is read only where a rule says so
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     with stopped_at_exit(proc):
         await until_listening(port, proc)
