@@ -43,6 +43,9 @@ class ToolContext:
     search_backend: Any = None  # a tools.web_search.SearchBackend: web_search is offered only with one
     ask_model: Callable[[str], Awaitable[str]] | None = None  # one prompt → the workstream model's answer
     notify: Callable[[str], None] | None = None  # tell the user now (the app notifies and marks the tab)
+    # path → why it may not be read unasked ("" when it may): what search leaves out (the gate's path rules and
+    # secrets, tools/guard.py); None: only secret files are left out
+    unreadable: Callable[[Path], str] | None = None
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace).expanduser().resolve()

@@ -7,6 +7,7 @@ command is confined. Nothing runs a tool around this, so nothing bypasses it.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import json
@@ -31,6 +32,15 @@ from tools.errors import ToolError
 AuditSink = Callable[[audit.AuditRow], Awaitable[None]]
 RuleSaver = Callable[[list[str], str], Awaitable[str]]  # (specs, scope) -> where it was written
 log = logging.getLogger("whimbrel")
+
+
+GENERIC_ADVICE = "--allow {tool} (or a narrower rule such as --allow 'bash(git *)') or a more permissive --mode"
+
+
+def nobody_text(template: str, tool: str, advice: str = "") -> str:
+    """An unattended refusal's words (`template` with {advice} and {tool} filled in): what would let the call
+    run, from the verdict when it knows better than the generic advice (an edit rule for a redirection…)."""
+    return template.replace("{advice}", advice or GENERIC_ADVICE).replace("{tool}", tool)
 
 
 @dataclass(eq=False)  # compared by identity: the app keeps its guards in a WeakSet
@@ -99,7 +109,7 @@ class CallGuard:
         Unattended, a call that would ask is refused, saying what would have asked and why nobody can."""
         verdict = await self._screen(prepared, workstream_id)
         if self.unattended and verdict.outcome == "ask":
-            nobody = self.unattended.replace("{tool}", prepared.call.name.strip())
+            nobody = nobody_text(self.unattended, prepared.call.name.strip(), verdict.advice)
             return dataclasses.replace(verdict, outcome="deny", why=f"{verdict.why}; {nobody}")
         return verdict
 
@@ -125,7 +135,8 @@ class CallGuard:
             prepared.preview = prepared.preview if view.tool != "bash" else str(prepared.args.get("command", ""))
             view.args = prepared.args
             view.paths = self._repoint(prepared, spec)
-        verdict = self._gate().decide(view)
+        # on a thread: a folder read whole (`grep -r .`) or a hard link has the gate walk the workspace
+        verdict = await asyncio.to_thread(self._gate().decide, view)
         if outcome.decision == "deny":
             return Verdict("deny", "hook", f"blocked by the hook `{outcome.hook}`: {outcome.reason}", verdict.risk)
         if outcome.decision == "ask" and verdict.outcome == "allow":
@@ -136,6 +147,10 @@ class CallGuard:
             return Verdict("allow", "hook", f"allowed by the hook `{outcome.hook}`"
                            + (f": {outcome.reason}" if outcome.reason else ""), verdict.risk)
         return verdict
+
+    def unreadable(self, path: Path) -> str:
+        """Why a tool reading many files at once (search) must leave `path` out, or "" (see Gate.unreadable)."""
+        return self._gate().unreadable(path)
 
     def _repoint(self, prepared: Any, spec: Any) -> list[Path]:
         """Path arguments resolved again after a hook changed them: the gate judges where the call now acts."""

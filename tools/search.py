@@ -1,4 +1,10 @@
-"""The search tool: regex over file contents with ripgrep, or an equivalent pure-Python walk without it."""
+"""The search tool: regex over file contents with ripgrep, or an equivalent pure-Python walk without it.
+
+A folder search leaves out the files the call may not read unasked (a path rule denies or asks about them,
+or they are secrets no allow rule names: `ctx.unreadable`), and its result says how many and why. Which
+files are left out is decided by name before anything is read, so the note never depends on their content.
+A file named as the path itself was judged by the gate like any other path argument.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from app.vocabulary.globs import glob_to_regex
+from app.permissions.risk import is_secret_path
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.textfile import looks_binary
@@ -19,6 +26,7 @@ from tools.workspace import display_path, resolve_path
 SKIP_DIRS = (".git", "node_modules", ".venv", "__pycache__")
 MAX_MATCHES = 200
 MAX_TEXT = 300
+SHOWN_SKIPPED = 5  # files named in the note about what was left out
 RG_LINE_LIMIT = 16 * 1024 * 1024  # bytes one output line of rg may take
 
 
@@ -64,10 +72,12 @@ def _candidate_files(root: Path, wanted: Callable[[Path], bool]) -> list[Path]:
 
 
 def _python_search(regex: re.Pattern[str], root: Path, glob: str | None, ctx: ToolContext,
-                   cap: int) -> list[Match]:
+                   cap: int, skip: frozenset[Path] = frozenset()) -> list[Match]:
     matches: list[Match] = []
     wanted = _glob_filter(glob, ctx) if glob else (lambda _path: True)
     for path in _candidate_files(root, wanted):
+        if path in skip:
+            continue
         try:
             data = path.read_bytes()
         except OSError:
@@ -86,13 +96,46 @@ def _python_search(regex: re.Pattern[str], root: Path, glob: str | None, ctx: To
     return matches
 
 
-def python_search(pattern: str, root: Path, glob: str | None, ctx: ToolContext, cap: int) -> list[Match]:
-    """Pure-Python search; skips SKIP_DIRS and binary files like the ripgrep invocation does."""
+def python_search(pattern: str, root: Path, glob: str | None, ctx: ToolContext, cap: int,
+                  skip: frozenset[Path] = frozenset()) -> list[Match]:
+    """Pure-Python search; skips SKIP_DIRS, binary files and the files in `skip`, like the ripgrep search."""
     try:
         regex = re.compile(pattern)
     except re.error as exc:
         raise ToolError(f"Invalid regular expression {pattern!r}: {exc}.") from None
-    return _python_search(regex, root, glob, ctx, cap)
+    return _python_search(regex, root, glob, ctx, cap, skip)
+
+
+def _secret_only(path: Path) -> str:
+    """Without a gate to ask (`ctx.unreadable` unset), secret files are still left out."""
+    return f"{path.name} is a secret" if is_secret_path(str(path)) else ""
+
+
+def left_out(root: Path, glob: str | None, ctx: ToolContext) -> dict[Path, str]:
+    """The files under the folder `root` that may not be read unasked, each with why (by name only)."""
+    if root.is_file():
+        return {}
+    check = ctx.unreadable or _secret_only
+    out: dict[Path, str] = {}
+    for path in _candidate_files(root, lambda _path: True):
+        why = check(path)
+        if why:
+            out[path] = why
+    return out
+
+
+def _left_out_note(skipped: dict[Path, str], glob: str | None, ctx: ToolContext) -> str:
+    """'[N files not searched …]' naming the first few and why, or "" when none was left out."""
+    if glob:
+        wanted = _glob_filter(glob, ctx)
+        skipped = {path: why for path, why in skipped.items() if wanted(path)}
+    if not skipped:
+        return ""
+    items = [f"{display_path(p, ctx.workspace)} ({why})" for p, why in list(skipped.items())[:SHOWN_SKIPPED]]
+    more = len(skipped) - len(items)
+    count = f"{len(skipped)} file{'s' if len(skipped) != 1 else ''}"
+    return (f"[{count} not searched (not to be read unasked): {'; '.join(items)}"
+            + (f"; and {more} more" if more else "") + "]")
 
 
 def _rg_command(pattern: str, root: Path, glob: str | None, ctx: ToolContext) -> list[str]:
@@ -108,20 +151,28 @@ def _rg_command(pattern: str, root: Path, glob: str | None, ctx: ToolContext) ->
     return cmd
 
 
-def _parse_rg_line(raw: bytes, ctx: ToolContext) -> Match:
+def _parse_rg_line(raw: bytes, ctx: ToolContext) -> tuple[Match, Path]:
     path, _, rest = raw.decode("utf-8", errors="replace").partition("\0")
     number, _, text = rest.partition(":")
     resolved, _inside = resolve_path(path, ctx.workspace)
-    return Match(display_path(resolved, ctx.workspace), int(number), _clip(text))
+    return Match(display_path(resolved, ctx.workspace), int(number), _clip(text)), resolved
 
 
 async def rg_search(pattern: str, root: Path, glob: str | None, ctx: ToolContext,
-                    cap: int) -> list[Match] | None:
-    """Search with ripgrep; None when rg rejected the pattern (the caller falls back to Python)."""
+                    cap: int, skip: frozenset[Path] = frozenset()) -> list[Match] | None:
+    """Search with ripgrep; None when rg rejected the pattern (the caller falls back to Python). Lines from
+    the files in `skip` are dropped unread by the caller, and do not count towards `cap`."""
     proc = await asyncio.create_subprocess_exec(
         *_rg_command(pattern, root, glob, ctx), cwd=ctx.workspace, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, limit=RG_LINE_LIMIT)
     assert proc.stdout is not None
+    check = ctx.unreadable or _secret_only
+    judged: dict[Path, bool] = {}
+
+    def refused(path: Path) -> bool:
+        if path not in judged:
+            judged[path] = bool(check(path))
+        return judged[path]
     matches: list[Match] = []
     finished = False
     try:
@@ -130,7 +181,9 @@ async def rg_search(pattern: str, root: Path, glob: str | None, ctx: ToolContext
             if not raw:
                 finished = True
                 break
-            matches.append(_parse_rg_line(raw.rstrip(b"\n"), ctx))
+            match, path = _parse_rg_line(raw.rstrip(b"\n"), ctx)
+            if path not in skip and not refused(path):  # judged again: rg may reach what the walk did not
+                matches.append(match)
     finally:
         if not finished:  # stopped early (cap or cancel): rg is still running
             _kill_quietly(proc)
@@ -148,13 +201,13 @@ def _kill_quietly(proc: asyncio.subprocess.Process) -> None:
         pass
 
 
-def _format(matches: list[Match], pattern: str, where: str, cap: int) -> str:
+def _format(matches: list[Match], pattern: str, where: str, cap: int, note: str = "") -> str:
     if not matches:
-        return f"No matches for /{pattern}/ in {where}."
+        return "\n".join(filter(None, [f"No matches for /{pattern}/ in {where}.", note]))
     lines = [f"{m.path}:{m.line}:{m.text}" for m in matches[:cap]]
     if len(matches) > cap:
         lines.append(f"[results capped at {cap} matches; narrow the pattern, path or glob]")
-    return "\n".join(lines)
+    return "\n".join(lines + ([note] if note else []))
 
 
 async def search(args: dict[str, Any], ctx: ToolContext) -> str:
@@ -165,9 +218,11 @@ async def search(args: dict[str, Any], ctx: ToolContext) -> str:
     if not root.exists():
         raise ToolError(f"{where} does not exist.")
     glob = args.get("glob") or None
+    skipped = await asyncio.to_thread(left_out, root, glob, ctx)
+    skip = frozenset(skipped)
     matches = None
     if shutil.which("rg"):
-        matches = await rg_search(pattern, root, glob, ctx, MAX_MATCHES + 1)
+        matches = await rg_search(pattern, root, glob, ctx, MAX_MATCHES + 1, skip)
     if matches is None:
-        matches = await asyncio.to_thread(python_search, pattern, root, glob, ctx, MAX_MATCHES + 1)
-    return _format(matches, pattern, where, MAX_MATCHES)
+        matches = await asyncio.to_thread(python_search, pattern, root, glob, ctx, MAX_MATCHES + 1, skip)
+    return _format(matches, pattern, where, MAX_MATCHES, _left_out_note(skipped, glob, ctx))

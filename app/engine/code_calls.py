@@ -99,6 +99,7 @@ class CodeCalls:
     async def _run(self, item: PreparedCall) -> None:
         call_id = item.call.id
         ctx = dataclasses.replace(self.ctx, call_id=call_id, wrap_command=gating.wrapper(self, item),  # type: ignore[arg-type]
+                                  unreadable=self.guard.unreadable,
                                   on_output=lambda _text: None,
                                   on_progress=lambda _v, _t, _m: None)
         self.emit(ev.ToolCallUpdated(call_id, "running"))

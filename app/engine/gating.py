@@ -94,7 +94,9 @@ def late_verdict(why: str, unattended: str | None, item: PreparedCall) -> Verdic
     from app.permissions.risk import Risk
 
     if unattended:
-        nobody = unattended.replace("{tool}", item.call.name.strip())
+        from tools.guard import nobody_text
+
+        nobody = nobody_text(unattended, item.call.name.strip())
         return Verdict("deny", "rule", f"{why}; {nobody}", Risk("medium", "the command could not be read in time"))
     return Verdict("ask", "rule", why, Risk("medium", "the command could not be read in time"))
 

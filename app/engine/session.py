@@ -564,7 +564,7 @@ class Session:
                 streamed[call_id] = HeadTailBuffer(self.tool_context.output_limit)
                 ctx = dataclasses.replace(
                     self.tool_context, on_output=lambda text: on_output(call_id, text),
-                    wrap_command=gating.wrapper(self, item),
+                    wrap_command=gating.wrapper(self, item), unreadable=self.guard.unreadable,
                     ask_model=self.tool_context.ask_model or self.ask_model, call_id=call_id,
                     notify=lambda message: gating.user_notified(self, message),
                     on_progress=lambda value, total, message: self.emit(

@@ -23,7 +23,7 @@ from app.headless.wire import RunRecord
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 NOBODY = ("it would need the user's approval, and nobody can give it in a headless run (mode {mode}); the user "
-          "can rerun with --allow {{tool}} (or a narrower rule such as --allow 'bash(git *)') or a more permissive --mode")
+          "can rerun with {{advice}}")
 POLICY_PREFIX = "(Nobody was asked: this is a headless run, and its policy refused the call.) "
 
 

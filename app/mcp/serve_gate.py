@@ -19,9 +19,8 @@ from tools.registry import ToolRegistry
 from tools.visibility import ToolScope
 
 WORKSTREAM = "mcp-serve"  # the audit rows' workstream: `whimbrel audit` and the audit screen filter on it
-NOBODY = ("nobody is here to approve it over MCP; the server's operator can pre-approve it with "
-          "`whimbrel mcp serve --allow {tool}` (or a narrower rule such as --allow 'bash(git *)') or a more "
-          "permissive --mode")
+NOBODY = ("nobody is here to approve it over MCP; the server's operator can pre-approve it by starting "
+          "`whimbrel mcp serve` with {advice}")
 
 
 async def guarded_call(guard: CallGuard, registry: ToolRegistry, context: ToolContext, scope: ToolScope,
@@ -39,7 +38,7 @@ async def guarded_call(guard: CallGuard, registry: ToolRegistry, context: ToolCo
         return f"Refused by Whimbrel's permission policy: {verdict.why.rstrip('.')}.", True
     started = time.monotonic()
     ctx = dataclasses.replace(context, wrap_command=guard.wrapper(prepared.call.name.strip(), verdict.network),
-                              call_id=call.id, workstream_id=WORKSTREAM)
+                              call_id=call.id, workstream_id=WORKSTREAM, unreadable=guard.unreadable)
     output, is_error = await execute(prepared, ctx)
     if is_error and prepared.call.name.strip() == "bash" and (blocked := guard.blocked(output, verdict.network)):
         output += (f"\n[{blocked}. The command ran in Whimbrel's sandbox (the workspace and a private /tmp are "

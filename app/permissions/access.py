@@ -3,7 +3,8 @@ protected places and secret paths to these.
 
 - Built-in file tools declare their path arguments (tools/*.json `path_args`): a read-only tool reads them,
   another writes them (`edit_file` reads and writes).
-- bash: `shell_access.touched` (redirection targets, the files `cp`, `mv`, `tee`, `sed -i`… write).
+- bash: `shell_access.touched` (redirection targets, the files `cp`, `mv`, `tee`, `sed -i`… write, and the
+  folders `grep -r`, `rg`, `tar c`, `cp -r`… read whole).
 - MCP tools: arguments whose names say they hold paths (`path`, `source`, `destination`, `*_path`, …),
   resolved against the workspace; the server's own meaning is unknown, so each counts as read and written.
 
@@ -42,6 +43,7 @@ class Access:
     writes: list[Path] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)  # why a write lands on a file with other names
+    folders: list[Path] = field(default_factory=list)  # read recursively (`grep -r`, `tar c`…): every file inside
 
     @property
     def touched(self) -> list[Path]:
@@ -57,7 +59,7 @@ def call_access(tool: str, args: dict[str, Any], paths: list[Path], path_args: t
         if not isinstance(command, str):
             return Access()
         found = touched(command, root)
-        access = Access(list(found.reads), list(found.writes), list(found.unknown))
+        access = Access(list(found.reads), list(found.writes), list(found.unknown), folders=list(found.folders))
     elif tool.startswith(MCP_PREFIX):
         named = _named_paths(args, root)
         access = Access(list(named), list(named))
@@ -152,3 +154,4 @@ def _same_file(info: os.stat_result, root: Path) -> list[Path]:
 
 def _shown(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+

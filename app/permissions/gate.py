@@ -7,7 +7,8 @@ command that surely only reads, `ls`, `git status`, may run; an MCP tool never r
 `_plan`); protected places (`.git/`, `.whimbrel/`, `.mcp.json`, Whimbrel's own config and data, anything
 outside the workspace, a write whose target is only known at run time, a write through a hard link) are
 asked about in every mode but bypass; so is a secret path (`.env`, keys, `~/.ssh`…) unless an allow path
-rule names it; an ask rule asks; an allow rule allows (a bash rule covers its command, not the files its
+rule names it, and a folder read whole (`grep -r`, `rg`, `tar c .`, `cp -r`) that holds such a secret or a file a
+path rule denies or asks about; an ask rule asks; an allow rule allows (a bash rule covers its command, not the files its
 redirections write: those are edits); then the mode decides. Without a sandbox, a command that no rule
 allows is asked about even in auto.
 """
@@ -15,16 +16,17 @@ allows is asked about even in auto.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from app.permissions.access import Access, call_access
+from app.permissions.access import LINK_SEARCH_LIMIT, Access, call_access
 from app.permissions.call_view import CallView
 from app.permissions.modes import DELEGATING_TOOLS, EDIT_TOOLS, Mode, reads_only
 from app.permissions.policy import CallFacts, Policy, RuleVerdict
 from app.permissions.risk import Risk, assess_call, is_secret_path
-from app.permissions.rules import Rule, path_kind
+from app.permissions.rules import Rule, path_kind, path_regex
 from app.permissions.suggest import command_rule, quote_word, suggest_rules
 from app.permissions.watch_calls import as_judged
 
@@ -47,6 +49,9 @@ class Verdict:
     needs_override: bool = False  # critical: only a deliberate key approves
     suggestions: list[str] = field(default_factory=list)  # "Always" offers these
     network: bool = False  # a sandboxed command may use the network
+    # for a run nobody attends (`whimbrel run`, `mcp serve`): the flags that would let it run unasked, as they
+    # would be typed; "" when the generic advice (an --allow rule for the tool, or another --mode) is right
+    advice: str = ""
 
     @property
     def decided_by(self) -> str:
@@ -88,7 +93,8 @@ class Gate:
             return Verdict("deny", "rule", rules.why, risk, rules.rules)
         if risk.level == "critical":
             return Verdict("ask", "risk", f"critical risk: {risk.reason}; only a deliberate override runs it",
-                           risk, rules.rules, needs_override=True)
+                           risk, rules.rules, needs_override=True,
+                           advice="no flag: only a person's deliberate override runs a critical risk")
         if self.mode == "bypass":
             return Verdict("allow", "mode", "bypass mode (--dangerously-bypass-approvals)", risk)
         if self.mode == "plan":
@@ -97,10 +103,17 @@ class Gate:
                 return refused
         protected = self._protected(call, access)
         if protected:
-            return Verdict("ask", "protected", protected, risk, rules.rules)
+            return Verdict("ask", "protected", protected, risk, rules.rules, advice="no --allow rule and no --mode: "
+                           "this is asked about in every mode (only --dangerously-bypass-approvals skips asking)")
         secret = self._secret(call, access)
         if secret:
-            return Verdict("ask", "risk", secret, risk, rules.rules)
+            wanted = self._secret_rule(access)
+            return Verdict("ask", "risk", secret, risk, rules.rules, suggestions=[wanted],
+                           advice=f"--allow {shlex.quote(wanted)}")
+        inside = self._inside_folders(call, access)
+        if inside:
+            return Verdict("ask", "risk", inside, risk, rules.rules, advice="no --allow rule for the command: it "
+                           "would read that file too (name the folders or files to read so that it is left out)")
         if rules.decision == "ask":
             return Verdict("ask", "rule", rules.why, risk, rules.rules)
         if rules.unparseable:
@@ -108,8 +121,10 @@ class Gate:
         if rules.decision == "allow":
             unasked, extra = self._redirected_writes(call, rules, access)
             if unasked:
-                return Verdict("ask", "rule", unasked, risk, rules.rules,
-                               suggestions=[f"edit({quote_word(_shown(p, self.workspace))})" for p in extra])
+                wanted = [f"edit({quote_word(_shown(p, self.workspace))})" for p in extra]
+                flags = " ".join(f"--allow {shlex.quote(rule)}" for rule in wanted)
+                return Verdict("ask", "rule", unasked, risk, rules.rules, suggestions=wanted,
+                               advice=f"{flags} (writing a file is an edit) or --mode accept-edits")
             return Verdict("allow", "rule", rules.why, risk, rules.rules)
         return self._by_mode(call, risk, rules)
 
@@ -179,6 +194,60 @@ class Gate:
                             f"(an allow rule naming it, such as {kind}({_shown(path, self.workspace)}), would)")
         return ""
 
+    def _secret_rule(self, access: Access) -> str:
+        """The allow path rule that would cover the secret `_secret` found: `edit(.env)`, `read(deploy/k.pem)`."""
+        for paths, kind in ((access.writes, "edit"), (access.reads, "read")):
+            for path in paths:
+                if is_secret_path(str(path)):
+                    return f"{kind}({quote_word(_shown(path, self.workspace))})"
+        return "read"
+
+    def unreadable(self, path: Path, tool: str = "search") -> str:
+        """Why `tool` may not read `path` without asking (a deny or ask path rule, or a secret no allow rule
+        names), or "" when it may: what a tool reading many files at once (search) leaves out. A cheap look at
+        the name comes first, so judging every file of a large folder stays fast."""
+        name = str(path)
+        if not is_secret_path(name) and not self._read_rule_may_match(name):
+            return ""
+        for decision in ("deny", "ask"):
+            found = self.policy.path_verdict([path], [], decision)  # type: ignore[arg-type]
+            if found is not None and (decision == "deny" or self.mode != "bypass"):
+                return found.why
+        if self.mode != "bypass" and is_secret_path(str(path)) and not self._secret_allowed(tool, path, "read"):
+            shown = _shown(path, self.workspace)
+            return f"{shown} is a secret (an allow rule naming it, such as read({quote_word(shown)}), would let it be read)"
+        return ""
+
+    def _inside_folders(self, call: CallView, access: Access) -> str:
+        """Why a folder the call reads whole (`grep -r`, `tar c .`, `cp -r`) must be asked about: it holds a file
+        a path rule denies or asks about, or a secret; or it holds too many files to look at them all."""
+        for folder in access.folders:
+            where = _shown(folder, self.workspace) if folder != self.workspace else "the workspace"
+            count = 0
+            for name in _names_under(folder):  # by name first (cheap); the full judgement only for a hit
+                count += 1
+                if count > LINK_SEARCH_LIMIT:
+                    return (f"reads {where} recursively, and it holds too many files to check them all against the "
+                            "path rules and for secrets")
+                why = self.unreadable(Path(name), call.tool)
+                if why:
+                    return f"reads {where} recursively, and it holds a file that may not be read unasked: {why}"
+        return ""
+
+    def _read_rule_may_match(self, name: str) -> bool:
+        """Whether a deny or ask path rule on reads may cover the absolute file name `name` (its regexes kept
+        while the rules, the mode and the workspace stay the same)."""
+        key = (id(self.policy.rules), len(self.policy.rules), self.mode, self.workspace)
+        cached = self.__dict__.get("_read_regexes")
+        if cached is None or cached[0] != key:
+            decisions = ("deny",) if self.mode == "bypass" else ("deny", "ask")
+            regexes = [path_regex(r.pattern, self.workspace) if r.pattern else None
+                       for d in decisions for r, kind in self.policy._path_rules(d) if kind == "read"]  # noqa: SLF001
+            cached = self.__dict__["_read_regexes"] = (key, regexes)
+        prefix = str(self.workspace) + os.sep
+        relative = name[len(prefix):] if name.startswith(prefix) else name
+        return any(rx is None or rx.fullmatch(relative) for rx in cached[1])
+
     def _secret_allowed(self, tool: str, path: Path, kind: str) -> bool:
         """An allow path rule whose own pattern names a secret (`edit(**/.env)`, `read(~/.ssh/**)`) covers it."""
         kinds = ("edit",) if kind == "edit" else ("read", "edit")
@@ -209,6 +278,21 @@ class Gate:
                     out.append(rule)
             return out
         return suggest_rules(call.tool, call.args, call.paths, self.workspace)
+
+
+def _names_under(folder: Path):
+    """Every file's (and symlink's) absolute name inside `folder` (itself when it is not a folder); symlinked
+    folders are not followed (the link itself is judged)."""
+    if not folder.is_dir():
+        if folder.exists() or folder.is_symlink():
+            yield str(folder)
+        return
+    for place, dirs, files in os.walk(folder):
+        for name in files:
+            yield os.path.join(place, name)
+        for name in dirs:
+            if os.path.islink(os.path.join(place, name)):
+                yield os.path.join(place, name)
 
 
 def _plan_reading(call: CallView) -> bool:

@@ -9,6 +9,10 @@
         reads:   list[Path]  input redirects (`<`) and the files given to `cat`, `head`, `tail`, `less`,
                              `more`, `source`, `.`, `cp` (sources), `dd if=`, `grep`/`rg` (after the
                              pattern) and a few other readers
+        folders: list[Path]  what is read recursively, whole folders at a time: the folders given to
+                             `grep -r`, `rg`, `find … -exec`, `tar c`, `cp -r`, `rsync`, `zip -r`, `diff -r` (the
+                             working folder when none is given), and the working folder for a reader run by
+                             `xargs` (its files come from its input), so rules on the files inside them apply
         unknown: list[str]   what is only known when the command runs, each with its reason: a target
                              or operand holding an expansion (`$HOME/x`, `$(pwd)/x`), `~`, `~+`, `~-`,
                              a glob or brace expansion, a command whose name is not known, or the
@@ -37,6 +41,8 @@ MODE_FIRST = {"chmod", "chown", "chgrp"}  # the first operand is a mode or an ow
 READERS = {"cat", "head", "tail", "less", "more", "source", ".", "wc", "nl", "sort", "uniq", "xxd", "od",
            "hexdump", "base64", "file", "stat", "diff", "cmp", "md5sum", "sha1sum", "sha256sum", "strings", "tac"}
 PATTERN_FIRST = {"grep", "egrep", "fgrep", "rg"}
+RECURSIVE_FLAGS = {"-r", "-R", "--recursive", "--dereference-recursive", "-a", "--archive"}
+FIND_RUNS = ("-exec", "-execdir", "-ok", "-okdir")
 # options that take a value as the next word, per command (the value is not a path operand)
 VALUE_OPTIONS: dict[str, set[str]] = {
     "cp": {"-t", "--target-directory", "-S", "--suffix"}, "mv": {"-t", "--target-directory", "-S", "--suffix"},
@@ -45,10 +51,15 @@ VALUE_OPTIONS: dict[str, set[str]] = {
     "truncate": {"-s", "--size", "-r", "--reference"}, "touch": {"-d", "--date", "-r", "--reference", "-t"},
     "mkdir": {"-m", "--mode"}, "head": {"-n", "-c", "--lines", "--bytes"}, "tail": {"-n", "-c", "--lines", "--bytes"},
     "sed": {"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "shred": {"-n", "-s", "--size"},
-    "grep": {"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"}, "rg": {"-e", "-g", "-t", "-m", "-A", "-B", "-C"},
+    "grep": {"-e", "-f", "-m", "-A", "-B", "-C", "-d", "--regexp", "--file"}, "rg": {"-e", "-g", "-t", "-m", "-A", "-B", "-C"},
     "curl": {"-o", "--output", "-d", "--data", "-H", "-X", "-u", "-F", "-A", "-e", "-T"},
     "wget": {"-O", "--output-document", "-o", "-P"}, "sort": {"-o", "-k", "-t"},
     "chmod": {"--reference"}, "chown": {"--reference"}, "tee": set(),
+    "tar": {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b", "-H", "-I",
+            "-g", "-V", "-K", "-N", "--exclude", "--transform", "--owner", "--group", "--mode", "--format"},
+    "rsync": {"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from",
+              "-B", "--block-size", "--files-from", "--log-file", "-T", "--temp-dir", "--chmod", "--chown"},
+    "zip": {"-b", "-t", "-tt", "-x", "-i", "-n", "-P", "-O", "--out"}, "diff": {"-x", "-X", "-I", "-S", "-L"},
 }
 
 
@@ -59,6 +70,7 @@ class Touched:
     writes: list[Path] = field(default_factory=list)
     reads: list[Path] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)
 
 
 def touched(command: str, cwd: Path) -> Touched:
@@ -196,6 +208,75 @@ def _command(out: Touched, run: Effective, cwd: Path) -> None:
             read(word)
     if name == "sort" and "-o" in values:
         write(values["-o"], "the output file of sort")
+    _recursive(out, run, name, args, operands, values, cwd)
+
+
+def _flag_set(args: list[Word]) -> set[str]:
+    """Options as written, short ones also spread out (`-rn` gives -r and -n), up to `--`."""
+    found: set[str] = set()
+    for word in args:
+        text = word.text
+        if text == "--":
+            break
+        if text.startswith("--"):
+            found.add(text.split("=", 1)[0] if not text.startswith("--directories=") else text)
+        elif text.startswith("-") and len(text) > 1:
+            found.add(text)
+            found.update(f"-{c}" for c in text[1:])
+    return found
+
+
+def _recursive(out: Touched, run: Effective, name: str, args: list[Word], operands: list[Word],
+               values: dict[str, Word], cwd: Path) -> None:
+    """The folders `name` reads as a whole (see `folders` in the module doc)."""
+    flags = _flag_set(args)
+    what = f"a folder {name} reads recursively"
+    folders: list[Word] = []
+    if name in ("grep", "egrep", "fgrep"):
+        recursive = flags & {"-r", "-R", "--recursive", "--dereference-recursive", "--directories=recurse"} or \
+            (values.get("-d") is not None and values["-d"].text == "recurse")
+        if recursive:
+            folders = (operands if ("-e" in values or "-f" in values or "--regexp" in values) else operands[1:]) or \
+                [Word.plain(".")]
+    elif name == "rg":
+        folders = (operands if ("-e" in values or "-f" in values) else operands[1:]) or [Word.plain(".")]
+    elif name == "find" and any(w.text in FIND_RUNS for w in args):
+        starts = []
+        for word in args:
+            if word.text.startswith(("-", "(", "!")) or word.text in ("(", "!"):
+                break
+            starts.append(word)
+        folders = starts or [Word.plain(".")]
+    elif name == "tar" and (flags & {"-c", "--create", "-r", "--append", "-u", "--update"} or
+                            (args and not args[0].text.startswith("-") and set("cru") & set(args[0].text))):
+        rest = operands[1:] if args and not args[0].text.startswith("-") else operands
+        archive = values.get("-f") or values.get("--file")
+        old_style_f = bool(args) and not args[0].text.startswith("-") and "f" in args[0].text
+        if archive is None and ("-f" in flags or old_style_f) and rest:  # `-czf out.tgz`, `czf out.tgz`
+            archive, rest = rest[0], rest[1:]
+        if archive is not None and archive.text != "-":  # `-` is standard output
+            _add(out, out.writes, archive, cwd, "the archive tar writes")
+        folders = rest
+        moved = values.get("-C") or values.get("--directory")  # `tar -C /etc -cf x.tar .` reads /etc
+        if moved is not None:
+            if moved.unknown:
+                out.unknown.append(f"the folder tar -C reads in: {moved.unknown}, so its path is only known when it "
+                                   "runs")
+                return
+            cwd = Path(moved.text) if os.path.isabs(moved.text) else Path(cwd) / moved.text
+    elif name in ("cp", "scp") and flags & RECURSIVE_FLAGS:
+        folders = operands[:-1] if values.get("-t") is None and values.get("--target-directory") is None else operands
+    elif name == "rsync":
+        folders = operands[:-1]
+    elif name == "zip" and flags & {"-r", "--recurse-paths", "-R", "--recurse-patterns"}:
+        folders = operands[1:]
+    elif name == "diff" and flags & {"-r", "--recursive"}:
+        folders = operands
+    elif "xargs" in run.wrappers and (name in READERS or name in PATTERN_FIRST or name in ("cp", "tar", "zip")):
+        folders = [Word.plain(".")]
+        what = f"the files xargs hands to {name} (any under the working folder)"
+    for word in folders:
+        _add(out, out.folders, word, cwd, what)
 
 
 def _after_equals(word: Word) -> Word:

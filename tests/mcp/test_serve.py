@@ -38,7 +38,10 @@ def stdio_params(workspace: Path, *extra: str):
 
     return StdioServerParameters(command=WHIMBREL, args=["mcp", "serve", "--workdir", str(workspace), *extra],
                                  env={"PATH": server_path(), "HOME": os.environ["HOME"],
-                                      "WHIMBREL_DATA_DIR": os.environ["WHIMBREL_DATA_DIR"]})
+                                      "WHIMBREL_DATA_DIR": os.environ["WHIMBREL_DATA_DIR"],
+                                      # the code under test (a worktree's) rather than the installed copy
+                                      **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ
+                                         else {})})
 
 
 async def test_sdk_client_over_stdio_sees_read_only_tools_and_write_is_refused(workspace: Path) -> None:
