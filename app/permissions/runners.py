@@ -76,6 +76,8 @@ INLINE = {"python": {"-c"}, "perl": {"-e", "-E"}, "ruby": {"-e"}, "node": {"-e",
 _STRING = re.compile(r"'((?:[^'\\\n]|\\.)*)'|\"((?:[^\"\\\n]|\\.)*)\"")
 _LIST = re.compile(r"[\[(]((?:\s*(?:'[^'\n]*'|\"[^\"\n]*\")\s*,?)+)[\])]")
 _AWK_RUNS = re.compile(r"\bsystem\s*\(|\|")
+# a string, or a regex where an operand starts (never after an operand, where `/` divides)
+_AWK_LITERALS = re.compile(r'"(?:[^"\\\n]|\\.)*"|(?:^|(?<=[(~!,{;&|]))\s*/(?:[^/\\\n]|\\.)*/')
 _AWK_WRITES = re.compile(r"\bprintf?\b[^;{}\n]*>")
 
 
@@ -159,6 +161,7 @@ def _script(name: str, argv: list[str]) -> str | None:
 
 def _script_reasons(name: str, script: str) -> list[str]:
     if name == "awk":
+        script = _AWK_LITERALS.sub("", script)  # strings and /regex/ in a pattern's place: `/a|b/` is no pipe
         if _AWK_RUNS.search(script.replace("||", "")):
             return ["the awk program runs commands (system() or a pipe)"]
         if _AWK_WRITES.search(script):
@@ -238,6 +241,32 @@ def _skip_delimited(text: str, start: int, delim: str) -> int | None:
             return i + 1
         i += 1
     return None
+
+
+def written(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(paths this call's options or script write, why some writes are only known when it runs): find's
+    -delete (its start points) and -fprint*/-fls files, sed's `w` files, git's --output, awk's `print >`."""
+    name = program(argv)
+    paths: list[str] = []
+    unknown: list[str] = []
+    if name == "find":
+        starts = []
+        for arg in argv[1:]:
+            if arg.startswith(("-", "(", "!")) or arg in (")", ","):
+                break
+            starts.append(arg)
+        if "-delete" in argv:
+            paths += starts or ["."]
+        paths += [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("-fprint", "-fprint0", "-fprintf", "-fls")]
+    elif name == "git":
+        paths += [a.split("=", 1)[1] for a in argv if a.startswith("--output=")]
+        paths += [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--output"]
+    elif name == "sed":
+        script = _script(name, argv) or ""
+        paths += [m.group(1).strip() for m in re.finditer(r"(?:^|[;\n\d$/}]|\s)[wW]\s+([^\n;]+)", script)]
+    elif name == "awk" and "may write files" in " ".join(_script_reasons(name, _script(name, argv) or "")):
+        unknown.append("the awk program writes files it names itself (print > file)")
+    return [p for p in paths if p], unknown
 
 
 def hidden_code(argv: list[str], opaque: list[str]) -> list[str]:

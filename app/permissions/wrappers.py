@@ -69,8 +69,14 @@ class Effective:
         name = self.words[0].text.rsplit("/", 1)[-1] if self.words else ""
         if name in EVAL_LIKE:
             out.append(f"`{name}` {EVAL_LIKE[name]}")
-        out += [r for r in runner_reasons(self.argv) if r not in out]
+        out += [r for r in self.runs if r not in out]
         return out
+
+    @cached_property
+    def runs(self) -> list[str]:
+        """Why this command's options or script make it run commands or write files (`git -c`, `sed 'e …'`,
+        `find -delete`): opaque to a rule with a wildcard, covered by one that spells them out."""
+        return runner_reasons(self.argv)
 
     @cached_property
     def hidden(self) -> list[str]:
