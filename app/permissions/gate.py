@@ -5,7 +5,8 @@ the tool), so no override and no mode gets past it; critical risk always asks wi
 override; plan mode refuses whatever is not known to only read, whatever an allow rule says (a bash
 command that surely only reads, `ls`, `git status`, may run; an MCP tool never runs unasked there, see
 `_plan`); protected places (`.git/`, `.whimbrel/`, `.mcp.json`, Whimbrel's own config and data, anything
-outside the workspace, a write whose target is only known at run time, a write through a hard link) are
+outside the workspace, a read outside it that no `read(…)` rule covers, a write whose target is only known at
+run time, a write through a hard link) are
 asked about in every mode but bypass; so is a secret path (`.env`, keys, `~/.ssh`…) unless an allow path
 rule names it, and a folder read whole (`grep -r`, `rg`, `tar c .`, `cp -r`) that holds such a secret or a file a
 path rule denies or asks about; an ask rule asks; an allow rule allows (a bash rule covers its command, not the files its
@@ -34,6 +35,9 @@ Outcome = Literal["allow", "ask", "deny"]
 # Workspace places whose content makes Whimbrel, git or the shell run commands (project policy, hooks and
 # skills, MCP servers, git config and hooks, git filters, direnv): a write there always asks.
 STARTS_THINGS = (".git", ".whimbrel", ".mcp.json", ".gitattributes", ".gitmodules", ".envrc")
+# Outside the workspace, places any user may read that hold nothing of theirs (docs, headers, libraries):
+# reading them needs no rule. Everything else outside (home, /etc, /tmp, other projects) asks.
+SYSTEM_READS = (Path("/usr/share"), Path("/usr/include"), Path("/usr/lib"))
 Source = Literal["rule", "mode", "risk", "protected", "hook", "sandbox", "user", "tool"]
 
 
@@ -169,6 +173,9 @@ class Gate:
             return "path outside the workspace: " + ", ".join(outside)
         if access.unknown:
             return "asked about because " + "; ".join(access.unknown)
+        read_outside = self._read_outside(call, access)
+        if read_outside:
+            return read_outside
         root = self.workspace
         for path in access.writes:
             if not path.is_relative_to(root):
@@ -182,6 +189,16 @@ class Gate:
         if access.links:
             return "; ".join(access.links)
         return ""
+
+    def _read_outside(self, call: CallView, access: Access) -> str:
+        """Why the call reads outside the workspace (symlinks resolved), or "" when it does not, reads only
+        system places with nothing of the user's (`SYSTEM_READS`), or `read(…)` allow rules cover it."""
+        outside = [p for p in access.reads if not p.is_relative_to(self.workspace)
+                   and not any(p.is_relative_to(place) for place in SYSTEM_READS)]
+        if not outside or self.policy.path_allows(outside, [], call.tool):
+            return ""
+        return ("reads outside the workspace (" + ", ".join(str(p) for p in outside[:3]) + "): asked about in every "
+                "mode but bypass unless a read(…) allow rule covers it")
 
     def _secret(self, call: CallView, access: Access) -> str:
         """Why the call touches a secret path (`.env`, keys, `~/.ssh`…), asked about in every mode but bypass,

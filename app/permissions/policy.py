@@ -280,7 +280,7 @@ class Policy:
                                   f"{verdict.rules[0].label}"
                     verdict.commands = commands
                     return verdict
-        uncovered = [part for part, verdict in per_part if verdict.decision is None]
+        uncovered = [part for part, verdict in per_part if verdict.decision is None and not part.probe]
         if uncovered:
             allowed = [r for _p, v in per_part for r in v.rules]
             opaque = [part for part in uncovered if part.opaque]

@@ -3,8 +3,10 @@
 Bash is assessed on the parsed command, so `grep "rm -rf" notes.md` and `echo sudo` are what
 they are (a search and a print), while `sudo`, recursive deletes, `curl … | sh` and friends
 are flagged wherever they sit in a compound line, inside `$(…)`, `${x:-$(…)}` and blocks too.
-A command that is only known when it runs (opaque) is at least medium; a write whose target is
-only known then is high.
+A command that is only known when it runs (opaque) is at least medium; one that runs code the reader
+cannot follow (inline interpreter code, `env -S`, an awk or sed script running commands, a glob or
+expanded command name: `Effective.hidden`) is high, whatever rules exist, so auto mode asks (an allow
+rule for the interpreter still runs it); a write whose target is only known then is high.
 """
 
 from __future__ import annotations
@@ -154,6 +156,8 @@ def assess_command(command: str, workspace: Path) -> Risk:
     risks = [_command_risk(c, workspace) for c in effective]
     risks += [_redirect_risk(c, workspace) for c in simple]
     risks += [Risk("medium", f"part of it is only known when it runs: {c.opaque[0]}") for c in effective if c.opaque]
+    risks += [Risk("high", f"it runs code this reader cannot follow ({c.hidden[0]}), so neither rules nor risk "
+                   "checks see what that code does") for c in effective if c.hidden]
     piped = _pipe_to_shell(command, effective)
     if piped:
         risks.append(piped)

@@ -81,8 +81,11 @@ class Rule:
     # -- matching ----------------------------------------------------------------------
     def matches_command(self, command: Effective) -> bool:
         """Bash: does this rule cover one simple command (wrappers already seen through)? An allow rule
-        never covers an opaque one (`$(…)`, `${x:-…}`, `GIT_*=…`: see `Effective.opaque`), whatever it says."""
-        if self.decision == "allow" and command.opaque:
+        never covers an opaque one (`$(…)`, `${x:-…}`, `GIT_*=…`: see `Effective.opaque`), whatever it says,
+        except that a wildcard-free rule naming a runner's options itself (`bash(git -c core.pager=cat log)`)
+        covers exactly that command (`Effective.runs`: the user wrote those options out)."""
+        if self.decision == "allow" and command.opaque and not (
+                self.pattern is not None and "*" not in self.pattern and set(command.opaque) <= set(command.runs)):
             return False
         if self.pattern is None:
             return True

@@ -4,7 +4,8 @@
         writes:  list[Path]  output redirect targets (`>`, `>>`, `>|`, `&>`, `&>>`, `N>`, `>&file`) and
                              the paths that `cp`, `mv`, `install`, `ln` (their destination; `mv` its
                              sources too), `tee`, `sed -i`, `dd of=`, `touch`, `rm`, `rmdir`, `mkdir`,
-                             `truncate`, `shred`, `unlink`, `chmod`/`chown`/`chgrp`, `curl -o`, `wget -O`
+                             `truncate`, `shred`, `unlink`, `chmod`/`chown`/`chgrp`, `curl -o`, `wget -O`,
+                             `find -delete`/`-fprint`, sed's `w FILE`, `git --output` (runners.written)
                              write, wrappers (`sudo`, `env`, `timeout`…) seen through
         reads:   list[Path]  input redirects (`<`) and the files given to `cat`, `head`, `tail`, `less`,
                              `more`, `source`, `.`, `cp` (sources), `dd if=`, `grep`/`rg` (after the
@@ -30,6 +31,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.permissions.runners import written
 from app.permissions.shell import WRITE_OPERATORS, Unparseable, Word
 from app.permissions.wrappers import Effective, read_line
 
@@ -208,6 +210,10 @@ def _command(out: Touched, run: Effective, cwd: Path) -> None:
             read(word)
     if name == "sort" and "-o" in values:
         write(values["-o"], "the output file of sort")
+    paths, unknown = written([w.text for w in run.words])
+    for path in paths:
+        write(Word.plain(path), f"a file {name} writes")
+    out.unknown.extend(unknown)
     _recursive(out, run, name, args, operands, values, cwd)
 
 

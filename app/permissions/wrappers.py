@@ -9,6 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
+import glob
+import os
+
+from app.permissions.runners import hidden_code, inline_lines, runner_reasons
 from app.permissions.shell import SimpleCommand, Unparseable, Word, parse
 from app.permissions.shell_words import env_reason
 
@@ -54,6 +58,8 @@ class Effective:
     wrappers: list[str] = field(default_factory=list)
     source: SimpleCommand | None = None
     reasons: list[str] = field(default_factory=list)  # opaque for what the wrappers did (`env GIT_X=…`)
+    probe: bool = False  # read out of code or a glob name (best effort): deny and ask rules look at it, and
+    # risk; an allow rule need not cover it (the command it came from is judged on its own)
 
     @cached_property
     def opaque(self) -> list[str]:
@@ -63,7 +69,20 @@ class Effective:
         name = self.words[0].text.rsplit("/", 1)[-1] if self.words else ""
         if name in EVAL_LIKE:
             out.append(f"`{name}` {EVAL_LIKE[name]}")
+        out += [r for r in self.runs if r not in out]
         return out
+
+    @cached_property
+    def runs(self) -> list[str]:
+        """Why this command's options or script make it run commands or write files (`git -c`, `sed 'e …'`,
+        `find -delete`): opaque to a rule with a wildcard, covered by one that spells them out."""
+        return runner_reasons(self.argv)
+
+    @cached_property
+    def hidden(self) -> list[str]:
+        """Why this command runs code the reader cannot follow (inline code, `env -S`, a glob name): risk
+        rates it high, since neither deny rules nor the risk patterns can see what that code does."""
+        return hidden_code(self.argv, self.opaque)
 
     @property
     def argv(self) -> list[str]:
@@ -107,6 +126,9 @@ def _peel_one(words: list[Word], reasons: list[str]) -> tuple[str, list[Word]] |
             continue
         if name == "env" and (text in ("-S", "--split-string") or text.startswith(("-S", "--split-string="))):
             reasons.append("`env -S` splits a string into a command")
+            split = _split_string(rest, i)
+            if split is not None:
+                return name, split
         if rest[i].has_expansion:
             reasons.append(f"the wrapper `{name}`'s option `{text}` is only known when it runs")
         if not text.startswith("-") or text == "-":
@@ -115,6 +137,24 @@ def _peel_one(words: list[Word], reasons: list[str]) -> tuple[str, list[Word]] |
     if name == "timeout" and i < len(rest):
         i += 1  # the duration
     return name, rest[i:]
+
+
+def _split_string(rest: list[Word], i: int) -> list[Word] | None:
+    """`env -S 'touch x' y`: the words env runs (its string read as a shell line would be, then the rest),
+    or None when the string is not one plain command."""
+    text = rest[i].text
+    attached = text[2:] if text.startswith("-S") else text.split("=", 1)[1] if "=" in text else None
+    value, after = (attached, rest[i + 1:]) if attached else (
+        (rest[i + 1].text, rest[i + 2:]) if i + 1 < len(rest) and not rest[i + 1].has_expansion else (None, []))
+    if value is None:
+        return None
+    try:
+        inner = parse(value)
+    except Unparseable:
+        return None
+    if len(inner) != 1 or not inner[0].words or inner[0].opaque or inner[0].redirects or inner[0].assignments:
+        return None
+    return inner[0].words + after
 
 
 def effective_commands(commands: list[SimpleCommand]) -> list[Effective]:
@@ -147,10 +187,43 @@ def _effective(source: SimpleCommand, words: list[Word], wrappers: list[str], de
                 found.extend(_effective(command, command.words, wrappers, depth + 1, outer))
             return found or [Effective([], wrappers, source, list(outer))]
     found = [Effective(words, wrappers, source, reasons)]
+    found += _probes(source, words, wrappers, depth, reasons)
     if name == "find":  # `find … -exec CMD {} ;`: CMD runs, and must be allowed (or denied) on its own
         for command_words in _find_commands(words[1:]):
             found.extend(_effective(source, command_words, wrappers, depth + 1, tuple(reasons)))
     return found
+
+
+def _probes(source: SimpleCommand, words: list[Word], wrappers: list[str], depth: int,
+            reasons: list[str]) -> list[Effective]:
+    """Best effort, for deny rules and risk: the shell lines inside inline code (`python3 -c "os.system('…')"`,
+    `awk 'BEGIN{system("…")}'`, `sed 's/.*/…/e'`) and the programs a glob command name could be."""
+    out: list[Effective] = []
+    why = tuple(reasons) + (f"read out of `{words[0].text}`'s code" if words else "",)
+    for line in inline_lines([w.text for w in words]) if depth < 6 else []:
+        try:
+            inner = parse(line)
+        except Unparseable:
+            continue
+        for command in inner:
+            for run in _effective(command, command.words, wrappers, depth + 1, why):
+                run.probe = True
+                out.append(run)
+    if words and not words[0].has_expansion and words[0].unknown and "glob" in words[0].unknown:
+        for name in _glob_names(words[0].text):
+            out.append(Effective([Word.plain(name), *words[1:]], wrappers, source, list(why), probe=True))
+    return out
+
+
+def _glob_names(pattern: str) -> list[str]:
+    """The programs a glob command name (`/usr/bin/tou?h`, `t*ch`) could run, found as bash would."""
+    if "/" in pattern:
+        return sorted(set(glob.glob(pattern)))[:32]
+    found: set[str] = set()
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        if folder:
+            found.update(os.path.basename(p) for p in glob.glob(os.path.join(glob.escape(folder), pattern)))
+    return sorted(found)[:32]
 
 
 def _find_commands(args: list[Word]) -> list[list[Word]]:

@@ -81,13 +81,30 @@ def test_commands_that_write_outside_the_workspace_ask_even_in_auto(tmp_path, co
     assert "writes outside the workspace" in verdict.why or "only known when it runs" in verdict.why  # `~/…`
 
 
-@pytest.mark.parametrize("command", ["touch a.txt", "mkdir -p build/x", "cp /etc/hosts hosts.txt", "ls /etc",
+@pytest.mark.parametrize("command", ["touch a.txt", "mkdir -p build/x", "cp /usr/share/dict/words w.txt", "ls /etc",
                                      "rsync -a src/ host:backup/", "rm -f build/out.o"])
 def test_commands_that_only_write_inside_run_in_auto(tmp_path, command):
     ws = tmp_path / "ws"
     ws.mkdir()
     verdict = gate(ws, "auto", [Rule("bash", "allow")]).decide(sh(command))
     assert verdict.outcome == "allow", (command, verdict.why)
+
+
+def test_reads_outside_the_workspace_ask_in_every_mode_but_bypass_unless_a_read_rule_covers_them(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    secret = tmp_path / "outside.txt"
+    secret.write_text("s")
+    (ws / "link").symlink_to(secret)
+    for command in (f"cat {secret}", "cat link", f"cp {secret} here.txt"):
+        for mode in ("auto", "accept-edits", "ask"):
+            verdict = gate(ws, mode, [Rule("bash", "allow")]).decide(sh(command))
+            assert (verdict.outcome, verdict.source) == ("ask", "protected"), (command, mode, verdict.why)
+            assert "reads outside the workspace" in verdict.why
+        assert gate(ws, "bypass").decide(sh(command)).outcome == "allow"
+        covered = gate(ws, "auto", [Rule("bash", "allow"), Rule(f"read({tmp_path}/*)", "allow")]).decide(sh(command))
+        assert covered.outcome == "allow", (command, covered.why)
+    assert gate(ws, "auto", [Rule("bash", "allow")]).decide(sh("cat /usr/share/common-licenses/GPL-3")).outcome == "allow"
 
 
 def test_unsandboxed_commands_ask_unless_a_rule_allows(tmp_path):
