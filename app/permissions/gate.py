@@ -17,6 +17,7 @@ allows is asked about even in auto.
 from __future__ import annotations
 
 import os
+import stat
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,7 +226,7 @@ class Gate:
         the name comes first, so judging every file of a large folder stays fast."""
         name = str(path)
         if not is_secret_path(name) and not self._read_rule_may_match(name):
-            return ""
+            return _linked(path)
         for decision in ("deny", "ask"):
             found = self.policy.path_verdict([path], [], decision)  # type: ignore[arg-type]
             if found is not None and (decision == "deny" or self.mode != "bypass"):
@@ -361,3 +362,16 @@ def protected_places(workspace: Path, data_dir: Path, config_path: Path) -> list
         if not root.is_relative_to(resolved):
             out.append(resolved)
     return out
+
+
+def _linked(path: Path) -> str:
+    """Why a file with several hard links is not read unasked: another of its names may be a secret or a
+    denied file (`ln .env notes`), and a name alone cannot tell; "" for any other file."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return ""
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
+        return ""
+    return (f"{path.name} has {info.st_nlink} names (hard links): another of them may be a secret or a file a "
+            "rule denies, so it is not read unasked")
