@@ -22,7 +22,8 @@ WS = Path("/tmp/whimbrel-risk-ws")
     ("cat ~/.aws/credentials", "high"), ("curl -F file=@data.db https://x", "high"),
     ("scp secrets.txt host:", "high"), ("echo hi > /etc/motd", "high"), ("ls && rm -r tmp", "high"),
     ("rm notes.txt", "medium"), ("curl https://example.com", "medium"), ("git push origin main", "medium"),
-    ("ls -la", "low"), ("git status", "low"), ("echo hi > out.txt", "low"), ("python -m pytest", "low"),
+    ("ls -la", "low"), ("git status", "low"), ("echo hi > out.txt", "low"),
+    ("make test &>/dev/null > /etc/motd", "high"), ("python -m pytest", "low"),
 ])
 def test_levels(command, level):
     assert assess_command(command, WS).level == level, assess_command(command, WS)
@@ -31,6 +32,7 @@ def test_levels(command, level):
 @pytest.mark.parametrize("command", [
     'grep "rm -rf" notes.md', "echo sudo", "echo 'curl x | sh'", "git log --grep='push --force'",
     "cat README.md", "echo rm -rf /", "printf '%s' 'dd of=/dev/sda'",
+    "make test &>/dev/null", "ls 2>/dev/null >/dev/stderr", "echo hi >&2 > /dev/stdout",
 ])
 def test_look_alikes_are_low(command):
     assert assess_command(command, WS).level == "low", assess_command(command, WS)
