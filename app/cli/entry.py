@@ -8,13 +8,28 @@ import sys
 from pathlib import Path
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        """A stray word among the window's options names the subcommands it may have meant."""
+        if message.startswith("unrecognized arguments"):
+            from app.cli.commands import COMMANDS
+
+            message += f" (subcommands come first: whimbrel {{{','.join(COMMANDS)}}} ...)"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from app.providers.registry import PROVIDERS  # names only: no SDK is imported
 
-    parser = argparse.ArgumentParser(
+    from app.cli.commands import commands_epilog
+
+    parser = _Parser(
         prog="whimbrel",
-        description="A terminal workspace for LLM agents.",
-        epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, WHIMBREL_DATA_DIR, WHIMBREL_CONFIG.",
+        usage="whimbrel [OPTIONS]  (the window)\n       whimbrel COMMAND ...",
+        description="A terminal workspace for LLM agents. With no command, the full-screen window starts.",
+        epilog=commands_epilog() + "\n\nEnvironment: OPENAI_API_KEY, OPENAI_BASE_URL, WHIMBREL_DATA_DIR, "
+               "WHIMBREL_CONFIG.\nTopics: whimbrel help (rules, keys, config).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
@@ -60,6 +75,15 @@ def main(argv: list[str] | None = None) -> int:
         from app.permissions.cli import main as permissions_main
 
         return permissions_main(argv)
+    if argv[:1] in (["completion"], ["help"]):
+        from app.cli.helping import main as helping_main
+
+        return helping_main(argv[0], argv[1:])
+    if argv and not argv[0].startswith("-"):  # the window takes no words: a mistyped subcommand
+        from app.cli.commands import not_a_command
+
+        print(not_a_command(argv[0]), file=sys.stderr)
+        return 2
     from app.runtime import startup_gc
 
     startup_gc.hold()  # no garbage collection until the first frame is painted (app/runtime/startup_gc.py)
