@@ -36,7 +36,7 @@ def node_of(parser: argparse.ArgumentParser) -> Node:
 def tree() -> Node:
     """The whole command line: the window's flags and every subcommand's tree."""
     from app.cli.commands import COMMANDS, parser_for
-    from app.cli.entry import build_parser
+    from app.cli.window import build_parser
 
     root = node_of(build_parser())
     for name, about in COMMANDS.items():
