@@ -63,7 +63,11 @@ def parser_for(name: str) -> argparse.ArgumentParser:
         return build_parser()
     if name == "mcp":
         from app.mcp.cli import build_parser
-        return build_parser()
+        from app.mcp.serve import build_parser as serve_parser
+
+        parser = build_parser()  # its `serve` is only listed there: the real one is serve.py's
+        next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["serve"] = serve_parser()
+        return parser
     if name == "acp":
         from app.acp.cli import build_parser
         return build_parser()

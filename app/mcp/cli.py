@@ -63,8 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where OAuth tokens are kept (default: $WHIMBREL_DATA_DIR or the user data dir)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def verb(name: str, about: str, **more: Any) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=about, description=about[0].upper() + about[1:] + ".", **more)
+    def verb(name: str, about: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=about, description=about[0].upper() + about[1:] + ".")
 
     def server(p: argparse.ArgumentParser) -> None:
         p.add_argument("server", help=SERVER_HELP)
@@ -87,10 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="the prompt's name, as `whimbrel mcp prompts SERVER` lists it")
     p.add_argument("args", nargs="*", metavar="key=value", help="an argument of the prompt")
     server(verb("logout", "forget a server's stored OAuth tokens"))
-    from app.mcp.serve import build_parser as serve_parser  # its options, for --help and completion
-
-    verb("serve", "serve Whimbrel's own tools over MCP (stdio, or HTTP with --http)",
-         parents=[serve_parser()], add_help=False)
+    # listed here; `main` hands `serve` to app/mcp/serve.py, whose parser (and heavier imports) has its options
+    verb("serve", "serve Whimbrel's own tools over MCP (stdio, or HTTP with --http)")
     return parser
 
 
