@@ -139,3 +139,12 @@ def test_zsh_and_fish_scripts(shell, tmp_path):
 def test_completion_prints_a_script(capsys):
     assert main(["completion", "bash"]) == 0
     assert "complete -o default -F _whimbrel whimbrel" in capsys.readouterr().out
+
+
+def test_a_topic_without_its_document_says_where_the_text_is(tmp_path, monkeypatch, capsys):
+    import app.cli.topics as topics
+
+    monkeypatch.setattr(topics, "ROOT", tmp_path)  # an install that shipped no README or docs/
+    assert main(["help", "keys"]) == 0
+    out = capsys.readouterr().out
+    assert "docs/keys.md in Whimbrel's source (not installed here)" in out and "F1" in out
