@@ -1,39 +1,14 @@
-"""Command line: `whimbrel [--base-url URL] [--api-key KEY] [--model NAME] [--workdir DIR] ...`."""
+"""Command line: `whimbrel` starts the window (its flags: window.py), `whimbrel COMMAND ...` a subcommand."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
+from app.cli.window import build_parser
 
-def build_parser() -> argparse.ArgumentParser:
-    from app.providers.registry import PROVIDERS  # names only: no SDK is imported
-
-    parser = argparse.ArgumentParser(
-        prog="whimbrel",
-        description="A terminal workspace for LLM agents.",
-        epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, WHIMBREL_DATA_DIR, WHIMBREL_CONFIG.",
-    )
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
-    parser.add_argument("--model", help="model name, or an alias from [models.*] in the config")
-    parser.add_argument("--provider", choices=PROVIDERS, default=None,
-                        help="API of an ad-hoc --model (default openai; Anthropic's base URL has no /v1)")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="workspace the tools act in (default: the current directory)")
-    parser.add_argument("--data-dir", type=Path, default=None,
-                        help="where conversations are stored (default: $WHIMBREL_DATA_DIR or the user data dir)")
-    parser.add_argument("--config", type=Path, default=None,
-                        help="config file (default: $WHIMBREL_CONFIG or config.toml in the user config dir)")
-    parser.add_argument("--resume", metavar="ID_OR_PREFIX", help="resume a saved workstream")
-    parser.add_argument("--worktree", action="store_true",
-                        help="run the workstream in its own git worktree (under the data dir, from HEAD)")
-    parser.add_argument("--dangerously-bypass-approvals", action="store_true", dest="bypass",
-                        help="run every tool call without asking (critical risk still asks); shown in red")
-    parser.add_argument("--version", action="version", version="whimbrel 0.1.0")
-    return parser
+__all__ = ["build_parser", "main", "run_app", "exit_hint"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,6 +35,15 @@ def main(argv: list[str] | None = None) -> int:
         from app.permissions.cli import main as permissions_main
 
         return permissions_main(argv)
+    if argv[:1] in (["completion"], ["help"]):
+        from app.cli.helping import main as helping_main
+
+        return helping_main(argv[0], argv[1:])
+    if argv and not argv[0].startswith("-"):  # the window takes no words: a mistyped subcommand
+        from app.cli.commands import not_a_command
+
+        print(not_a_command(argv[0]), file=sys.stderr)
+        return 2
     from app.runtime import startup_gc
 
     startup_gc.hold()  # no garbage collection until the first frame is painted (app/runtime/startup_gc.py)

@@ -38,6 +38,10 @@ USAGE_ERROR, CALL_ERROR = 2, 1
 LISTINGS = {"tools": "tools", "resources": "resources", "templates": "resource templates", "prompts": "prompts"}
 
 
+SERVER_HELP = ('a configured server\'s name (`whimbrel mcp list`), an http(s):// URL (SSE when it ends in /sse) '
+               'or "stdio:<command line>", e.g. "stdio:npx -y @modelcontextprotocol/server-everything"')
+
+
 class CliError(Exception):
     def __init__(self, message: str, code: int = CALL_ERROR) -> None:
         super().__init__(message)
@@ -45,7 +49,8 @@ class CliError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="whimbrel mcp", description="Inspect and call MCP servers from scripts.")
+    parser = argparse.ArgumentParser(prog="whimbrel mcp", description="Inspect and call MCP servers from scripts; "
+                                     "`serve` offers Whimbrel's own tools to MCP clients.")
     parser.add_argument("--config", type=Path, default=None,
                         help="config file (default: $WHIMBREL_CONFIG or config.toml in the user config dir)")
     parser.add_argument("--workdir", type=Path, default=None,
@@ -57,26 +62,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="where OAuth tokens are kept (default: $WHIMBREL_DATA_DIR or the user data dir)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("list", help="configured servers with their status")
-    for verb, about in LISTINGS.items():
-        p = sub.add_parser(verb, help=f"a server's {about}")
-        p.add_argument("server")
-    p = sub.add_parser("ping", help="a server's round-trip time in milliseconds")
-    p.add_argument("server")
-    p = sub.add_parser("call", help="call a tool")
-    p.add_argument("server")
-    p.add_argument("tool")
-    p.add_argument("args", nargs="*", metavar="key=value")
+
+    def verb(name: str, about: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=about, description=about[0].upper() + about[1:] + ".")
+
+    def server(p: argparse.ArgumentParser) -> None:
+        p.add_argument("server", help=SERVER_HELP)
+
+    verb("list", "configured servers with their status")
+    for name, about in LISTINGS.items():
+        server(verb(name, f"a server's {about}"))
+    server(verb("ping", "a server's round-trip time in milliseconds"))
+    p = verb("call", "call a tool")
+    server(p)
+    p.add_argument("tool", help="the tool's name, as `whimbrel mcp tools SERVER` lists it")
+    p.add_argument("args", nargs="*", metavar="key=value", help="an argument; a value that is valid JSON is "
+                                                                "used as JSON, else as a string")
     p.add_argument("--json", dest="json_args", metavar="ARGS", help="the arguments as one JSON object")
-    p = sub.add_parser("read", help="read a resource")
-    p.add_argument("server")
-    p.add_argument("uri")
-    p = sub.add_parser("prompt", help="get a prompt")
-    p.add_argument("server")
-    p.add_argument("name")
-    p.add_argument("args", nargs="*", metavar="key=value")
-    p = sub.add_parser("logout", help="forget a server's stored OAuth tokens")
-    p.add_argument("server")
+    p = verb("read", "read a resource")
+    server(p)
+    p.add_argument("uri", help="the resource's URI, as `whimbrel mcp resources SERVER` lists it")
+    p = verb("prompt", "get a prompt")
+    server(p)
+    p.add_argument("name", help="the prompt's name, as `whimbrel mcp prompts SERVER` lists it")
+    p.add_argument("args", nargs="*", metavar="key=value", help="an argument of the prompt")
+    server(verb("logout", "forget a server's stored OAuth tokens"))
+    # listed here; `main` hands `serve` to app/mcp/serve.py, whose parser (and heavier imports) has its options
+    verb("serve", "serve Whimbrel's own tools over MCP (stdio, or HTTP with --http)")
     return parser
 
 

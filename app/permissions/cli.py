@@ -26,8 +26,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="whimbrel", description="Whimbrel's permission rules and audit log.")
     verbs = parser.add_subparsers(dest="area", required=True)
-    policy = verbs.add_parser("policy", help="check and list permission rules")
-    actions = policy.add_subparsers(dest="action", required=True)
+    policy = verbs.add_parser("policy", help="check and list permission rules", description=(
+        "Check, list and review permission rules: the config's [policy], the project's .whimbrel/policy.toml."))
+    actions = policy.add_subparsers(dest="action", metavar="ACTION")
     check = actions.add_parser("check", help="what would happen to a call, and why")
     check.add_argument("call", help="tool(argument), e.g. 'bash(git status)' or 'write_file(src/app.py)'")
     check.add_argument("--mode", default=None, help="ask, accept-edits, plan or auto (default: the config's)")
@@ -38,7 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                ".mcp.json) and what they would run; --accept applies them")
     review.add_argument("--accept", action="store_true", help="accept the files as shown")
     _common(review)
-    audit = verbs.add_parser("audit", help="the audit log of tool calls")
+    for choice in actions._choices_actions:  # each action's --help opens with its line of the list
+        actions.choices[choice.dest].description = choice.help[0].upper() + choice.help[1:] + "."
+    audit = verbs.add_parser("audit", help="the audit log of tool calls", description=(
+        "The audit log of tool calls: what was called, when, and what decided (allowed, approved, denied, refused)."))
     audit.add_argument("--since", default="1d", help="how far back: 30m, 1h, 2d, 1w (default 1d)")
     audit.add_argument("--json", action="store_true", help="one JSON object per line")
     audit.add_argument("--tool", default=None, help="only this tool (a glob such as 'mcp__*')")
@@ -214,7 +218,12 @@ def audit_log(args: argparse.Namespace) -> int:
 def main(argv: list[str]) -> int:
     from app.settings.config import ConfigError
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.area == "policy" and args.action is None:  # no action: the actions, not "required: action"
+        verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        verbs.choices["policy"].print_help(sys.stderr)
+        return 2
     handler = {"check": check, "list": listing, "review": review}.get(getattr(args, "action", ""), audit_log)
     try:
         return handler(args)

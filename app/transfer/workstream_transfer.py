@@ -115,10 +115,13 @@ def import_data(store, data: dict[str, Any], source: str) -> tuple[str, list[str
 
 
 def build_parser(verb: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"whimbrel {verb}")
+    parser = argparse.ArgumentParser(prog=f"whimbrel {verb}", description=(
+        "Write a saved workstream (its messages, usage and alias) to a file or stdout." if verb == "export" else
+        "Add a workstream written by `whimbrel export --format json` to the store, under a new id."))
     if verb == "export":
         parser.add_argument("workstream", help="id, id prefix or alias")
-        parser.add_argument("--format", choices=("md", "json"), default="json")
+        parser.add_argument("--format", choices=("md", "json"), default="json",
+                            help="json (default) can be imported again; md is a readable transcript")
         parser.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
     else:
         parser.add_argument("file", type=Path, help="a JSON file written by `whimbrel export --format json`")
