@@ -56,7 +56,7 @@ def signal_and_check(app: PtyApp, signum: int) -> None:
     while app.pump(0.02):  # whatever was written before the end
         pass
     status = app.process.returncode
-    assert status in (128 + signum, -signum), f"exit status {status}"
+    assert status in (128 + signum, -signum), f"exit status {status}: {strip_ansi(app.output[since:])[-3000:]}"
     if ALTERNATE_SCREEN in app.output:
         after = app.output[since:] if ALTERNATE_SCREEN in app.output[:since] else app.output
         assert_terminal_restored(after)
@@ -117,3 +117,25 @@ def test_closing_the_terminal_as_the_first_frame_shows_ends_the_app(fake_openai,
         os.close(master)  # the terminal window closes
         seconds_until_gone(app, read=False)
         assert app.process.returncode in (128 + signal.SIGHUP, -signal.SIGHUP), app.process.returncode
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.15], ids=["at-once", "0.15s"])
+def test_sighup_then_sigcont_as_a_closing_terminal_sends_them_gives_the_terminal_back(
+        fake_openai, tmp_path: Path, delay) -> None:
+    """The SIGCONT that follows the SIGHUP does not make the app take the terminal over again."""
+    with start(fake_openai, tmp_path) as app:
+        app.wait_for("Ask for work", timeout=60)
+        until = time.monotonic() + delay
+        while time.monotonic() < until:
+            app.pump(0.01)
+        since = len(app.output)
+        os.kill(app.process.pid, signal.SIGHUP)
+        os.kill(app.process.pid, signal.SIGCONT)
+        seconds_until_gone(app)
+        while app.pump(0.02):
+            pass
+        assert app.process.returncode == 128 + signal.SIGHUP, app.process.returncode
+        after = app.output[since:]
+        assert_terminal_restored(after)
+        assert ALTERNATE_SCREEN not in after.rsplit("\x1b[?1049l", 1)[-1], "the terminal was taken over again"
+        assert "Traceback" not in after and "ignored" not in strip_ansi(after), strip_ansi(after)[-2000:]

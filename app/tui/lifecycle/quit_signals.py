@@ -89,11 +89,15 @@ def bounded_exit() -> Iterator[None]:
     finally:
         _finished.set()
         _bounded = False
+        uninstall()
 
 
 def uninstall() -> None:
-    """Give the signals their default action back (the app has shut down; a test loop may go on)."""
-    if threading.current_thread() is not threading.main_thread():
+    """Give the signals their default action back (the app has shut down; a test loop may go on).
+
+    Within `bounded_exit` the handlers stay until the run is over: Textual gives the terminal back
+    after the app's unmount, and a signal then must not kill the process with the terminal taken."""
+    if _bounded or threading.current_thread() is not threading.main_thread():
         return
     for signum in QUIT_SIGNALS:
         signal.signal(signum, signal.SIG_DFL)
