@@ -75,7 +75,7 @@ def test_a_signal_before_the_first_frame(fake_openai, tmp_path: Path, signum) ->
 
 
 @SIGNALS
-@pytest.mark.parametrize("delay", [0.0, 0.15, 0.4], ids=["at-once", "0.15s", "0.4s"])
+@pytest.mark.parametrize("delay", [0.0, 0.15, 0.4, 0.8], ids=["at-once", "0.15s", "0.4s", "0.8s"])
 def test_a_signal_right_after_the_first_frame_and_during_boot(fake_openai, tmp_path: Path, signum,
                                                                delay) -> None:
     with start(fake_openai, tmp_path) as app:
