@@ -42,6 +42,8 @@ DORMANT = ("dormant parts of a long reply kept without a set of their dirty line
 TALL = "a tall widget (the dormant parts of a huge reply) filed in few grid squares (widgets/textual_internals.py)"
 PASTE = "a bracketed paste taken as text, whatever it holds (widgets/textual_internals.py)"
 OVERLAP = "a partial paint (a cursor's blink, a streamed line) renders only the widgets it shows (app/tui/screens/main.py)"
+WRITER = ("quitting with the terminal gone: no write and no stop waits forever on a terminal writer "
+          "(widgets/textual_internals.py, app/tui/lifecycle/quit_signals.py)")
 PRIVATE_NAMES: dict[str, str] = {
     "Screen._update_timer": PAINT,
     "Screen._on_timer_update": PAINT,
@@ -69,6 +71,8 @@ PRIVATE_NAMES: dict[str, str] = {
     "Compositor._get_renders": OVERLAP,
     "SpatialMap._grid_size": TALL,
     "linux_driver.XTermParser": PASTE,
+    "_writer_thread.WriterThread": WRITER,
+    "WriterThread._queue": WRITER,
 }
 
 
@@ -426,3 +430,46 @@ def paste_as_text() -> None:
 
 
 paste_as_text()
+
+
+# -- the terminal writer never blocks a quit -------------------------------------------------------------
+WRITER_STOP_SECONDS = 2.0  # how long a stop waits for the writer to drain into a live terminal
+_WRITE_RETRY_SECONDS = 0.25
+
+
+def writer_never_blocks_a_quit() -> None:
+    """Make Textual's terminal writer thread unable to hang the app.
+
+    A writer's `write` puts text on a bounded queue and its `stop` puts an end mark and joins the
+    thread, both without a limit. Once the terminal is gone (closed: the write fails with EIO) the
+    thread dies, its queue fills and the next `write`, or `stop`, waits forever: Whimbrel, asked to
+    quit by the SIGHUP of a closing terminal, would stay alive with its store open. The SIGCONT a
+    closing terminal sends too makes Textual start a second writer, so this happens to whichever
+    writer the driver holds at the end. Here a write to a dead writer is dropped (nobody can read it)
+    and a stop waits at most WRITER_STOP_SECONDS.
+    """
+    import queue
+
+    from textual.drivers._writer_thread import WriterThread
+
+    def write(self: WriterThread, text) -> None:
+        while True:
+            try:
+                self._queue.put(text, timeout=_WRITE_RETRY_SECONDS)
+                return
+            except queue.Full:
+                if not self.is_alive():
+                    return  # the terminal is gone: the text has nowhere to go
+
+    def stop(self: WriterThread) -> None:
+        if self.is_alive():
+            write(self, None)
+        self.join(WRITER_STOP_SECONDS)
+
+    write.__doc__ = WriterThread.write.__doc__
+    stop.__doc__ = "Stop the thread; wait for it at most WRITER_STOP_SECONDS (widgets/textual_internals.py)."
+    WriterThread.write = write  # type: ignore[method-assign]
+    WriterThread.stop = stop  # type: ignore[method-assign]
+
+
+writer_never_blocks_a_quit()

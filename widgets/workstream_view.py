@@ -99,6 +99,8 @@ class WorkstreamView(Vertical):
         yield self._prompt
 
     def on_mount(self) -> None:
+        if not self.query(Transcript):
+            return  # the app is quitting (a signal during boot) and has removed the view's children already
         self.transcript.source = lambda: self.workstream.session.messages
         self.transcript.live = lambda: self.workstream.busy
         self.show_ownership()

@@ -99,8 +99,11 @@ def run_app(argv: list[str]) -> int:
         bypass=args.bypass,
         saved_tabs=saved_tabs,
     )
+    from app.tui.lifecycle import quit_signals
+
     app = WhimbrelApp(options)
-    app.run()
+    with quit_signals.bounded_exit():  # a SIGHUP or SIGTERM ends the process, even if shutdown sticks
+        app.run()
     hint = exit_hint(app, args.data_dir)
     if hint:
         try:

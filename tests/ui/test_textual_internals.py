@@ -8,6 +8,9 @@ import asyncio
 import functools
 import importlib
 import inspect
+import io
+import threading
+import time
 
 import pytest
 import rich.control
@@ -40,6 +43,8 @@ OWNERS: dict[str, object] = {cls.__name__: cls for cls in (App, Screen, Widget, 
 # module-level tables: named after the class whose constructor reads them
 OWNERS.update({"Text": rich.control, "Content": textual.content})
 OWNERS["linux_driver"] = importlib.import_module("textual.drivers.linux_driver")  # a module-level name
+OWNERS["_writer_thread"] = importlib.import_module("textual.drivers._writer_thread")
+OWNERS["WriterThread"] = functools.partial(OWNERS["_writer_thread"].WriterThread, io.StringIO())
 
 
 def changed(name: str, what: str) -> str:
@@ -534,3 +539,72 @@ def test_textuals_own_parser_still_reads_keys_inside_a_paste_and_its_start_as_ou
         "Textual's own parser no longer presses keys pasted after an ESC"
     assert parsed("x\x1b[200~pasted\x1b[201~y") == [("key", "x"), ("paste", "pasted"), ("key", "y")], \
         changed("linux_driver.XTermParser", "no longer reads a bracketed paste's start and end as PasteAsTextParser expects")
+
+
+# ---- the terminal writer never blocks a quit (writer_never_blocks_a_quit) -------------------------------
+class GoneTerminal(io.StringIO):
+    """A terminal that was closed: every write fails as a hung-up pty's does (EIO)."""
+
+    def write(self, text: str) -> int:
+        raise OSError(5, "Input/output error")
+
+
+class FrozenTerminal(io.StringIO):
+    """A terminal nobody reads: a write waits until `thaw` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thaw = threading.Event()
+
+    def write(self, text: str) -> int:
+        self.thaw.wait()
+        return len(text)
+
+
+def finishes_within(seconds: float, work) -> bool:
+    """True if `work()` returned within `seconds` (it runs on a daemon thread, so a hang fails the test
+    instead of hanging it)."""
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return not thread.is_alive()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the writer's EIO
+def test_a_writer_whose_terminal_is_gone_takes_every_write_and_stops_at_once() -> None:
+    from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
+
+    writer = WriterThread(GoneTerminal())
+    writer.start()
+    writer.write("the first frame")
+    writer.join(10)
+    assert not writer.is_alive(), "a failed write no longer ends Textual's writer thread: the patch may go"
+    assert hasattr(writer, "_queue") and writer._queue.maxsize == MAX_QUEUED_WRITES, \
+        changed("WriterThread._queue", "is no longer the writer's bounded queue")
+
+    def write_a_lot_and_stop() -> None:
+        for _ in range(MAX_QUEUED_WRITES * 2):
+            writer.write("x")
+        writer.stop()
+
+    assert finishes_within(30, write_a_lot_and_stop), \
+        changed("_writer_thread.WriterThread", "blocks a write or a stop once its terminal is gone")
+
+
+def test_a_stop_waits_for_a_frozen_terminal_only_a_bounded_time() -> None:
+    from textual.drivers._writer_thread import WriterThread
+
+    from widgets.textual_internals import WRITER_STOP_SECONDS
+
+    terminal = FrozenTerminal()
+    writer = WriterThread(terminal)
+    writer.start()
+    writer.write("a frame nobody reads")
+    started = time.monotonic()
+    try:
+        assert finishes_within(30, writer.stop), changed("_writer_thread.WriterThread", "stop waits forever")
+        assert time.monotonic() - started >= WRITER_STOP_SECONDS * 0.9  # it did wait for the writer a while
+    finally:
+        terminal.thaw.set()
+        writer.join(10)
+    assert not writer.is_alive()
