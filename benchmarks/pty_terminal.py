@@ -161,6 +161,15 @@ class Terminal:
         return total
 
     def close(self) -> None:
+        """Quit the app as a closing window does (SIGTERM: it stops its MCP servers, which run in process
+        groups of their own that a kill of its group never reaches), then kill whatever is left."""
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=15)
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
+            pass
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:

@@ -139,3 +139,19 @@ def test_sighup_then_sigcont_as_a_closing_terminal_sends_them_gives_the_terminal
         assert_terminal_restored(after)
         assert ALTERNATE_SCREEN not in after.rsplit("\x1b[?1049l", 1)[-1], "the terminal was taken over again"
         assert "Traceback" not in after and "ignored" not in strip_ansi(after), strip_ansi(after)[-2000:]
+
+
+def test_the_last_resort_ends_the_servers_it_started() -> None:
+    """Before its `os._exit`, the last resort kills the processes the app started, each with the process
+    group it leads (an MCP stdio server runs in one of its own, out of reach of a signal to the app)."""
+    import subprocess
+    import sys
+
+    program = ("import subprocess; from app.tui.lifecycle.quit_signals import end_children\n"
+               "server = subprocess.Popen(['sh', '-c', 'sleep 60 & wait'], start_new_session=True)\n"
+               "print(server.pid, flush=True)\n"
+               "end_children()\n"
+               "print('status', server.wait(timeout=30), flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "status -9"  # killed, with the sleep of its group

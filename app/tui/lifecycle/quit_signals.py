@@ -13,7 +13,8 @@ A quit signal must end the process whatever state it is in, so three more things
 - a closing terminal sends SIGCONT after SIGHUP, to which Textual answers by taking the terminal
   over again with a new writer thread: after a quit signal SIGCONT does nothing more;
 - a last resort: if the clean exit has not finished LAST_RESORT_SECONDS after the signal, a thread
-  restores the terminal as well as it can and ends the process with `os._exit(128 + signal)`.
+  restores the terminal as well as it can, kills the processes it started (MCP servers, commands: each
+  with its process group) and ends the process with `os._exit(128 + signal)`.
 Before the app's handlers are installed (and after they are removed) the default action applies:
 the process ends at once, and the terminal has not been taken over yet (or is given back already).
 """
@@ -122,7 +123,36 @@ def _last_resort(signum: int) -> None:
     if _finished.wait(LAST_RESORT_SECONDS):
         return
     restore_terminal()
+    end_children()
     os._exit(exit_status(signum))
+
+
+def end_children() -> None:
+    """Kill what this process started and has not stopped yet (MCP stdio servers, commands), each with
+    the process group it leads (a server runs in its own): the last resort must not orphan them."""
+    me = os.getpid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()  # state, ppid, pgrp, …
+        except (OSError, IndexError):
+            continue
+        if len(fields) < 3 or int(fields[1]) != me:
+            continue
+        pid, group = int(entry), int(fields[2])
+        try:
+            if group == pid:
+                os.killpg(group, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def restore_terminal() -> None:
