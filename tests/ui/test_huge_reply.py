@@ -260,8 +260,9 @@ async def test_a_long_reply_the_engine_holds_is_not_held_again_by_its_dormant_pa
     app = TranscriptApp()
     async with app.run_test(size=(100, 30)) as pilot:
         held, message = await held_by_reply(app, pilot, text, reply_text=lambda: text)
-        # 0.5 bytes a character here (the parts near the view and the layout); 1.8 with a copy in the parts
-        assert held < 0.8 * len(text), f"{held / len(text):.2f} bytes held per character of the reply"
+        # 0.5 bytes a character here (the parts near the view and the layout), up to 0.95 seen on a loaded
+        # machine (more parts still awake when it settles); 1.8 with a copy in the parts
+        assert held < 1.3 * len(text), f"{held / len(text):.2f} bytes held per character of the reply"
         assert message.content == text
         transcript = app.query_one(Transcript)
         transcript.scroll_to(y=0, animate=False, immediate=True)  # back to the start of the reply
