@@ -28,10 +28,12 @@ from app.permissions import audit
 from app.permissions.gate import CallView, Gate
 from app.permissions.policy import Policy
 from app.permissions.rules import Rule
+from app.sandbox import jail
 from app.sandbox.bwrap import SandboxSpec, available, wrap
 from app.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # benchmarks.sandbox, when run as a script
 OLD_READER = "4e2bfe9a2c707953e17ec911ec803388b5fdad0c:app/permissions/shell.py"  # the last hand-written one
 COMMANDS = ["git status", "git push origin main", "npm run test:unit", "ls -la src", "rm -rf build",
             "git status && make test", "echo $(whoami) > out.txt", "sudo apt-get update", "cat .env",
@@ -135,22 +137,15 @@ def bench_reader(calls: int) -> None:
 
 
 def bench_sandbox(runs: int, folder: Path) -> None:
+    """Sandboxed `true` against unsandboxed, timed the way benchmarks/sandbox.py times them."""
+    from benchmarks.sandbox import timed
+
     if available() is None:
         print("sandbox: bubblewrap cannot run here; skipped")
         return
     spec = SandboxSpec("workspace-write", folder)
-    plain, boxed = [], []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(["bash", "-c", "true"], check=True)
-        plain.append((time.perf_counter() - start) * 1000)
-        start = time.perf_counter()
-        launch = wrap(["bash", "-c", "true"], spec)  # the jail's argv, clean environment, limits and seccomp fd
-        try:
-            subprocess.run(launch.argv, check=True, **launch.kwargs())
-        finally:
-            launch.started()
-        boxed.append((time.perf_counter() - start) * 1000)
+    plain = timed(lambda: jail.plain(["bash", "-c", "true"]), runs)
+    boxed = timed(lambda: wrap(["bash", "-c", "true"], spec), runs)
     extra = statistics.median(boxed) - statistics.median(plain)
     print(f"`true`, {runs} runs: unsandboxed median {statistics.median(plain):.1f} ms, sandboxed "
           f"{statistics.median(boxed):.1f} ms; +{extra:.1f} ms per call "
