@@ -62,6 +62,23 @@ def pytest_collection_modifyitems(config, items):
 def pytest_configure(config):
     config.addinivalue_line("markers", "loop_held_known(reason): the event loop is known to be held over a "
                             "second during this test (the reason says by what); the watchdog warns instead of failing")
+    config.addinivalue_line("markers", "holds_loop_on_purpose: the test holds its event loop itself (to test the "
+                            "watchdog); its holds are left out of the suite's longest-hold figure")
+
+
+LONGEST_HOLD = "loop_longest_hold"  # a watched test's longest hold, carried in its teardown report
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The longest the event loop was held in any watched test of the run, and by which test, so the
+    figure is known for the whole suite and not only when it passes the limit. Reports carry it from
+    xdist's workers."""
+    longest = max(((value, report.nodeid) for reports in terminalreporter.stats.values() for report in reports
+                   for name, value in getattr(report, "user_properties", ()) if name == LONGEST_HOLD),
+                  default=None)
+    if longest is not None:
+        terminalreporter.write_line(f"longest event-loop hold in a watched test: {longest[0] * 1000:.0f} ms "
+                                    f"({longest[1]})")
 
 
 @pytest.fixture
@@ -88,6 +105,8 @@ async def loop_watchdog(request):
     finally:
         watchdog.stop()
         gc.set_threshold(*thresholds)
+    if request.node.get_closest_marker("holds_loop_on_purpose") is None:
+        request.node.user_properties.append((LONGEST_HOLD, watchdog.longest_own))
     held = [hold for hold in watchdog.holds if hold.own > LOOP_HELD_LIMIT]  # the machine's load is no hold
     if held:
         worst = max(held, key=lambda hold: hold.own)

@@ -6,7 +6,11 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from app.engine.loop_watchdog import LoopWatchdog
+
+pytestmark = pytest.mark.holds_loop_on_purpose
 
 
 def hold_the_loop(seconds: float) -> None:
