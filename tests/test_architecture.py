@@ -68,6 +68,8 @@ ROOMS: dict[str, set[str]] = {
     "widgets": {"textual", "styles", "app.engine"} | LOWER | SETTINGS | SHARED,
     # The window: its App, screens and glue may use every room but the command line.
     "app.tui": {"textual", "widgets", "styles", "app.engine", "app.headless", "app.acp"} | LOWER | SETTINGS | SHARED,
+    # The browser face: textual-serve and aiohttp only; each tab runs the window as a process (`python -m app.cli`).
+    "app.serve": set(),
     # The command line starts every face.
     "app.cli": {"*"},
 }
