@@ -23,8 +23,16 @@ REMOTE_WARNING = """\
 !!! Whoever has the token can run anything Whimbrel can, as you."""
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        """A window option before `--` (`whimbrel serve --model m`) says where it goes."""
+        if message.startswith("unrecognized arguments"):
+            message += " (the window's options go after `--`: whimbrel serve -- --model NAME)"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="whimbrel serve", description=ABOUT[0].upper() + ABOUT[1:] + ".",
         usage="whimbrel serve [--host HOST] [--port N] [--token-file F] [--allow-remote] [--public-url URL] "
               "[-- WINDOW OPTIONS]",
