@@ -82,9 +82,11 @@ def test_prompt_streamed_answer_approval_and_a_second_tab_read_only(browser, ser
         second.wait_for("word by word.")
         second.wait_for("Read-only here")  # the prompt is off
 
-        fake_openai.queue(TextReply(FOLLOWED, chunk_size=4, delay=0.01))
+        fake_openai.queue(ToolCallReply(calls=[("notify", json.dumps({"message": "Build is green"}))]),
+                          TextReply(FOLLOWED, chunk_size=4, delay=0.01))
         first.type("And one more thing")
         first.press("Enter")
+        first.wait_for("Whimbrel: ")  # the notification's title, in the page (which ignores OSC 9)
         first.wait_for(FOLLOWED)
         second.wait_for(FOLLOWED)  # the read-only tab follows the live one
         pids = wait_until(lambda: len(served.tab_pids()) == 2 and served.tab_pids(), 30, "two tabs' apps")

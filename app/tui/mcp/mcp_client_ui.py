@@ -33,7 +33,15 @@ class ClientRequestRouter:
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        self.opener: Callable[[str], Any] = webbrowser.open  # URL elicitation (tests record instead)
+        self.opener: Callable[[str], Any] = self.open_in_browser  # URL elicitation (tests record instead)
+
+    def open_in_browser(self, url: str) -> bool:
+        """Open `url` for the user, from a worker thread: the system's browser for a terminal; in a
+        browser (`whimbrel serve`) a new tab of the user's own browser, never one on the server."""
+        if not self.app.is_web:
+            return webbrowser.open(url)
+        self.app.call_from_thread(self.app.open_url, url, new_tab=True)
+        return True
 
     def hooks(self) -> ClientHooks:
         return ClientHooks(sampling=self.sample, elicitation=self.elicit)
