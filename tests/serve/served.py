@@ -116,8 +116,15 @@ class Tab:
         self.page = page
 
     def open(self, url: str) -> Any:
+        """Load the page; once the app has drawn, its terminal gets the keyboard as a user's click
+        would give it (a headless page is never focused by itself; the app starts blurred and shows
+        its footer's keys once focused)."""
         self.page.add_init_script(FIND_TERMINAL)
-        return self.page.goto(url)
+        response = self.page.goto(url)
+        if response is not None and response.ok:
+            self.page.wait_for_selector("body.-first-byte", state="attached", timeout=120_000)
+            self.page.focus(".xterm-helper-textarea")
+        return response
 
     def screen(self) -> str:
         return self.page.evaluate(READ_SCREEN)
