@@ -66,10 +66,16 @@ def test_prompt_streamed_answer_approval_and_a_second_tab_read_only(browser, ser
         first.wait_for("Please jot the plan")
         first.press("Enter")
         first.wait_for("Approve tool call")
+        first.wait_for(NOTES.strip())  # the write's content, shown for the approval
         assert not notes.exists(), "the write waits for the approval"
         first.type("y")
         wait_until(lambda: notes.exists() and notes.read_text() == NOTES, 60, "notes.txt written")
         first.wait_for("word by word.")
+        first.type("/rewind")
+        first.press("Enter")
+        first.wait_for("Rewind “")
+        first.press("Escape")
+        wait_until(lambda: "Rewind “" not in first.screen(), 30, "the rewind dialog to close")
 
         second = Tab(browser.new_page())  # the same context: the cookie is there, no token needed
         second.open(served.base + "/")
