@@ -21,7 +21,7 @@ from aiohttp import web
 
 UNAUTHORIZED = ("401 Unauthorized: this Whimbrel needs its token. Open the URL `whimbrel serve` printed "
                 "(it ends in ?token=…).\n")
-FOREIGN_ORIGIN = "403 Forbidden: the websocket must come from the page this server served.\n"
+FOREIGN_ORIGIN = "403 Forbidden: requests (the websocket above all) must come from the page this server served.\n"
 # No outside request from the page (textual-serve's page links a web font from Google: blocked),
 # no framing (clickjacking), no referrer (the first URL carries the token).
 SECURITY_HEADERS = {
@@ -101,8 +101,10 @@ class Guard:
 
     async def _answer(self, request: web.Request, handler) -> web.StreamResponse:
         if self._matches(request.cookies.get(self.cookie_name)):
-            if request.path == "/ws" and request.headers.get("Origin", "").lower() != self.origin:
-                return web.Response(status=403, text=FOREIGN_ORIGIN)
+            origin = request.headers.get("Origin")
+            websocket = request.path == "/ws" or request.headers.get("Upgrade", "").lower() == "websocket"
+            if (origin is not None or websocket) and (origin or "").lower() != self.origin:
+                return web.Response(status=403, text=FOREIGN_ORIGIN)  # a websocket must name its origin
             return await handler(request)
         if request.method == "GET" and request.path == "/" and self._matches(request.query.get("token")):
             rest = {k: v for k, v in request.query.items() if k != "token"}

@@ -70,6 +70,8 @@ async def test_a_foreign_origin_gets_no_websocket_and_no_app(served: Served) -> 
             await _open_tab(served, origin)
         assert refused.value.status == 403, origin
     assert not served.tab_pids(), "a refused websocket starts no app process"
+    status, _, _ = await _fetch(served.base + "/", headers={**_cookie(served), "Origin": "http://evil.example"})
+    assert status == 403, "another site's request is refused, even with the cookie"
 
     async with aiohttp.ClientSession() as session:
         websocket = await session.ws_connect(served.base.replace("http", "ws") + "/ws",
