@@ -133,6 +133,17 @@ class Tab:
         wait_until(lambda: text in self.screen(), timeout, f"{text!r} in the browser",
                    lambda: "; the screen:\n" + self.screen())
 
+    def click_text(self, text: str) -> None:
+        """Click the middle of the first cell of `text` on the screen (the terminal is a canvas: the
+        cell's place is its row and column times the cell size the terminal was laid out with)."""
+        rows = self.screen().split("\n")
+        row = next(i for i, line in enumerate(rows) if text in line)
+        column = rows[row].index(text)
+        box = self.page.locator(".xterm-screen").bounding_box()
+        columns = self.page.evaluate("() => window.__whimbrelTab.terminal.cols")
+        cell_width, cell_height = box["width"] / columns, box["height"] / len(rows)
+        self.page.mouse.click(box["x"] + (column + 1.5) * cell_width, box["y"] + (row + 0.5) * cell_height)
+
     def type(self, text: str) -> None:
         self.page.focus(".xterm-helper-textarea")
         self.page.keyboard.type(text)

@@ -100,3 +100,22 @@ def test_prompt_streamed_answer_approval_and_a_second_tab_read_only(browser, ser
         first.page.close()
         second.page.close()
         wait_until(lambda: not any(alive(pid) for pid in pids), 60, "both tabs' app processes to end")
+
+
+def test_a_link_in_a_reply_opens_in_a_new_browser_tab(browser, serve, fake_openai, tmp_path: Path) -> None:
+    """Textual's web driver sends open_url to the page, which opens a tab (no browser starts on the server)."""
+    target = fake_openai.base_url + "/models"
+    fake_openai.queue(TextReply(f"The list is at [the models page]({target}) for now.", chunk_size=8))
+    served = serve(*window_args(fake_openai, tmp_path))
+    tab = Tab(browser.new_page())
+    tab.open(served.url)
+    tab.wait_for("new workstream")
+    tab.type("where is the list?")
+    tab.press("Enter")
+    tab.wait_for("the models page")
+    with browser.expect_page(timeout=60_000) as opened:
+        tab.click_text("the models page")
+    page = opened.value
+    page.wait_for_load_state()
+    assert page.url == target
+    assert "fake-model" in page.content()  # the fake server's model list, fetched by the browser
