@@ -119,3 +119,21 @@ def test_a_link_in_a_reply_opens_in_a_new_browser_tab(browser, serve, fake_opena
     page.wait_for_load_state()
     assert page.url == target
     assert "fake-model" in page.content()  # the fake server's model list, fetched by the browser
+
+
+def test_copying_reaches_the_browsers_clipboard(browser, serve, fake_openai, tmp_path: Path) -> None:
+    """F7 copies the reply's code block: in a terminal an OSC 52 sequence, here the page's clipboard
+    (xterm.js's clipboard addon writes what OSC 52 carries with the browser's clipboard API)."""
+    browser.grant_permissions(["clipboard-read", "clipboard-write"])
+    fake_openai.queue(TextReply("Try:\n\n```sh\necho copied-in-the-browser\n```\n"))
+    served = serve(*window_args(fake_openai, tmp_path))
+    tab = Tab(browser.new_page())
+    tab.open(served.url)
+    tab.wait_for("new workstream")
+    tab.type("give me a command")
+    tab.press("Enter")
+    tab.wait_for("echo copied-in-the-browser")
+    assert tab.page.evaluate("() => navigator.clipboard.readText()") != "echo copied-in-the-browser"
+    tab.press("F7")
+    wait_until(lambda: tab.page.evaluate("() => navigator.clipboard.readText()") == "echo copied-in-the-browser",
+               30, "the code block in the browser's clipboard")
