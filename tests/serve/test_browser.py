@@ -10,6 +10,7 @@ import pytest
 
 from tests.e2e.installed import places
 from tests.fake_llm.script import TextReply, ToolCallReply
+from tests.mcp.conftest import NODE_BIN, needs_node
 from tests.serve.served import Tab, alive, wait_until
 
 pytestmark = pytest.mark.timeout(300)
@@ -137,3 +138,42 @@ def test_copying_reaches_the_browsers_clipboard(browser, serve, fake_openai, tmp
     tab.press("F7")
     wait_until(lambda: tab.page.evaluate("() => navigator.clipboard.readText()") == "echo copied-in-the-browser",
                30, "the code block in the browser's clipboard")
+
+
+@needs_node
+def test_a_url_an_mcp_server_asks_to_open_opens_in_the_browser(browser, serve, fake_openai, tmp_path: Path) -> None:
+    """URL elicitation (server-everything, a real MCP server): confirmed, the URL opens as a tab of the
+    user's browser, not with a browser on the server's machine."""
+    url = fake_openai.base_url + "/models?elicited=1"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[tools]\ntool_search = "off"\n[mcp.servers.everything]\n'
+                      f'command = "{NODE_BIN / "mcp-server-everything"}"\nargs = ["stdio"]\n')
+    fake_openai.queue(ToolCallReply([("mcp__everything__trigger-url-elicitation", json.dumps({"url": url}), "u1")]),
+                      TextReply("Linked."))
+    served = serve(*window_args(fake_openai, tmp_path), "--config", str(config))
+    tab = Tab(browser.new_page())
+    tab.open(served.url)
+    tab.wait_for("new workstream")
+
+    def server_ready() -> bool:
+        """Ask `/mcp status`; True once it says the server is ready (it starts with the app)."""
+        tab.type("/mcp status")
+        tab.press("Enter")
+        try:
+            return wait_until(lambda: "everything: ready" in tab.screen(), 10, "the server ready")
+        except TimeoutError:
+            return False
+
+    wait_until(server_ready, 120, "server-everything ready", lambda: "; the screen:\n" + tab.screen())
+    tab.type("link my account")
+    tab.press("Enter")
+    tab.wait_for("Approve tool call")
+    tab.type("y")
+    tab.wait_for("Open in browser")
+    tab.click_text("Open in browser")
+    tab.wait_for("Yes, open it")
+    with browser.expect_page(timeout=60_000) as opened:
+        tab.click_text("Yes, open it")
+    page = opened.value
+    page.wait_for_load_state()
+    assert page.url == url and "fake-model" in page.content()
