@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,30 @@ ANSWER = "The notes are written; the browser shows this answer as it streams, wo
 def window_args(fake_openai, tmp_path: Path) -> list[str]:
     workdir, data_dir = places(tmp_path)
     return ["--base-url", fake_openai.base_url, "--model", "m", "--workdir", str(workdir), "--data-dir", str(data_dir)]
+
+
+def new_tab(browser, served) -> Tab:
+    """A tab on the served app, once its workspace is restored."""
+    tab = Tab(browser.new_page())
+    tab.open(served.url)
+    tab.wait_for("new workstream")
+    return tab
+
+
+def ask(tab: Tab, prompt: str, then: str) -> None:
+    """Send a prompt; wait until `then` shows."""
+    tab.type(prompt)
+    tab.press("Enter")
+    tab.wait_for(then)
+
+
+def page_opened_by(browser, click) -> Any:
+    """The browser tab that `click()` opens, loaded."""
+    with browser.expect_page(timeout=60_000) as opened:
+        click()
+    page = opened.value
+    page.wait_for_load_state()
+    return page
 
 
 def test_the_page_needs_the_token_and_a_closed_tab_ends_its_app(browser, serve, fake_openai, tmp_path: Path) -> None:
@@ -107,17 +132,9 @@ def test_a_link_in_a_reply_opens_in_a_new_browser_tab(browser, serve, fake_opena
     """Textual's web driver sends open_url to the page, which opens a tab (no browser starts on the server)."""
     target = fake_openai.base_url + "/models"
     fake_openai.queue(TextReply(f"The list is at [the models page]({target}) for now.", chunk_size=8))
-    served = serve(*window_args(fake_openai, tmp_path))
-    tab = Tab(browser.new_page())
-    tab.open(served.url)
-    tab.wait_for("new workstream")
-    tab.type("where is the list?")
-    tab.press("Enter")
-    tab.wait_for("the models page")
-    with browser.expect_page(timeout=60_000) as opened:
-        tab.click_text("the models page")
-    page = opened.value
-    page.wait_for_load_state()
+    tab = new_tab(browser, serve(*window_args(fake_openai, tmp_path)))
+    ask(tab, "where is the list?", then="the models page")
+    page = page_opened_by(browser, lambda: tab.click_text("the models page"))
     assert page.url == target
     assert "fake-model" in page.content()  # the fake server's model list, fetched by the browser
 
@@ -127,13 +144,8 @@ def test_copying_reaches_the_browsers_clipboard(browser, serve, fake_openai, tmp
     (xterm.js's clipboard addon writes what OSC 52 carries with the browser's clipboard API)."""
     browser.grant_permissions(["clipboard-read", "clipboard-write"])
     fake_openai.queue(TextReply("Try:\n\n```sh\necho copied-in-the-browser\n```\n"))
-    served = serve(*window_args(fake_openai, tmp_path))
-    tab = Tab(browser.new_page())
-    tab.open(served.url)
-    tab.wait_for("new workstream")
-    tab.type("give me a command")
-    tab.press("Enter")
-    tab.wait_for("echo copied-in-the-browser")
+    tab = new_tab(browser, serve(*window_args(fake_openai, tmp_path)))
+    ask(tab, "give me a command", then="echo copied-in-the-browser")
     assert tab.page.evaluate("() => navigator.clipboard.readText()") != "echo copied-in-the-browser"
     tab.press("F7")
     wait_until(lambda: tab.page.evaluate("() => navigator.clipboard.readText()") == "echo copied-in-the-browser",
@@ -150,10 +162,7 @@ def test_a_url_an_mcp_server_asks_to_open_opens_in_the_browser(browser, serve, f
                       f'command = "{NODE_BIN / "mcp-server-everything"}"\nargs = ["stdio"]\n')
     fake_openai.queue(ToolCallReply([("mcp__everything__trigger-url-elicitation", json.dumps({"url": url}), "u1")]),
                       TextReply("Linked."))
-    served = serve(*window_args(fake_openai, tmp_path), "--config", str(config))
-    tab = Tab(browser.new_page())
-    tab.open(served.url)
-    tab.wait_for("new workstream")
+    tab = new_tab(browser, serve(*window_args(fake_openai, tmp_path), "--config", str(config)))
 
     def server_ready() -> bool:
         """Ask `/mcp status`; True once it says the server is ready (it starts with the app)."""
@@ -165,15 +174,10 @@ def test_a_url_an_mcp_server_asks_to_open_opens_in_the_browser(browser, serve, f
             return False
 
     wait_until(server_ready, 120, "server-everything ready", lambda: "; the screen:\n" + tab.screen())
-    tab.type("link my account")
-    tab.press("Enter")
-    tab.wait_for("Approve tool call")
+    ask(tab, "link my account", then="Approve tool call")
     tab.type("y")
     tab.wait_for("Open in browser")
     tab.click_text("Open in browser")
     tab.wait_for("Yes, open it")
-    with browser.expect_page(timeout=60_000) as opened:
-        tab.click_text("Yes, open it")
-    page = opened.value
-    page.wait_for_load_state()
+    page = page_opened_by(browser, lambda: tab.click_text("Yes, open it"))
     assert page.url == url and "fake-model" in page.content()
