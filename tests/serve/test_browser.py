@@ -52,29 +52,28 @@ def page_opened_by(browser, click) -> Any:
 
 def test_the_page_needs_the_token_and_a_closed_tab_ends_its_app(browser, serve, fake_openai, tmp_path: Path) -> None:
     served = serve(*window_args(fake_openai, tmp_path))
-    if True:
-        page = browser.new_page()
-        refused = page.goto(served.base + "/")
-        body = page.content()
-        assert refused.status == 401
-        assert "token" in page.inner_text("body")
-        assert "textual" not in body.lower() and "<script" not in body and "xterm" not in body
-        assert page.goto(served.base + "/?token=" + "x" * 43).status == 401
-        assert not served.tab_pids(), "no app process for a refused page"
+    page = browser.new_page()
+    refused = page.goto(served.base + "/")
+    body = page.content()
+    assert refused.status == 401
+    assert "token" in page.inner_text("body")
+    assert "textual" not in body.lower() and "<script" not in body and "xterm" not in body
+    assert page.goto(served.base + "/?token=" + "x" * 43).status == 401
+    assert not served.tab_pids(), "no app process for a refused page"
 
-        tab = Tab(page)
-        assert tab.open(served.url).status == 200
-        assert page.url == served.base + "/", "the token leaves the address bar"
-        tab.wait_for("Ask for work")
-        tab.wait_for("◆ m ")
-        cookie = next(c for c in browser.cookies() if c["name"].startswith("whimbrel_serve"))
-        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["value"] == served.token
-        assert page.evaluate("document.cookie") == "", "no script can read the token"
-        (pid,) = wait_until(served.tab_pids, 30, "the tab's app process")
+    tab = Tab(page)
+    assert tab.open(served.url).status == 200
+    assert page.url == served.base + "/", "the token leaves the address bar"
+    tab.wait_for("Ask for work")
+    tab.wait_for("◆ m ")
+    cookie = next(c for c in browser.cookies() if c["name"].startswith("whimbrel_serve"))
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["value"] == served.token
+    assert page.evaluate("document.cookie") == "", "no script can read the token"
+    (pid,) = wait_until(served.tab_pids, 30, "the tab's app process")
 
-        page.close()
-        wait_until(lambda: not alive(pid), 60, f"the closed tab's app process {pid} to end")
-        assert served.process.poll() is None, "the server goes on"
+    page.close()
+    wait_until(lambda: not alive(pid), 60, f"the closed tab's app process {pid} to end")
+    assert served.process.poll() is None, "the server goes on"
 
 
 def test_prompt_streamed_answer_approval_and_a_second_tab_read_only(browser, serve, fake_openai, tmp_path: Path) -> None:
@@ -84,48 +83,47 @@ def test_prompt_streamed_answer_approval_and_a_second_tab_read_only(browser, ser
     )
     notes = tmp_path / "work" / "notes.txt"
     served = serve(*window_args(fake_openai, tmp_path))
-    if True:
-        first = Tab(browser.new_page())
-        first.open(served.url)
-        first.wait_for("new workstream")
-        first.type("Please jot the plan into notes.txt")
-        first.wait_for("Please jot the plan")
-        first.press("Enter")
-        first.wait_for("Approve tool call")
-        first.wait_for(NOTES.strip())  # the write's content, shown for the approval
-        assert not notes.exists(), "the write waits for the approval"
-        first.type("y")
-        wait_until(lambda: notes.exists() and notes.read_text() == NOTES, 60, "notes.txt written")
-        first.wait_for("word by word.")
-        first.type("/rewind")
-        first.press("Enter")
-        first.wait_for("Rewind “")
-        first.press("Escape")
-        wait_until(lambda: "Rewind “" not in first.screen(), 30, "the rewind dialog to close")
+    first = Tab(browser.new_page())
+    first.open(served.url)
+    first.wait_for("new workstream")
+    first.type("Please jot the plan into notes.txt")
+    first.wait_for("Please jot the plan")
+    first.press("Enter")
+    first.wait_for("Approve tool call")
+    first.wait_for(NOTES.strip())  # the write's content, shown for the approval
+    assert not notes.exists(), "the write waits for the approval"
+    first.type("y")
+    wait_until(lambda: notes.exists() and notes.read_text() == NOTES, 60, "notes.txt written")
+    first.wait_for("word by word.")
+    first.type("/rewind")
+    first.press("Enter")
+    first.wait_for("Rewind “")
+    first.press("Escape")
+    wait_until(lambda: "Rewind “" not in first.screen(), 30, "the rewind dialog to close")
 
-        second = Tab(browser.new_page())  # the same context: the cookie is there, no token needed
-        second.open(served.base + "/")
-        second.wait_for("new workstream")
-        second.type("/resume")
-        second.press("Enter")
-        second.wait_for("Please jot the plan")
-        second.press("Enter")
-        second.wait_for("Read-only: this workstream is")
-        second.wait_for("word by word.")
-        second.wait_for("Read-only here")  # the prompt is off
+    second = Tab(browser.new_page())  # the same context: the cookie is there, no token needed
+    second.open(served.base + "/")
+    second.wait_for("new workstream")
+    second.type("/resume")
+    second.press("Enter")
+    second.wait_for("Please jot the plan")
+    second.press("Enter")
+    second.wait_for("Read-only: this workstream is")
+    second.wait_for("word by word.")
+    second.wait_for("Read-only here")  # the prompt is off
 
-        fake_openai.queue(ToolCallReply(calls=[("notify", json.dumps({"message": "Build is green"}))]),
-                          TextReply(FOLLOWED, chunk_size=4, delay=0.01))
-        first.type("And one more thing")
-        first.press("Enter")
-        first.wait_for("Whimbrel: ")  # the notification's title, in the page (which ignores OSC 9)
-        first.wait_for(FOLLOWED)
-        second.wait_for(FOLLOWED)  # the read-only tab follows the live one
-        pids = wait_until(lambda: len(served.tab_pids()) == 2 and served.tab_pids(), 30, "two tabs' apps")
+    fake_openai.queue(ToolCallReply(calls=[("notify", json.dumps({"message": "Build is green"}))]),
+                      TextReply(FOLLOWED, chunk_size=4, delay=0.01))
+    first.type("And one more thing")
+    first.press("Enter")
+    first.wait_for("Whimbrel: ")  # the notification's title, in the page (which ignores OSC 9)
+    first.wait_for(FOLLOWED)
+    second.wait_for(FOLLOWED)  # the read-only tab follows the live one
+    pids = wait_until(lambda: len(served.tab_pids()) == 2 and served.tab_pids(), 30, "two tabs' apps")
 
-        first.page.close()
-        second.page.close()
-        wait_until(lambda: not any(alive(pid) for pid in pids), 60, "both tabs' app processes to end")
+    first.page.close()
+    second.page.close()
+    wait_until(lambda: not any(alive(pid) for pid in pids), 60, "both tabs' app processes to end")
 
 
 def test_a_link_in_a_reply_opens_in_a_new_browser_tab(browser, serve, fake_openai, tmp_path: Path) -> None:
