@@ -68,6 +68,8 @@ ROOMS: dict[str, set[str]] = {
     "widgets": {"textual", "styles", "app.engine"} | LOWER | SETTINGS | SHARED,
     # The window: its App, screens and glue may use every room but the command line.
     "app.tui": {"textual", "widgets", "styles", "app.engine", "app.headless", "app.acp"} | LOWER | SETTINGS | SHARED,
+    # The browser face: textual-serve and aiohttp only; each tab runs the window as a process (`python -m app.cli`).
+    "app.serve": set(),
     # The command line starts every face.
     "app.cli": {"*"},
 }
@@ -281,3 +283,18 @@ def test_the_private_api_check_catches_a_use():
     source = "def paint(screen):\n    screen._layout_required = True\n    return screen._layout_required_soon\n"
     assert private_uses(source, {"Screen._layout_required": "the paint"}) == [
         (2, "screen._layout_required = True")]
+
+
+# ---- textual-serve's private API lives in one module (app/serve/textual_serve_internals.py) ----------
+def test_only_textual_serve_internals_uses_textual_serves_private_api():
+    """Its private names (`_task`, `_process`, …) are common words, so only modules that import
+    textual_serve are searched; the one module that may name them is pinned by tests/serve."""
+    import ast
+
+    home = ROOT / "app" / "serve" / "textual_serve_internals.py"
+    names = ast.literal_eval(home.read_text().split("PRIVATE_NAMES = ", 1)[1].split("\n}\n", 1)[0] + "\n}")
+    users = [path for path in _source_files() if path != home
+             and any(name.split(".")[0] == "textual_serve" for _, name in imported_modules(path))]
+    found = [f"{path.relative_to(ROOT)}:{number}: {line}" for path in users
+             for number, line in private_uses(path.read_text(), names)]
+    assert not found, ("textual-serve's private API outside app/serve/textual_serve_internals.py:\n" + "\n".join(found))

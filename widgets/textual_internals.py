@@ -12,6 +12,8 @@ installed Textual, so an upgrade that changes one fails there with a message nam
 
 from __future__ import annotations
 
+import os
+
 from typing import Any, Protocol
 
 from textual import events
@@ -71,6 +73,7 @@ PRIVATE_NAMES: dict[str, str] = {
     "Compositor._get_renders": OVERLAP,
     "SpatialMap._grid_size": TALL,
     "linux_driver.XTermParser": PASTE,
+    "web_driver.XTermParser": PASTE + " (in a browser: `whimbrel serve`)",
     "_writer_thread.WriterThread": WRITER,
     "WriterThread._queue": WRITER,
 }
@@ -420,12 +423,19 @@ class PasteAsTextParser(XTermParser):
                 return "".join(characters[:-end])
 
 
-def paste_as_text() -> None:
+def paste_as_text(web: bool | None = None) -> None:
     """Make the terminal drivers read input with `PasteAsTextParser` (each builds its parser from the
-    name `XTermParser` of its module when its input thread starts)."""
+    name `XTermParser` of its module when its input thread starts). The web driver too when this
+    process runs it (a browser tab's app, `whimbrel serve`, where TEXTUAL_DRIVER names it): only then,
+    so a terminal's start does not import it."""
     from textual.drivers import linux_driver, linux_inline_driver
 
-    for driver_module in (linux_driver, linux_inline_driver):
+    modules = [linux_driver, linux_inline_driver]
+    if web if web is not None else "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):
+        from textual.drivers import web_driver
+
+        modules.append(web_driver)
+    for driver_module in modules:
         driver_module.XTermParser = PasteAsTextParser  # type: ignore[attr-defined,misc]
 
 

@@ -12,6 +12,7 @@ COMMANDS = {
     "run": "run one prompt without the window; the reply goes to stdout",
     "mcp": "inspect and call MCP servers, or serve Whimbrel's tools over MCP (mcp serve)",
     "acp": "serve the Agent Client Protocol on stdio, for editors",
+    "serve": "serve the window to a browser: one app per tab, behind a token (docs/serve.md)",  # = app.serve.cli.ABOUT
     "export": "write a saved workstream to a file or stdout, as JSON or Markdown",
     "import": "add a workstream written by `whimbrel export --format json` to the store",
     "policy": "check, list and review permission rules",
@@ -70,6 +71,9 @@ def parser_for(name: str) -> argparse.ArgumentParser:
         return parser
     if name == "acp":
         from app.acp.cli import build_parser
+        return build_parser()
+    if name == "serve":
+        from app.serve.cli import build_parser
         return build_parser()
     if name in ("export", "import"):
         from app.transfer.workstream_transfer import build_parser

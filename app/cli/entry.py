@@ -35,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.permissions.cli import main as permissions_main
 
         return permissions_main(argv)
+    if argv[:1] == ["serve"]:
+        from app.serve.cli import main as serve_main
+
+        return serve_main(argv[1:], window_parser=build_parser)
     if argv[:1] in (["completion"], ["help"]):
         from app.cli.helping import main as helping_main
 
@@ -56,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
 def run_app(argv: list[str]) -> int:
     """The full-screen app: parse, load the config and models, start reading the saved tabs, run."""
     args = build_parser().parse_args(argv)
+    if "WHIMBREL_SERVED_BY" in os.environ:  # a browser tab's app (`whimbrel serve`): it ends with its server
+        from app.serve.child import die_with_server
+
+        die_with_server()
     from app.settings.config import ConfigError, load_config
     from app.settings.paths import chosen_config_path, default_data_dir
 

@@ -13,7 +13,7 @@ from app.cli.completion import script
 from app.cli.entry import main
 from app.cli.topics import TOPICS
 
-SUBCOMMANDS = ("mcp", "run", "acp", "export", "import", "policy", "audit", "completion", "help")
+SUBCOMMANDS = ("mcp", "run", "acp", "serve", "export", "import", "policy", "audit", "completion", "help")
 
 
 def _help(capsys, *argv: str) -> str:
@@ -148,3 +148,9 @@ def test_a_topic_without_its_document_says_where_the_text_is(tmp_path, monkeypat
     assert main(["help", "keys"]) == 0
     out = capsys.readouterr().out
     assert "docs/keys.md in Whimbrel's source (not installed here)" in out and "F1" in out
+
+
+def test_serve_describes_itself_as_the_top_help_does():
+    from app.serve.cli import ABOUT
+
+    assert ABOUT == COMMANDS["serve"]  # one sentence, written twice so app/serve imports nothing of app/cli

@@ -43,6 +43,7 @@ OWNERS: dict[str, object] = {cls.__name__: cls for cls in (App, Screen, Widget, 
 # module-level tables: named after the class whose constructor reads them
 OWNERS.update({"Text": rich.control, "Content": textual.content})
 OWNERS["linux_driver"] = importlib.import_module("textual.drivers.linux_driver")  # a module-level name
+OWNERS["web_driver"] = importlib.import_module("textual.drivers.web_driver")
 OWNERS["_writer_thread"] = importlib.import_module("textual.drivers._writer_thread")
 OWNERS["WriterThread"] = functools.partial(OWNERS["_writer_thread"].WriterThread, io.StringIO())
 
@@ -523,6 +524,17 @@ def test_the_terminal_drivers_read_input_with_the_paste_as_text_parser() -> None
         assert "XTermParser(" in inspect.getsource(driver.run_input_thread), \
             changed("linux_driver.XTermParser", f"is no longer what {driver.__name__} builds its parser from")
     assert linux_driver.XTermParser is linux_inline_driver.XTermParser is PasteAsTextParser
+
+
+def test_a_browser_tabs_app_reads_input_with_the_paste_as_text_parser() -> None:
+    from textual.drivers import web_driver
+
+    from widgets.textual_internals import PasteAsTextParser, paste_as_text
+
+    assert "XTermParser(" in inspect.getsource(web_driver.WebDriver.run_input_thread), \
+        changed("web_driver.XTermParser", "is no longer what WebDriver builds its parser from")
+    paste_as_text(web=True)  # as at the start of an app under TEXTUAL_DRIVER=…web_driver:WebDriver
+    assert web_driver.XTermParser is PasteAsTextParser
 
 
 def test_textuals_own_parser_still_reads_keys_inside_a_paste_and_its_start_as_ours_expects() -> None:

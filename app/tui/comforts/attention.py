@@ -2,6 +2,8 @@
 
 Notifications use terminal escape sequences (OSC 9, understood by iTerm2, WezTerm, kitty, Windows
 Terminal; OSC 777, understood by VTE terminals such as GNOME Terminal), so no extra process runs.
+In a browser (`whimbrel serve`) the page's terminal shows neither a bell nor those sequences, so the
+alert is a notification inside the page instead.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ class Attention:
         self.sent: list[str] = []  # what was emitted, for tests and the log
 
     def alert(self, title: str, body: str) -> None:
+        if self.app.is_web:
+            if self.bell or self.notifications:
+                self.app.notify(body, title=title, markup=False)
+            return
         if self.bell:
             self.app.bell()
         if self.notifications:

@@ -28,12 +28,23 @@ class PendingDialog:
     future: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
+def browser_opener(app: Any) -> Callable[[str], bool]:
+    """What opens a URL for the user, called from a worker thread: the system's browser for a terminal;
+    in a browser (`whimbrel serve`) a new tab of the user's own browser, never one on the server."""
+    def open_for_user(url: str) -> bool:
+        if not app.is_web:
+            return webbrowser.open(url)
+        app.call_from_thread(app.open_url, url, new_tab=True)
+        return True
+    return open_for_user
+
+
 class ClientRequestRouter:
     """Routes a server's elicitation and sampling requests to a workstream and waits for the user."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        self.opener: Callable[[str], Any] = webbrowser.open  # URL elicitation (tests record instead)
+        self.opener: Callable[[str], Any] = browser_opener(app)  # URL elicitation (tests record instead)
 
     def hooks(self) -> ClientHooks:
         return ClientHooks(sampling=self.sample, elicitation=self.elicit)

@@ -39,7 +39,7 @@ class McpWiring:
     def _new_mcp_manager(self, servers):
         """A started manager with the config's timeouts (defaults without a config)."""
         from app.mcp.manager import McpManager
-        from app.tui.mcp.mcp_client_ui import client_hooks
+        from app.tui.mcp.mcp_client_ui import browser_opener, client_hooks
 
         config = self.options.config
         limits = {} if config is None else dict(
@@ -48,7 +48,7 @@ class McpWiring:
         from app.tui.screens.mcp_oauth import authorization_hook
 
         hooks = client_hooks(self)
-        hooks.authorization = authorization_hook(self)  # OAuth sign-ins: a dialog, the browser on request
+        hooks.authorization = authorization_hook(self, opener=browser_opener(self))  # OAuth sign-ins: a dialog, the browser on request
         manager = McpManager(servers, workspace=self.options.workdir, listener=self._mcp_changed,
                              hooks=hooks, data_dir=self.options.data_dir, **limits)
         manager.start()
