@@ -16,6 +16,8 @@ any server starts. Errors go to stderr with a non-zero exit: 2 for usage and con
 server or call that failed; `list` exits 1
 when any enabled server is not ready (its JSON still lists every server, each with its reason).
 A handshake waits `--timeout` seconds, else `[mcp] cli_connect_timeout` (10 s: short for scripts).
+The JSON is printed as soon as it is known, before the server is stopped. SIGTERM and SIGHUP (like Ctrl+C)
+cancel the request and end the server, a stdio server's whole process group, then exit 143 / 129 (130).
 """
 
 from __future__ import annotations
@@ -203,12 +205,11 @@ def _listing(state: Any, verb: str) -> list[dict[str, Any]]:
     return [convert.dump(entry) for entry in entries]
 
 
-async def _run(args: argparse.Namespace) -> tuple[Any, int]:
-    from app.mcp import convert
+async def _run(args: argparse.Namespace, stopping: "_Stopping") -> int:
+    """Run one verb and print its JSON as soon as it is known: the servers are stopped after, not before."""
     from app.mcp.config import McpConfigError, parse_server_spec
     from app.mcp.manager import McpUnavailable
     from app.mcp.server_state import CONNECTING
-    from tools.errors import ToolError
 
     arguments = request_arguments(args)
     configured, config, workdir = _load(args)
@@ -224,9 +225,9 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
                 await manager.wait_settled(timeout=_connect_timeout(args, config) + 1)
             except asyncio.TimeoutError:
                 pass
-            return _list_rows(manager)
+            return _show(*_list_rows(manager))
         finally:
-            await manager.stop()
+            await _stop(manager, stopping)
     try:
         server = parse_server_spec(args.server, configured)
     except McpConfigError as error:
@@ -234,8 +235,7 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
     server.enabled = True
     manager = _manager([server], config, workdir, args)
     if args.command == "logout":
-        removed = manager.sign_out(server.name)
-        return {"server": server.name, "signed_out": removed}, 0
+        return _show({"server": server.name, "signed_out": manager.sign_out(server.name)}, 0)
     manager.start()
     try:
         try:
@@ -244,41 +244,110 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
             still = manager.servers[server.name].status == CONNECTING
             raise CliError(f"MCP server '{server.name}' timed out: no answer within {manager.connect_timeout:g}s"
                            if still else str(error)) from None
-        try:
-            if args.command == "tools":
-                specs = {spec.name: spec for spec in state.specs}
-                rows = []
-                for tool in state.tools:
-                    row = convert.dump(tool)
-                    model_name = next((n for n, t in state._tool_names.items() if t == tool.name), None)
-                    row["whimbrelName"] = model_name
-                    if model_name in specs:
-                        row["functionParameters"] = specs[model_name].parameters
-                    if tool.name in state.schema_problems:
-                        row["schemaProblem"] = state.schema_problems[tool.name]
-                    rows.append(row)
-                return rows, 0
-            if args.command in ("resources", "templates", "prompts"):
-                return _listing(state, args.command), 0
-            if args.command == "ping":
-                return {"server": server.name, "ms": round(await manager.ping(server.name), 3)}, 0
-            if args.command == "call":
-                result = await manager.call_tool_raw(server.name, args.tool, arguments)
-                out = convert.dump(result)
-                text, is_error = convert.call_result_to_text(result)
-                out["text"] = text
-                if is_error:
-                    print(inert(f"whimbrel mcp: tool {args.tool!r} reported an error: {text}"), file=sys.stderr)
-                return out, CALL_ERROR if is_error else 0
-            if args.command == "read":
-                return convert.dump(await manager.read_resource(server.name, args.uri)), 0
-            if args.command == "prompt":
-                return convert.dump(await manager.get_prompt(server.name, args.name, arguments)), 0
-        except ToolError as error:
-            raise CliError(str(error)) from None
-        raise CliError(f"unknown command {args.command!r}", USAGE_ERROR)
+        return _show(*await _answer(args, manager, server.name, state, arguments))
     finally:
-        await manager.stop()
+        await _stop(manager, stopping)
+
+
+async def _answer(args: argparse.Namespace, manager: Any, name: str, state: Any,
+                  arguments: dict[str, Any]) -> tuple[Any, int]:
+    """What one verb prints, and its exit code."""
+    from app.mcp import convert
+    from tools.errors import ToolError
+
+    try:
+        if args.command == "tools":
+            specs = {spec.name: spec for spec in state.specs}
+            rows = []
+            for tool in state.tools:
+                row = convert.dump(tool)
+                model_name = next((n for n, t in state._tool_names.items() if t == tool.name), None)
+                row["whimbrelName"] = model_name
+                if model_name in specs:
+                    row["functionParameters"] = specs[model_name].parameters
+                if tool.name in state.schema_problems:
+                    row["schemaProblem"] = state.schema_problems[tool.name]
+                rows.append(row)
+            return rows, 0
+        if args.command in ("resources", "templates", "prompts"):
+            return _listing(state, args.command), 0
+        if args.command == "ping":
+            return {"server": name, "ms": round(await manager.ping(name), 3)}, 0
+        if args.command == "call":
+            result = await manager.call_tool_raw(name, args.tool, arguments)
+            out = convert.dump(result)
+            text, is_error = convert.call_result_to_text(result)
+            out["text"] = text
+            if is_error:
+                print(inert(f"whimbrel mcp: tool {args.tool!r} reported an error: {text}"), file=sys.stderr)
+            return out, CALL_ERROR if is_error else 0
+        if args.command == "read":
+            return convert.dump(await manager.read_resource(name, args.uri)), 0
+        if args.command == "prompt":
+            return convert.dump(await manager.get_prompt(name, args.name, arguments)), 0
+    except ToolError as error:
+        raise CliError(str(error)) from None
+    raise CliError(f"unknown command {args.command!r}", USAGE_ERROR)
+
+
+def _show(output: Any, code: int) -> int:
+    """Print the JSON answer now (a script reads it while the server is still being stopped); the exit code."""
+    try:
+        shown = json.dumps(output, indent=2, ensure_ascii=False, default=str)
+        sys.stdout.write(shown.translate(JSON_ESCAPES) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return code
+
+
+class _Stopping:
+    """SIGTERM and SIGHUP end the verb as Ctrl+C does: the running request is cancelled, the servers stopped
+    (a stdio server's whole process group, at once), and the exit code is 128 + the signal's number."""
+
+    SIGNALS = ("SIGTERM", "SIGHUP")
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+
+    async def run(self, coro: Any) -> int:
+        import signal
+
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        installed = []
+
+        def received(number: int) -> None:
+            if self.signal is None:
+                self.signal = number
+                task.cancel()
+
+        for name in self.SIGNALS:
+            number = getattr(signal, name, None)
+            if number is None:
+                continue
+            try:
+                loop.add_signal_handler(number, received, number)
+                installed.append(number)
+            except (ValueError, RuntimeError, NotImplementedError):
+                pass
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            if self.signal is None:
+                raise
+            return 128 + self.signal
+        finally:
+            for number in installed:
+                loop.remove_signal_handler(number)
+
+
+async def _stop(manager: Any, stopping: _Stopping) -> None:
+    if stopping.signal is not None:  # told to stop: the servers' processes end now, not after a grace period
+        await manager.end_processes()
+    await manager.stop()
 
 
 def main(argv: list[str]) -> int:
@@ -293,19 +362,11 @@ def main(argv: list[str]) -> int:
     import logging
 
     logging.getLogger("mcp").addHandler(logging.NullHandler())  # the SDK's tracebacks: the reason is reported
+    stopping = _Stopping()
     try:
-        output, code = asyncio.run(_run(args))
+        return asyncio.run(stopping.run(_run(args, stopping)))
     except CliError as error:
         print(inert(f"whimbrel mcp: {error}"), file=sys.stderr)
         return error.code
     except KeyboardInterrupt:
         return 130
-    try:
-        shown = json.dumps(output, indent=2, ensure_ascii=False, default=str)
-        sys.stdout.write(shown.translate(JSON_ESCAPES) + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return code

@@ -418,6 +418,11 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
                 with contextlib.suppress(Exception):
                     await client.__aexit__(None, None, None)
 
+    async def end_processes(self) -> None:
+        """End every stdio server's process group now (SIGTERM, then SIGKILL after a grace): for a signal that
+        says stop, where the SDK's own shutdown would first wait for the server to notice its closed stdin."""
+        await asyncio.gather(*(self._end_server_process(state) for state in self.servers.values()))
+
     async def _end_server_process(self, state: ServerState) -> None:
         """Kill the stdio server's process group if it outlived its connection (see app/mcp/stdio_exit)."""
         if self._runs_a_process(state):
