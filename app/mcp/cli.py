@@ -16,7 +16,9 @@ any server starts. Errors go to stderr with a non-zero exit: 2 for usage and con
 server or call that failed; `list` exits 1
 when any enabled server is not ready (its JSON still lists every server, each with its reason).
 A handshake waits `--timeout` seconds, else `[mcp] cli_connect_timeout` (10 s: short for scripts).
-The JSON is printed as soon as it is known, before the server is stopped. SIGTERM and SIGHUP (like Ctrl+C)
+The JSON is what the server sent (no field the SDK's models fill in by default; `call` adds `text`, the
+result's text as the model would see it, and `tools` adds Whimbrel's names and schemas, each under a name
+of its own). The JSON is printed as soon as it is known, before the server is stopped. SIGTERM and SIGHUP (like Ctrl+C)
 cancel the request and end the server, a stdio server's whole process group, then exit 143 / 129 (130).
 """
 
@@ -202,7 +204,7 @@ def _listing(state: Any, verb: str) -> list[dict[str, Any]]:
     from app.mcp import convert
 
     entries = {"resources": state.resources, "templates": state.templates, "prompts": state.prompts}[verb]
-    return [convert.dump(entry) for entry in entries]
+    return [convert.dump_sent(entry) for entry in entries]
 
 
 async def _run(args: argparse.Namespace, stopping: "_Stopping") -> int:
@@ -260,7 +262,7 @@ async def _answer(args: argparse.Namespace, manager: Any, name: str, state: Any,
             specs = {spec.name: spec for spec in state.specs}
             rows = []
             for tool in state.tools:
-                row = convert.dump(tool)
+                row = convert.dump_sent(tool)
                 model_name = next((n for n, t in state._tool_names.items() if t == tool.name), None)
                 row["whimbrelName"] = model_name
                 if model_name in specs:
@@ -275,16 +277,16 @@ async def _answer(args: argparse.Namespace, manager: Any, name: str, state: Any,
             return {"server": name, "ms": round(await manager.ping(name), 3)}, 0
         if args.command == "call":
             result = await manager.call_tool_raw(name, args.tool, arguments)
-            out = convert.dump(result)
+            out = convert.dump_sent(result)
             text, is_error = convert.call_result_to_text(result)
             out["text"] = text
             if is_error:
                 print(inert(f"whimbrel mcp: tool {args.tool!r} reported an error: {text}"), file=sys.stderr)
             return out, CALL_ERROR if is_error else 0
         if args.command == "read":
-            return convert.dump(await manager.read_resource(name, args.uri)), 0
+            return convert.dump_sent(await manager.read_resource(name, args.uri)), 0
         if args.command == "prompt":
-            return convert.dump(await manager.get_prompt(name, args.name, arguments)), 0
+            return convert.dump_sent(await manager.get_prompt(name, args.name, arguments)), 0
     except ToolError as error:
         raise CliError(str(error)) from None
     raise CliError(f"unknown command {args.command!r}", USAGE_ERROR)

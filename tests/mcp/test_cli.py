@@ -253,3 +253,22 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+@needs_node
+def test_call_read_and_prompt_print_what_the_server_sent(tmp_path):
+    """server-everything (2025-11-25) sends neither `isError` nor `resultType` with a result, nor `ttlMs` or
+    `cacheScope` with a resource: the SDK's models fill them in, and the JSON must not show them."""
+    config = tmp_path / "config.toml"
+    config.write_text('[mcp.servers.everything]\ncommand = "mcp-server-everything"\nargs = ["stdio"]\n')
+    called = whimbrel("call", "everything", "echo", "message=hi", config=config, cwd=tmp_path)
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout) == {"content": [{"type": "text", "text": "Echo: hi"}], "text": "Echo: hi"}
+    uri = "demo://resource/static/document/architecture.md"
+    read = whimbrel("read", "everything", uri, config=config, cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+    answer = json.loads(read.stdout)
+    assert list(answer) == ["contents"] and set(answer["contents"][0]) == {"uri", "mimeType", "text"}
+    prompt = whimbrel("prompt", "everything", "simple-prompt", config=config, cwd=tmp_path)
+    assert prompt.returncode == 0, prompt.stderr
+    assert "resultType" not in prompt.stdout and json.loads(prompt.stdout)["messages"]
