@@ -130,11 +130,11 @@ def _project_file(args: argparse.Namespace, workdir: Path) -> Any:
     """The workspace's `.mcp.json` with its review state from the store (no store: not accepted). Nobody
     can review it here: an unaccepted file's servers never start, and the warning names the command."""
     from app.settings.paths import default_data_dir
-    from app.permissions.project import read_mcp_file
+    from app.permissions.project import mcp_path, read_mcp_file
 
     db = (args.data_dir or default_data_dir()).expanduser() / "whimbrel.db"
     engine = None
-    if db.exists():
+    if db.exists() and mcp_path(workdir).exists():  # the store (SQLAlchemy) only when there is a file to judge
         from app.storage.store import Store
 
         try:
@@ -151,6 +151,11 @@ async def _no_sign_in(request: Any) -> None:
     raise Declined(f"sign-in needed; run `whimbrel mcp tools {request.server}` to sign in")
 
 
+# what each verb needs listed before it runs (`call` calls by name; the others print the list they name)
+VERB_LISTS = {"tools": {"tools"}, "resources": {"resources"}, "templates": {"resources"}, "read": set(),
+              "prompts": {"prompts"}, "prompt": set(), "call": set(), "ping": set()}
+
+
 def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Namespace) -> Any:
     from app.mcp.features import ClientHooks
     from app.mcp.manager import McpManager
@@ -158,10 +163,12 @@ def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Name
     from app.settings.paths import default_data_dir
 
     hooks = ClientHooks(authorization=_no_sign_in if args.command == "list" else browser_hook())
-    return McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,
-                      data_dir=args.data_dir or default_data_dir(),
-                      call_timeout=args.timeout or config.mcp_call_timeout,
-                      connect_timeout=_connect_timeout(args, config))
+    manager = McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,
+                         data_dir=args.data_dir or default_data_dir(),
+                         call_timeout=args.timeout or config.mcp_call_timeout,
+                         connect_timeout=_connect_timeout(args, config))
+    manager.initial_lists = VERB_LISTS.get(args.command, manager.initial_lists)  # `list` counts everything
+    return manager
 
 
 def _connect_timeout(args: argparse.Namespace, config: Any) -> float:
@@ -346,10 +353,22 @@ class _Stopping:
                 loop.remove_signal_handler(number)
 
 
+EXIT_GRACE = 0.5  # seconds a stdio server has to exit once its stdin is closed, before its group gets SIGTERM
+
+
 async def _stop(manager: Any, stopping: _Stopping) -> None:
-    if stopping.signal is not None:  # told to stop: the servers' processes end now, not after a grace period
+    """Stop the servers. The answer is printed already and nothing more is asked of them, so a stdio server
+    that has not exited within EXIT_GRACE of its stdin closing is ended (the SDK would wait 2 s); on a signal,
+    at once."""
+    if stopping.signal is not None:
         await manager.end_processes()
-    await manager.stop()
+        await manager.stop()
+        return
+    stopped = asyncio.ensure_future(manager.stop())
+    done, _ = await asyncio.wait([stopped], timeout=EXIT_GRACE)
+    if not done:
+        await manager.end_processes()
+    await stopped
 
 
 def main(argv: list[str]) -> int:
