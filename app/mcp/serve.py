@@ -207,6 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workdir", type=Path, default=None, help="the workspace tools act in (default: cwd)")
     p.add_argument("--config", type=Path, default=None, help="config file: its [policy] rules and [hooks] apply")
     p.add_argument("--data-dir", type=Path, default=None, help="where the audit log is kept (the store)")
+    p.add_argument("--conformance", action="store_true",
+                   help="for tests: serve, over --http on a loopback address and without a token, only the fixed "
+                        "tools, resources and prompts the MCP conformance suite's server scenarios call "
+                        "(app/mcp/serve_conformance.py), instead of Whimbrel's tools")
     return p
 
 
@@ -286,6 +290,8 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     logging.getLogger("mcp").addHandler(logging.NullHandler())
+    if args.conformance:
+        return _conformance(args)
     token = args.token or os.environ.get("WHIMBREL_MCP_TOKEN") or ""
     if args.http and not token:
         token = secrets_module.token_urlsafe(24)
@@ -311,3 +317,23 @@ def main(argv: list[str]) -> int:
     except OSError as error:
         print(f"whimbrel mcp serve: {error.strerror or error}", file=sys.stderr)
         return 1
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    from app.mcp.serve_conformance import serve_conformance
+
+    try:
+        if not args.http:
+            raise ValueError("--conformance needs --http HOST:PORT")
+        host, port = parse_address(args.http)
+        print(f"whimbrel mcp serve: conformance mode at http://{host}:{port}/mcp", file=sys.stderr)
+        asyncio.run(serve_conformance(host, port))
+    except ValueError as error:
+        print(f"whimbrel mcp serve: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    except OSError as error:
+        print(f"whimbrel mcp serve: {error.strerror or error}", file=sys.stderr)
+        return 1
+    return 0
