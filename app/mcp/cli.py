@@ -222,11 +222,8 @@ async def _run(args: argparse.Namespace, stopping: "_Stopping") -> int:
 
     arguments = request_arguments(args)
     configured, config, workdir = _load(args)
-    if args.command != "logout":  # no frame to paint here: import now, so a handshake's deadline is the server's
-        from app.mcp.manager import import_sdk
-
-        import_sdk()
     if args.command == "list":
+        _import_sdk()
         manager = _manager(list(configured.values()), config, workdir, args)
         manager.start()
         try:
@@ -245,6 +242,8 @@ async def _run(args: argparse.Namespace, stopping: "_Stopping") -> int:
     manager = _manager([server], config, workdir, args)
     if args.command == "logout":
         return _show({"server": server.name, "signed_out": manager.sign_out(server.name)}, 0)
+    _prespawn(manager.servers[server.name], workdir)
+    _import_sdk()
     manager.start()
     try:
         try:
@@ -256,6 +255,23 @@ async def _run(args: argparse.Namespace, stopping: "_Stopping") -> int:
         return _show(*await _answer(args, manager, server.name, state, arguments))
     finally:
         await _stop(manager, stopping)
+
+
+def _import_sdk() -> None:
+    """No frame to paint here: import the SDK now, so a handshake's deadline is the server's alone."""
+    from app.mcp.manager import import_sdk
+
+    import_sdk()
+
+
+def _prespawn(state: Any, workdir: Path) -> None:
+    """Start a stdio server before the SDK is imported, so its start-up and the import overlap."""
+    import tempfile
+
+    from app.mcp.prespawn import spawn
+
+    state.stderr = tempfile.TemporaryFile()
+    state.prespawned = spawn(state.config, workdir, state.stderr)
 
 
 async def _answer(args: argparse.Namespace, manager: Any, name: str, state: Any,
@@ -360,15 +376,21 @@ async def _stop(manager: Any, stopping: _Stopping) -> None:
     """Stop the servers. The answer is printed already and nothing more is asked of them, so a stdio server
     that has not exited within EXIT_GRACE of its stdin closing is ended (the SDK would wait 2 s); on a signal,
     at once."""
+    from app.mcp.prespawn import discard
+
     if stopping.signal is not None:
         await manager.end_processes()
         await manager.stop()
-        return
-    stopped = asyncio.ensure_future(manager.stop())
-    done, _ = await asyncio.wait([stopped], timeout=EXIT_GRACE)
-    if not done:
-        await manager.end_processes()
-    await stopped
+    else:
+        stopped = asyncio.ensure_future(manager.stop())
+        done, _ = await asyncio.wait([stopped], timeout=EXIT_GRACE)
+        if not done:
+            await manager.end_processes()
+        await stopped
+    for state in manager.servers.values():  # started early, but never connected to
+        process, state.prespawned = state.prespawned, None
+        if process is not None:
+            await discard(process)
 
 
 def main(argv: list[str]) -> int:
