@@ -272,3 +272,19 @@ def test_call_read_and_prompt_print_what_the_server_sent(tmp_path):
     prompt = whimbrel("prompt", "everything", "simple-prompt", config=config, cwd=tmp_path)
     assert prompt.returncode == 0, prompt.stderr
     assert "resultType" not in prompt.stdout and json.loads(prompt.stdout)["messages"]
+
+
+def test_a_call_that_times_out_leaves_no_server_behind(tmp_path):
+    """The server was started before the SDK was imported (app/mcp/prespawn.py); when the call gives up, the
+    server, still busy in its tool, is ended with its process group all the same."""
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    pid_file = tmp_path / "server.pid"
+    spec = f"stdio:{sys.executable} {ROOT / 'tests' / 'mcp' / 'sleepy_server.py'} {pid_file}"
+    done = whimbrel("--timeout", "15", "call", spec, "nap", config=config, cwd=tmp_path)  # handshake too: loaded CI
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    server_pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(server_pid):
+        assert time.monotonic() < deadline, f"the server ({server_pid}) outlived whimbrel mcp call"
+        time.sleep(0.05)
