@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.acp.updates import TOOL_KINDS, history_updates, tool_title, turn_usage, update_for, usage_update
+from app.acp.tool_calls import locations, tool_kind
+from app.acp.updates import history_updates, tool_title, turn_usage, update_for, usage_update
 from app.engine import events as ev
 from app.headless.policy import MODES
 
@@ -45,6 +46,7 @@ class AcpSession:
     gauge: tuple[int, int | None] = (0, None)  # the latest request's prompt tokens and the context window
     turn_usage: list[ev.UsageRecorded] = field(default_factory=list)  # this turn's requests, for the answer
     cost_before: float = 0.0  # USD the workstream's stored turns cost before this process (a loaded session)
+    diffs: dict[str, Any] = field(default_factory=dict)  # call id -> the ACP diff of a write or edit not yet done
 
 
 class WhimbrelAgent:
@@ -79,7 +81,8 @@ class WhimbrelAgent:
 
         if client_capabilities is not None:  # files and commands go through what the client offers
             self.registry = client_routed(self._local_registry, client_capabilities, lambda: self.conn)
-        return acp.InitializeResponse(protocol_version=min(protocol_version, acp.PROTOCOL_VERSION),
+        # ACP: the client's version when the agent speaks it, else the latest the agent speaks (only one so far)
+        return acp.InitializeResponse(protocol_version=acp.PROTOCOL_VERSION,
                                       agent_capabilities=AgentCapabilities(
                                           load_session=True, mcp_capabilities=McpCapabilities(http=True, sse=True)),
                                       agent_info=Implementation(name="whimbrel", version="0.1.0"))
@@ -112,7 +115,7 @@ class WhimbrelAgent:
             session = self._adopt(workstream, workdir)
             session.cost_before = sum(row.cost or 0.0 for row in await self.store.list_usage(session_id))
         await self._connect_servers(session, mcp_servers)
-        for update in history_updates(session.workstream.session.messages):
+        for update in history_updates(session.workstream.session.messages, session.workdir):
             await self.conn.session_update(session_id=session_id, update=update)
         return acp.LoadSessionResponse(modes=self._modes(session), config_options=self._config_options(session))
 
@@ -167,7 +170,11 @@ class WhimbrelAgent:
             session.turn.cancel()
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> Any:
-        return None
+        """No authentication method is offered (initialize lists none), so whichever is named does not exist."""
+        import acp
+
+        raise acp.RequestError.invalid_params({"methodId": method_id, "reason": "this agent offers no authentication "
+                                               "methods; the model's credentials come from its configuration"})
 
     async def close(self) -> None:
         """At the end of the connection: stop turns and pumps, give the leases back."""
@@ -273,16 +280,28 @@ class WhimbrelAgent:
 
     # -- events -> updates -------------------------------------------------------------------
     def _on_event(self, session: AcpSession, event: ev.EngineEvent) -> None:
-        if isinstance(event, ev.Notice) and event.level == "error":
-            session.last_error = event.text
-        elif isinstance(event, ev.TurnFinished):
+        """Each event becomes its update as it is emitted (a write's diff is of the file before the write); the
+        pump sends them in order. Approvals are answered by the pump."""
+        import logging
+
+        if isinstance(event, ev.Notice) and event.level in ("warning", "error"):
+            if event.level == "error":
+                session.last_error = event.text  # the prompt's JSON-RPC error says it
+            logging.getLogger("whimbrel").warning("session %s: %s", session.workstream.id, event.text)
+            return
+        if isinstance(event, ev.TurnFinished):
             session.outcome = event.outcome
         elif isinstance(event, ev.UsageUpdated):
             session.gauge = (event.prompt_tokens, event.context_window)
-        elif isinstance(event, ev.UsageRecorded):
+        if isinstance(event, ev.UsageRecorded):
             session.turn_usage.append(event)
-            event = usage_update(event, *session.gauge, session.cost_before)  # the gauge as of this request
-        session.queue.put_nowait(event)
+            update = usage_update(event, *session.gauge, session.cost_before)  # the gauge as of this request
+        elif isinstance(event, ev.ApprovalRequested):
+            update = event
+        else:
+            update = update_for(event, session.workdir, session.diffs)
+        if update is not None:
+            session.queue.put_nowait(update)
 
     async def _pump(self, session: AcpSession) -> None:
         """Send the session's updates in order; approvals are answered here, by mode or by the client."""
@@ -292,9 +311,7 @@ class WhimbrelAgent:
                 if isinstance(event, ev.ApprovalRequested):
                     await self._approve(session, event)
                 else:
-                    update = update_for(event) if isinstance(event, ev.EngineEvent) else event  # usage: built
-                    if update is not None:
-                        await self.conn.session_update(session_id=session.workstream.id, update=update)
+                    await self.conn.session_update(session_id=session.workstream.id, update=event)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - the client went away or refused an update: the turn goes on
@@ -330,11 +347,14 @@ class WhimbrelAgent:
             options = [PermissionOption(option_id=ALLOW, name="Allow", kind="allow_once"),
                        PermissionOption(option_id=ALWAYS, name="Always allow", kind="allow_always"),
                        PermissionOption(option_id=REJECT, name="Reject", kind="reject_once")]
+        name = item.tool or item.name
+        diff = session.diffs.get(item.call_id)
         request = asyncio.ensure_future(self.conn.request_permission(
             session_id=session.workstream.id,
             tool_call=ToolCallUpdate(tool_call_id=item.call_id, title=tool_title(item.name, item.preview),
-                                     kind=TOOL_KINDS.get(item.tool or item.name, "other"), status="pending",
-                                     raw_input=_raw_input(arguments)),
+                                     kind=tool_kind(name), status="pending", raw_input=_raw_input(arguments),
+                                     locations=locations(name, arguments, session.workdir),
+                                     content=[diff] if diff is not None else None),
             options=options))
         await asyncio.wait([request, turn_future], return_when=asyncio.FIRST_COMPLETED)
         if not request.done():

@@ -21,9 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def serve(setup, mode: str = "ask") -> None:
-    import acp
-
     from app.acp.agent import WhimbrelAgent
+    from app.acp.wire import run_agent
     from app.engine.guards import PermissionSetup
     from app.permissions.gate import protected_places
     from app.storage.async_store import AsyncStore
@@ -42,7 +41,7 @@ async def serve(setup, mode: str = "ask") -> None:
                           auto_compact_pct=config.auto_compact_pct, default_mode=mode, config=config,
                           tool_mode=setup.tool_mode, permissions=permissions)
     try:
-        await acp.run_agent(agent)
+        await run_agent(agent)
     finally:
         await agent.close()
         await setup.models.aclose()

@@ -6,12 +6,13 @@ Pure translations: the agent sends what these return, in order, through the clie
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from app.acp.tool_calls import diff_content, locations, tool_kind
 from app.engine import events as ev
 from app.vocabulary.messages import Message
 
-TOOL_KINDS = {"bash": "execute", "read_file": "read", "write_file": "edit", "edit_file": "edit", "search": "search"}
 STATUS = {"pending": "pending", "approved": "pending", "running": "in_progress", "done": "completed",
           "error": "failed", "denied": "failed"}
 
@@ -27,36 +28,45 @@ def tool_title(name: str, preview: str) -> str:
     return f"{name} {preview}".strip()[:200]
 
 
-def update_for(event: ev.EngineEvent) -> Any | None:
-    """The session update for one engine event, or None for events ACP does not carry."""
+def update_for(event: ev.EngineEvent, workdir: Path, diffs: dict[str, Any]) -> Any | None:
+    """The session update for one engine event, or None for events ACP does not carry.
+
+    Called as the engine emits the event, so a write's or an edit's `diff` is taken from the file before the call
+    runs; `diffs` keeps it by call id, for the permission request and the call's final update. Notices (retries,
+    "Turn cancelled", a failed request) are not the agent's words: the prompt's answer carries the outcome (stop
+    reason `cancelled`, or a JSON-RPC error), and the agent's log (stderr) the rest."""
     import acp
 
     if isinstance(event, ev.CodeCallEvent):  # a run_code program's call: a tool call of its own
-        return update_for(event.event)
+        return update_for(event.event, workdir, diffs)
     if isinstance(event, ev.ContentDelta) and event.text:
         return acp.update_agent_message_text(event.text)
     if isinstance(event, ev.ReasoningDelta) and event.text:
         return acp.update_agent_thought_text(event.text)
     if isinstance(event, ev.ToolCallAdded):
-        return acp.start_tool_call(event.call_id, tool_title(event.name, event.preview),
-                                   kind=TOOL_KINDS.get(event.name, "other"), status="pending",
+        diff = diff_content(event.name, event.arguments, workdir)
+        if diff is not None:
+            diffs[event.call_id] = diff
+        return acp.start_tool_call(event.call_id, tool_title(event.name, event.preview), kind=tool_kind(event.name),
+                                   status="pending", content=[diff] if diff is not None else None,
+                                   locations=locations(event.name, event.arguments, workdir),
                                    raw_input=_raw_input(event.arguments))
-    if isinstance(event, ev.ToolCallUpdated) and event.status in ("running", "denied"):
+    if isinstance(event, ev.ToolCallUpdated) and event.status == "running":
         return acp.update_tool_call(event.call_id, status=STATUS[event.status])
+    # a refused call ("denied") is told once, by its result's `failed` update
     if isinstance(event, ev.ToolResultReady):
+        diff = diffs.pop(event.call_id, None)
+        shown = [diff] if diff is not None and not event.is_error else []  # an edit that failed changed nothing
         return acp.update_tool_call(event.call_id, status="failed" if event.is_error else "completed",
-                                    content=[acp.tool_content(acp.text_block(event.output))],
+                                    content=shown + [acp.tool_content(acp.text_block(event.output))],
                                     raw_output=event.output)
-    if isinstance(event, ev.Notice) and event.level in ("warning", "error"):
-        return acp.update_agent_message_text(f"\n[{event.level}] {event.text}\n")
     return None
 
 
-def history_updates(messages: list[Message]) -> list[Any]:
+def history_updates(messages: list[Message], workdir: Path) -> list[Any]:
     """A loaded session's conversation, replayed as the updates that first told it (session/load)."""
     import acp
 
-    names: dict[str, tuple[str, str]] = {}
     updates: list[Any] = []
     for message in messages:
         if message.role == "user" and message.content:
@@ -67,9 +77,9 @@ def history_updates(messages: list[Message]) -> list[Any]:
             if message.content:
                 updates.append(acp.update_agent_message_text(message.content))
             for call in message.tool_calls:
-                names[call.id] = (call.name, call.arguments)
-                updates.append(acp.start_tool_call(call.id, tool_title(call.name, ""),
-                                                   kind=TOOL_KINDS.get(call.name, "other"), status="pending",
+                updates.append(acp.start_tool_call(call.id, tool_title(call.name, ""), kind=tool_kind(call.name),
+                                                   status="pending", locations=locations(call.name, call.arguments,
+                                                                                         workdir),
                                                    raw_input=_raw_input(call.arguments)))
         elif message.role == "tool" and message.tool_call_id:
             updates.append(acp.update_tool_call(message.tool_call_id,

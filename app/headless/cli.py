@@ -7,7 +7,7 @@ import asyncio
 import sys
 
 from app.headless import exit_codes
-from app.headless.output import FORMATS, output_for
+from app.headless.output import FORMATS, output_for, usage_failure
 from app.headless.policy import MODES
 from app.headless.setup import SetupProblem, add_common_arguments, setup_from
 
@@ -16,9 +16,23 @@ EPILOG = ("Exit codes: 0 success, 1 error, 2 usage error, 3 refused by policy, 4
 
 
 class _Parser(argparse.ArgumentParser):
+    requested_format: str | None = None  # --output as the command line asked it, before parsing succeeded
+
     def error(self, message: str):  # argparse's own exit code 2 is USAGE already; keep its words
         self.print_usage(sys.stderr)
-        self.exit(exit_codes.USAGE, f"whimbrel run: {message}\n")
+        sys.exit(usage_failure(self.requested_format, message, exit_codes.USAGE))
+
+
+def _requested_format(argv: list[str]) -> str | None:
+    """The --output value in `argv`, read before argparse (which may fail on another flag) has parsed it."""
+    for index, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--output" and index + 1 < len(argv):
+            return argv[index + 1]
+        if arg.startswith("--output="):
+            return arg.split("=", 1)[1]
+    return None
 
 
 def _positive(kind):
@@ -36,6 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
                      description="Run one prompt without the window; the reply goes to stdout.")
     parser.add_argument("prompt", nargs="?", help="the prompt (default: read from stdin; '-' reads stdin too)")
     parser.add_argument("--output", choices=FORMATS, default="text", help="stdout format (default text)")
+    parser.add_argument("--input-format", choices=("text", "stream-json"), default="text",
+                        help="stdin: the prompt as text (default), or stream-json: user turns, one JSON line each "
+                             '({"type":"user","message":{"role":"user","content":...}}), answered in turn in one '
+                             "workstream until stdin ends (needs --output stream-json)")
     parser.add_argument("--mode", choices=MODES, default="ask",
                         help="permission mode; in a headless run, what would ask is refused (default ask)")
     parser.add_argument("--allow", action="append", default=[], metavar="RULE",
@@ -62,9 +80,17 @@ def _prompt(args: argparse.Namespace) -> str:
     return sys.stdin.read().rstrip("\r\n")  # the line break `echo` or a heredoc ends with is not the prompt's
 
 
-def _usage(message: str) -> int:
-    print(f"whimbrel run: {message}", file=sys.stderr)
-    return exit_codes.USAGE
+def _first_turn(args: argparse.Namespace) -> str:
+    """With --input-format stream-json: the first user turn on stdin (the rest are read as the run goes)."""
+    from app.headless.turns import TurnProblem, next_turn
+
+    if args.prompt is not None:
+        raise TurnProblem("--input-format stream-json reads the prompts from stdin; give no prompt argument")
+    if args.output != "stream-json":
+        raise TurnProblem("--input-format stream-json needs --output stream-json")
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    return next_turn(sys.stdin.readline) or ""
 
 
 def exit_now(code: int) -> int:
@@ -83,17 +109,27 @@ def exit_now(code: int) -> int:
 
 
 def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    parser.requested_format = _requested_format(argv)
+    args = parser.parse_args(argv)
+    from app.headless.turns import TurnProblem
     from app.permissions.rules import RuleError
     from app.permissions.unattended import cli_rules
+
+    def _usage(message: str) -> int:
+        return usage_failure(args.output, message, exit_codes.USAGE)
 
     try:
         rules = cli_rules(args.allow, args.deny)
     except RuleError as error:
         return _usage(f"malformed rule {error}")
-    prompt = _prompt(args)
+    try:
+        prompt = _first_turn(args) if args.input_format == "stream-json" else _prompt(args)
+    except TurnProblem as problem:
+        return _usage(str(problem))
     if not prompt.strip():
-        return _usage("no prompt: give it as an argument or on stdin")
+        return _usage("no prompt: give it as an argument or on stdin" if args.input_format == "text" else
+                      "no user turn on stdin")
     try:
         setup = setup_from(args)
     except SetupProblem as problem:
@@ -106,7 +142,8 @@ def main(argv: list[str]) -> int:
                          resume=args.resume, continue_last=args.continue_last,
                          name=args.name, max_turns=args.max_turns, max_budget_usd=args.max_budget_usd,
                          timeout=args.timeout, bash_timeout=config.bash_timeout, output_limit=config.output_limit,
-                         auto_compact_pct=config.auto_compact_pct, tool_mode=setup.tool_mode)
+                         auto_compact_pct=config.auto_compact_pct, tool_mode=setup.tool_mode,
+                         more_turns=sys.stdin.readline if args.input_format == "stream-json" else None)
     run = HeadlessRun(options, output_for(args.output))
     try:
         return asyncio.run(run.run())

@@ -18,6 +18,31 @@ from app.vocabulary.inert import inert
 FORMATS = ("text", "json", "stream-json")
 
 
+def failure_result(code: int, reason: str) -> Wire:
+    """The `result` of a run that ended before it began (`--output json`): no workstream, no calls."""
+    return {"type": "result", "workstream_id": "", "name": None, "outcome": "error", "exit_code": code,
+            "reason": reason, "text": "", "tool_calls": [],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "model_requests": 0}, "cost": None, "refusals": []}
+
+
+def error_line(code: int, reason: str) -> Wire:
+    """The one `error` event of `--output stream-json` for a run that could not start (no workstream)."""
+    return {"type": "error", "workstream_id": None, "exit_code": code, "reason": reason}
+
+
+def usage_failure(fmt: str | None, message: str, code: int, *, stdout: TextIO | None = None,
+                  stderr: TextIO | None = None) -> int:
+    """A usage error before the run began: the words on stderr and, in a JSON format, one JSON line on stdout
+    (a `result` for json, an `error` event for stream-json), so a script reading stdout learns of it too."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    _line(stderr, f"whimbrel run: {message}\n")
+    if fmt == "json":
+        _line(stdout, json.dumps(failure_result(code, message)) + "\n")
+    elif fmt == "stream-json":
+        _line(stdout, json.dumps(error_line(code, message)) + "\n")
+    return code
+
+
 def _line(stream: TextIO, text: str) -> None:
     try:
         stream.write(text)
@@ -38,6 +63,10 @@ class Output:
             _line(self.stderr, inert(f"whimbrel: refused {wire['name']}: {wire['reason']}", multiline=False) + "\n")
         elif wire["type"] == "notice" and wire["level"] in ("warning", "error"):
             _line(self.stderr, inert(f"whimbrel: {wire['text']}", multiline=False) + "\n")
+
+    def fail(self, code: int, reason: str) -> None:
+        """The run could not start (unknown --resume, the store would not open): no events came before."""
+        self.finish(failure_result(code, reason))
 
     def finish(self, summary: Wire) -> None:
         code = summary["exit_code"]
@@ -93,6 +122,10 @@ class StreamJsonOutput(Output):
     def event(self, wire: Wire) -> None:
         super().event(wire)
         _line(self.stdout, json.dumps(wire) + "\n")
+
+    def fail(self, code: int, reason: str) -> None:
+        _line(self.stdout, json.dumps(error_line(code, reason)) + "\n")
+        Output.finish(self, failure_result(code, reason))
 
     def finish(self, summary: Wire) -> None:
         closing = {key: summary[key] for key in ("workstream_id", "outcome", "exit_code", "reason", "usage",

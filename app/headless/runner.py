@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,42 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 NOBODY = ("it would need the user's approval, and nobody can give it in a headless run (mode {mode}); the user "
           "can rerun with {{advice}}")
 POLICY_PREFIX = "(Nobody was asked: this is a headless run, and its policy refused the call.) "
+
+
+SEVERITY = (exit_codes.SUCCESS, exit_codes.REFUSED, exit_codes.ERROR)
+
+
+def _worse(code: int, other: int) -> int:
+    """The exit code of a run of several turns: a limit or a signal at once, else error > refused > success."""
+    if other in (exit_codes.LIMIT, exit_codes.INTERRUPTED, exit_codes.USAGE):
+        return other
+    return max(code, other, key=lambda c: SEVERITY.index(c) if c in SEVERITY else len(SEVERITY))
+
+
+async def _in_daemon_thread(func: Callable[..., Any], *args: Any) -> Any:
+    """`func(*args)` in a daemon thread: a read of stdin still blocked when the run ends (a signal, the timeout)
+    neither keeps the process alive nor makes asyncio.run's close wait for it, as an executor thread would."""
+    import threading
+
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if not future.done():
+            future.set_exception(error) if error is not None else future.set_result(result)
+
+    def work() -> None:
+        try:
+            result, error = func(*args), None
+        except Exception as problem:  # noqa: BLE001 - handed to the waiting coroutine
+            result, error = None, problem
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:  # the loop closed meanwhile: nobody waits any more
+            pass
+
+    threading.Thread(target=work, name="whimbrel-stdin", daemon=True).start()
+    return await future
 
 
 class RunRefused(Exception):
@@ -56,6 +93,7 @@ class RunOptions:
     retry_base_delay: float = 1.0
     auto_compact_pct: float = 80.0
     tool_mode: str | None = None  # --tools-mode (code mode); None: the config's
+    more_turns: Callable[[], str] | None = None  # --input-format stream-json: stdin's readline, for later turns
 
 
 @dataclass
@@ -79,7 +117,9 @@ class HeadlessRun:
         self._registry = None
         self._guard = None  # tools.guard.CallGuard: the permission engine, unattended (tools/unattended.py)
         self.workstream = None
+        self._workstream_id: str | None = None  # on every event once known
         self._store = None
+        self._requests_before = 0  # model requests of the earlier turns (--max-turns counts the whole run)
 
     # -- the run -------------------------------------------------------------------------
     async def run(self) -> int:
@@ -126,7 +166,7 @@ class HeadlessRun:
         self._guard.notices.clear()
         heartbeat = asyncio.create_task(self._beat(manager))
         try:
-            return await self._turn(workstream)
+            return await self._turns(workstream)
         finally:
             heartbeat.cancel()
             await manager.ownership.release_all()
@@ -156,6 +196,7 @@ class HeadlessRun:
             except ValueError as error:
                 raise RunRefused(f"--name: {error}") from None
         workstream.listener = self._on_event
+        self._workstream_id = workstream.id
         self._send({"type": "session_start", "workstream_id": workstream.id, "name": workstream.alias,
                     "model": workstream.model, "workdir": str(options.workdir), "resumed": resumed})
         return workstream
@@ -167,9 +208,14 @@ class HeadlessRun:
                 return info.id
         raise RunRefused(f"--continue: no earlier workstream in {workdir}")
 
-    async def _turn(self, workstream) -> int:
+    async def _turns(self, workstream) -> int:
+        """The prompt's turn, then (--input-format stream-json) one turn per user line until stdin ends.
+
+        The exit code is the worst of the turns': a limit or a signal ends the run at once; otherwise an error
+        outranks a refusal, and a refusal success."""
+        from app.headless.turns import TurnProblem, next_turn
+
         loop = asyncio.get_running_loop()
-        self._task = asyncio.create_task(workstream.submit(self.options.prompt))
         installed = []
         for sig in STOP_SIGNALS:
             try:
@@ -181,6 +227,32 @@ class HeadlessRun:
         if self.options.timeout is not None:
             timer = loop.call_later(self.options.timeout, self.stop, "limit",
                                     f"--timeout {self.options.timeout:g} s reached")
+        try:
+            code = await self._turn(workstream, self.options.prompt)
+            readline = self.options.more_turns
+            while readline is not None and code not in (exit_codes.LIMIT, exit_codes.INTERRUPTED):
+                self._task = asyncio.ensure_future(_in_daemon_thread(next_turn, readline))
+                try:
+                    prompt = await self._task
+                except asyncio.CancelledError:  # a signal or the timeout while waiting for the next line
+                    return self._finish(workstream, "")
+                except TurnProblem as problem:
+                    self._send({"type": "error", "exit_code": exit_codes.USAGE, "reason": str(problem)})
+                    return exit_codes.USAGE
+                if prompt is None:
+                    break
+                code = _worse(code, await self._turn(workstream, prompt))
+            return code
+        finally:
+            if timer is not None:
+                timer.cancel()
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+
+    async def _turn(self, workstream, prompt: str) -> int:
+        self._requests_before += self.record.model_requests
+        self.record, self._turn_outcome, self._last_error = RunRecord(), "", ""
+        self._task = asyncio.create_task(workstream.submit(prompt))
         crash = ""
         try:
             await self._task
@@ -192,11 +264,6 @@ class HeadlessRun:
 
             logging.getLogger("whimbrel").exception("headless turn failed")
             crash = f"internal error: {type(error).__name__}: {error}"
-        finally:
-            if timer is not None:
-                timer.cancel()
-            for sig in installed:
-                loop.remove_signal_handler(sig)
         return self._finish(workstream, crash)
 
     def _finish(self, workstream, crash: str) -> int:
@@ -231,7 +298,7 @@ class HeadlessRun:
             self._answer(event)
         elif isinstance(event, ev.AssistantStarted):
             limit = self.options.max_turns
-            if limit is not None and self.record.model_requests > limit:
+            if limit is not None and self._requests_before + self.record.model_requests > limit:
                 self.stop("limit", f"--max-turns {limit} reached")
         elif isinstance(event, ev.UsageRecorded):
             self._check_budget(event)
@@ -262,13 +329,12 @@ class HeadlessRun:
             self.stop("limit", f"--max-budget-usd {budget:g} reached (spent ${event.session_cost:.4f})")
 
     def _send(self, wire: dict) -> None:
-        self.output.event(wire)
+        """One event out, with the workstream's id (every line of stream-json carries it)."""
+        self.output.event({"type": wire["type"], "workstream_id": self._workstream_id, **wire})
 
     def _fail_early(self, message: str, code: int) -> int:
-        self.output.finish({"type": "result", "workstream_id": "", "name": None, "outcome": "error",
-                            "exit_code": code, "reason": message, "text": "", "tool_calls": [],
-                            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "model_requests": 0},
-                            "cost": None, "refusals": []})
+        """Before the workstream opened: no events came, so only the failure is told (no turn_end)."""
+        self.output.fail(code, message)
         return code
 
     async def _beat(self, manager) -> None:

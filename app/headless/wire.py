@@ -73,11 +73,20 @@ class RunRecord:
                 if record is not None and event.note.startswith(prefix) and not record.decision:
                     return self.decided(event.call_id, record.name, allowed, event.note[len(prefix):])
             return None
+        if isinstance(event, ev.ToolCallUpdated) and event.status == "running":
+            record = self.calls.get(event.call_id)
+            if record is not None and not record.decision:
+                # the engine notes every verdict but one: a tool that only reads is allowed by the tool itself
+                # (app/permissions/gate.py), in every mode; it is reported here, before it runs, like the others
+                why = ("it runs nothing itself: each call its program makes is judged on its own"
+                       if record.name == "run_code" else f"{record.name} only reads")
+                return self.decided(event.call_id, record.name, True, why)
+            return None
         if isinstance(event, ev.ToolResultReady):
             record = self.calls.get(event.call_id)
             if record is not None:
                 record.output, record.is_error = event.output, event.is_error
-                record.decision = record.decision or "allowed"  # a harmless read runs without a note
+                record.decision = record.decision or "allowed"
             return {"type": "tool_result", "call_id": event.call_id,
                     "name": record.name if record else "", "output": event.output, "is_error": event.is_error}
         if isinstance(event, ev.UsageRecorded):

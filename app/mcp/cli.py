@@ -16,6 +16,10 @@ any server starts. Errors go to stderr with a non-zero exit: 2 for usage and con
 server or call that failed; `list` exits 1
 when any enabled server is not ready (its JSON still lists every server, each with its reason).
 A handshake waits `--timeout` seconds, else `[mcp] cli_connect_timeout` (10 s: short for scripts).
+The JSON is what the server sent (no field the SDK's models fill in by default; `call` adds `text`, the
+result's text as the model would see it, and `tools` adds Whimbrel's names and schemas, each under a name
+of its own). The JSON is printed as soon as it is known, before the server is stopped. SIGTERM and SIGHUP (like Ctrl+C)
+cancel the request and end the server, a stdio server's whole process group, then exit 143 / 129 (130).
 """
 
 from __future__ import annotations
@@ -126,11 +130,11 @@ def _project_file(args: argparse.Namespace, workdir: Path) -> Any:
     """The workspace's `.mcp.json` with its review state from the store (no store: not accepted). Nobody
     can review it here: an unaccepted file's servers never start, and the warning names the command."""
     from app.settings.paths import default_data_dir
-    from app.permissions.project import read_mcp_file
+    from app.permissions.project import mcp_path, read_mcp_file
 
     db = (args.data_dir or default_data_dir()).expanduser() / "whimbrel.db"
     engine = None
-    if db.exists():
+    if db.exists() and mcp_path(workdir).exists():  # the store (SQLAlchemy) only when there is a file to judge
         from app.storage.store import Store
 
         try:
@@ -147,6 +151,11 @@ async def _no_sign_in(request: Any) -> None:
     raise Declined(f"sign-in needed; run `whimbrel mcp tools {request.server}` to sign in")
 
 
+# what each verb needs listed before it runs (`call` calls by name; the others print the list they name)
+VERB_LISTS = {"tools": {"tools"}, "resources": {"resources"}, "templates": {"resources"}, "read": set(),
+              "prompts": {"prompts"}, "prompt": set(), "call": set(), "ping": set()}
+
+
 def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Namespace) -> Any:
     from app.mcp.features import ClientHooks
     from app.mcp.manager import McpManager
@@ -154,10 +163,12 @@ def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Name
     from app.settings.paths import default_data_dir
 
     hooks = ClientHooks(authorization=_no_sign_in if args.command == "list" else browser_hook())
-    return McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,
-                      data_dir=args.data_dir or default_data_dir(),
-                      call_timeout=args.timeout or config.mcp_call_timeout,
-                      connect_timeout=_connect_timeout(args, config))
+    manager = McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,
+                         data_dir=args.data_dir or default_data_dir(),
+                         call_timeout=args.timeout or config.mcp_call_timeout,
+                         connect_timeout=_connect_timeout(args, config))
+    manager.initial_lists = VERB_LISTS.get(args.command, manager.initial_lists)  # `list` counts everything
+    return manager
 
 
 def _connect_timeout(args: argparse.Namespace, config: Any) -> float:
@@ -200,23 +211,19 @@ def _listing(state: Any, verb: str) -> list[dict[str, Any]]:
     from app.mcp import convert
 
     entries = {"resources": state.resources, "templates": state.templates, "prompts": state.prompts}[verb]
-    return [convert.dump(entry) for entry in entries]
+    return [convert.dump_sent(entry) for entry in entries]
 
 
-async def _run(args: argparse.Namespace) -> tuple[Any, int]:
-    from app.mcp import convert
+async def _run(args: argparse.Namespace, stopping: "_Stopping") -> int:
+    """Run one verb and print its JSON as soon as it is known: the servers are stopped after, not before."""
     from app.mcp.config import McpConfigError, parse_server_spec
     from app.mcp.manager import McpUnavailable
     from app.mcp.server_state import CONNECTING
-    from tools.errors import ToolError
 
     arguments = request_arguments(args)
     configured, config, workdir = _load(args)
-    if args.command != "logout":  # no frame to paint here: import now, so a handshake's deadline is the server's
-        from app.mcp.manager import import_sdk
-
-        import_sdk()
     if args.command == "list":
+        _import_sdk()
         manager = _manager(list(configured.values()), config, workdir, args)
         manager.start()
         try:
@@ -224,9 +231,9 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
                 await manager.wait_settled(timeout=_connect_timeout(args, config) + 1)
             except asyncio.TimeoutError:
                 pass
-            return _list_rows(manager)
+            return _show(*_list_rows(manager))
         finally:
-            await manager.stop()
+            await _stop(manager, stopping)
     try:
         server = parse_server_spec(args.server, configured)
     except McpConfigError as error:
@@ -234,8 +241,9 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
     server.enabled = True
     manager = _manager([server], config, workdir, args)
     if args.command == "logout":
-        removed = manager.sign_out(server.name)
-        return {"server": server.name, "signed_out": removed}, 0
+        return _show({"server": server.name, "signed_out": manager.sign_out(server.name)}, 0)
+    _prespawn(manager.servers[server.name], workdir)
+    _import_sdk()
     manager.start()
     try:
         try:
@@ -244,41 +252,145 @@ async def _run(args: argparse.Namespace) -> tuple[Any, int]:
             still = manager.servers[server.name].status == CONNECTING
             raise CliError(f"MCP server '{server.name}' timed out: no answer within {manager.connect_timeout:g}s"
                            if still else str(error)) from None
-        try:
-            if args.command == "tools":
-                specs = {spec.name: spec for spec in state.specs}
-                rows = []
-                for tool in state.tools:
-                    row = convert.dump(tool)
-                    model_name = next((n for n, t in state._tool_names.items() if t == tool.name), None)
-                    row["whimbrelName"] = model_name
-                    if model_name in specs:
-                        row["functionParameters"] = specs[model_name].parameters
-                    if tool.name in state.schema_problems:
-                        row["schemaProblem"] = state.schema_problems[tool.name]
-                    rows.append(row)
-                return rows, 0
-            if args.command in ("resources", "templates", "prompts"):
-                return _listing(state, args.command), 0
-            if args.command == "ping":
-                return {"server": server.name, "ms": round(await manager.ping(server.name), 3)}, 0
-            if args.command == "call":
-                result = await manager.call_tool_raw(server.name, args.tool, arguments)
-                out = convert.dump(result)
-                text, is_error = convert.call_result_to_text(result)
-                out["text"] = text
-                if is_error:
-                    print(inert(f"whimbrel mcp: tool {args.tool!r} reported an error: {text}"), file=sys.stderr)
-                return out, CALL_ERROR if is_error else 0
-            if args.command == "read":
-                return convert.dump(await manager.read_resource(server.name, args.uri)), 0
-            if args.command == "prompt":
-                return convert.dump(await manager.get_prompt(server.name, args.name, arguments)), 0
-        except ToolError as error:
-            raise CliError(str(error)) from None
-        raise CliError(f"unknown command {args.command!r}", USAGE_ERROR)
+        return _show(*await _answer(args, manager, server.name, state, arguments))
     finally:
+        await _stop(manager, stopping)
+
+
+def _import_sdk() -> None:
+    """No frame to paint here: import the SDK now, so a handshake's deadline is the server's alone."""
+    from app.mcp.manager import import_sdk
+
+    import_sdk()
+
+
+def _prespawn(state: Any, workdir: Path) -> None:
+    """Start a stdio server before the SDK is imported, so its start-up and the import overlap."""
+    import tempfile
+
+    from app.mcp.prespawn import spawn
+
+    state.stderr = tempfile.TemporaryFile()
+    state.prespawned = spawn(state.config, workdir, state.stderr)
+
+
+async def _answer(args: argparse.Namespace, manager: Any, name: str, state: Any,
+                  arguments: dict[str, Any]) -> tuple[Any, int]:
+    """What one verb prints, and its exit code."""
+    from app.mcp import convert
+    from tools.errors import ToolError
+
+    try:
+        if args.command == "tools":
+            specs = {spec.name: spec for spec in state.specs}
+            rows = []
+            for tool in state.tools:
+                row = convert.dump_sent(tool)
+                model_name = next((n for n, t in state._tool_names.items() if t == tool.name), None)
+                row["whimbrelName"] = model_name
+                if model_name in specs:
+                    row["functionParameters"] = specs[model_name].parameters
+                if tool.name in state.schema_problems:
+                    row["schemaProblem"] = state.schema_problems[tool.name]
+                rows.append(row)
+            return rows, 0
+        if args.command in ("resources", "templates", "prompts"):
+            return _listing(state, args.command), 0
+        if args.command == "ping":
+            return {"server": name, "ms": round(await manager.ping(name), 3)}, 0
+        if args.command == "call":
+            result = await manager.call_tool_raw(name, args.tool, arguments)
+            out = convert.dump_sent(result)
+            text, is_error = convert.call_result_to_text(result)
+            out["text"] = text
+            if is_error:
+                print(inert(f"whimbrel mcp: tool {args.tool!r} reported an error: {text}"), file=sys.stderr)
+            return out, CALL_ERROR if is_error else 0
+        if args.command == "read":
+            return convert.dump_sent(await manager.read_resource(name, args.uri)), 0
+        if args.command == "prompt":
+            return convert.dump_sent(await manager.get_prompt(name, args.name, arguments)), 0
+    except ToolError as error:
+        raise CliError(str(error)) from None
+    raise CliError(f"unknown command {args.command!r}", USAGE_ERROR)
+
+
+def _show(output: Any, code: int) -> int:
+    """Print the JSON answer now (a script reads it while the server is still being stopped); the exit code."""
+    try:
+        shown = json.dumps(output, indent=2, ensure_ascii=False, default=str)
+        sys.stdout.write(shown.translate(JSON_ESCAPES) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return code
+
+
+class _Stopping:
+    """SIGTERM and SIGHUP end the verb as Ctrl+C does: the running request is cancelled, the servers stopped
+    (a stdio server's whole process group, at once), and the exit code is 128 + the signal's number."""
+
+    SIGNALS = ("SIGTERM", "SIGHUP")
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+
+    async def run(self, coro: Any) -> int:
+        import signal
+
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        installed = []
+
+        def received(number: int) -> None:
+            if self.signal is None:
+                self.signal = number
+                task.cancel()
+
+        for name in self.SIGNALS:
+            number = getattr(signal, name, None)
+            if number is None:
+                continue
+            try:
+                loop.add_signal_handler(number, received, number)
+                installed.append(number)
+            except (ValueError, RuntimeError, NotImplementedError):
+                pass
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            if self.signal is None:
+                raise
+            return 128 + self.signal
+        finally:
+            for number in installed:
+                loop.remove_signal_handler(number)
+
+
+EXIT_GRACE = 0.5  # seconds a stdio server has to exit once its stdin is closed, before its group gets SIGTERM
+
+
+async def _stop(manager: Any, stopping: _Stopping) -> None:
+    """Stop the servers. The answer is printed already and nothing more is asked of them, so a stdio server
+    that has not exited within EXIT_GRACE of its stdin closing is ended (the SDK would wait 2 s); on a signal,
+    at once."""
+    from app.mcp.prespawn import discard
+
+    if stopping.signal is not None:
+        await manager.end_processes()
         await manager.stop()
+    else:
+        stopped = asyncio.ensure_future(manager.stop())
+        done, _ = await asyncio.wait([stopped], timeout=EXIT_GRACE)
+        if not done:
+            await manager.end_processes()
+        await stopped
+    for state in manager.servers.values():  # started early, but never connected to
+        process, state.prespawned = state.prespawned, None
+        if process is not None:
+            await discard(process)
 
 
 def main(argv: list[str]) -> int:
@@ -293,19 +405,11 @@ def main(argv: list[str]) -> int:
     import logging
 
     logging.getLogger("mcp").addHandler(logging.NullHandler())  # the SDK's tracebacks: the reason is reported
+    stopping = _Stopping()
     try:
-        output, code = asyncio.run(_run(args))
+        return asyncio.run(stopping.run(_run(args, stopping)))
     except CliError as error:
         print(inert(f"whimbrel mcp: {error}"), file=sys.stderr)
         return error.code
     except KeyboardInterrupt:
         return 130
-    try:
-        shown = json.dumps(output, indent=2, ensure_ascii=False, default=str)
-        sys.stdout.write(shown.translate(JSON_ESCAPES) + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:  # `| head` closed the pipe: not an error of ours
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return code

@@ -170,6 +170,16 @@ def prompt_result_to_text(result: Any) -> str:
     return "\n\n".join(lines) or "(the prompt has no messages)"
 
 
+def dump_sent(obj: Any) -> Any:
+    """What the server sent, JSON-ready: only the fields the message carried (the SDK's models add defaults such
+    as `isError: false`, `resultType`, `ttlMs: 0`, `cacheScope` that the server never sent)."""
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    if isinstance(obj, (list, tuple)):
+        return [dump_sent(o) for o in obj]
+    return obj
+
+
 def dump(obj: Any) -> Any:
     """A JSON-ready value from an SDK model (camelCase, no None fields)."""
     if hasattr(obj, "model_dump"):

@@ -110,6 +110,8 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
         self.generation = 0  # bumps whenever the tool snapshot changes
         self._snapshot: tuple[ToolSpec, ...] | None = None
         self.calls = CallTracker()  # running tool calls: whom a sampling/elicitation request belongs to
+        # what a connection lists before it is ready; a one-shot caller (`whimbrel mcp VERB`) asks only its own
+        self.initial_lists: set[str] = {"tools", "resources", "prompts"}
         for config in configs:
             self._add_state(config)
 
@@ -386,7 +388,7 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
             try:
                 state.client = client
                 self._record_identity(state, client)
-                await self._fetch(state, {"tools", "resources", "prompts"})
+                await self._fetch(state, self.initial_lists)
                 state.breaker.record_success()
                 state.connected_at = time.time()
                 self._set_status(state, READY)
@@ -417,6 +419,11 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
                 # in this task: the SDK's anyio scopes must exit where they were entered
                 with contextlib.suppress(Exception):
                     await client.__aexit__(None, None, None)
+
+    async def end_processes(self) -> None:
+        """End every stdio server's process group now (SIGTERM, then SIGKILL after a grace): for a signal that
+        says stop, where the SDK's own shutdown would first wait for the server to notice its closed stdin."""
+        await asyncio.gather(*(self._end_server_process(state) for state in self.servers.values()))
 
     async def _end_server_process(self, state: ServerState) -> None:
         """Kill the stdio server's process group if it outlived its connection (see app/mcp/stdio_exit)."""

@@ -10,6 +10,9 @@ permission engine as in the TUI (app/mcp/serve_gate.py: rules of config.toml and
 file, hooks, --mode, risk, protected places, the sandbox) and writes an audit row; nobody is there to
 approve, so a call that would ask is refused with the reason, unless an `--allow` rule allows it.
 Results never carry the server's secrets (its token, and environment values that look like credentials).
+Over HTTP a request without the token gets 401 with `WWW-Authenticate: Bearer error="invalid_token",
+error_description=...` saying a static token is expected, and `resource_metadata` pointing at RFC 9728
+metadata that names no authorization server; SSE streams open with a priming event and `retry:`.
 """
 
 from __future__ import annotations
@@ -115,25 +118,58 @@ async def serve_stdio(tools: ToolServer) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
+METADATA_PATH = "/.well-known/oauth-protected-resource"
+DESCRIPTION = ("this server takes a static bearer token, the one `whimbrel mcp serve` printed at start (or "
+               "$WHIMBREL_MCP_TOKEN), as 'Authorization: Bearer <token>'; it has no OAuth sign-in")
+
+
+def resource_metadata(base: str) -> dict[str, Any]:
+    """The RFC 9728 protected-resource metadata: the resource and a bearer token in the header; no
+    `authorization_servers` (the field is optional there): there is no sign-in to start."""
+    return {"resource": f"{base}/mcp", "bearer_methods_supported": ["header"],
+            "resource_name": "whimbrel mcp serve"}
+
+
 def bearer_guard(app: Any, token: str):
-    """An ASGI wrapper: HTTP requests without `Authorization: Bearer <token>` get 401."""
+    """An ASGI wrapper: HTTP requests without `Authorization: Bearer <token>` get 401, with a WWW-Authenticate
+    that says a static token is expected (RFC 6750: the error and its description; RFC 9728: where the
+    resource's metadata is, which names no authorization server). The metadata itself needs no token."""
+    import json
+
     expected = f"Bearer {token}".encode()
 
     async def guarded(scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, expected):
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
-                await send({"type": "http.response.body", "body": b"a bearer token is required\n"})
-                return
-        await app(scope, receive, send)
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        host = headers.get(b"host", b"").decode("latin-1") or "127.0.0.1"
+        base = f"{scope.get('scheme', 'http')}://{host}"
+        if scope.get("path", "").startswith(METADATA_PATH):
+            body = json.dumps(resource_metadata(base)).encode()
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        given = headers.get(b"authorization", b"")
+        if hmac.compare_digest(given, expected):
+            await app(scope, receive, send)
+            return
+        why = "no bearer token was sent" if not given else "the bearer token is not this server's"
+        challenge = (f'Bearer realm="whimbrel", error="invalid_token", error_description="{why}: {DESCRIPTION}", '
+                     f'resource_metadata="{base}{METADATA_PATH}/mcp"')
+        await send({"type": "http.response.start", "status": 401,
+                    "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", challenge.encode())]})
+        await send({"type": "http.response.body", "body": f"{why}: {DESCRIPTION}\n".encode()})
     return guarded
 
 
 def http_app(tools: ToolServer, host: str, token: str):
+    from app.mcp.serve_events import RETRY_MS, MemoryEventStore
+
     server = build_mcp_server(tools)
-    return bearer_guard(server.streamable_http_app(host=host), token)
+    return bearer_guard(server.streamable_http_app(host=host, event_store=MemoryEventStore(),
+                                                   retry_interval=RETRY_MS), token)
 
 
 async def serve_http(tools: ToolServer, host: str, port: int, token: str) -> None:
@@ -171,6 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workdir", type=Path, default=None, help="the workspace tools act in (default: cwd)")
     p.add_argument("--config", type=Path, default=None, help="config file: its [policy] rules and [hooks] apply")
     p.add_argument("--data-dir", type=Path, default=None, help="where the audit log is kept (the store)")
+    p.add_argument("--conformance", action="store_true",
+                   help="for tests: serve, over --http on a loopback address and without a token, only the fixed "
+                        "tools, resources and prompts the MCP conformance suite's server scenarios call "
+                        "(app/mcp/serve_conformance.py), instead of Whimbrel's tools")
     return p
 
 
@@ -250,6 +290,8 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     logging.getLogger("mcp").addHandler(logging.NullHandler())
+    if args.conformance:
+        return _conformance(args)
     token = args.token or os.environ.get("WHIMBREL_MCP_TOKEN") or ""
     if args.http and not token:
         token = secrets_module.token_urlsafe(24)
@@ -275,3 +317,23 @@ def main(argv: list[str]) -> int:
     except OSError as error:
         print(f"whimbrel mcp serve: {error.strerror or error}", file=sys.stderr)
         return 1
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    from app.mcp.serve_conformance import serve_conformance
+
+    try:
+        if not args.http:
+            raise ValueError("--conformance needs --http HOST:PORT")
+        host, port = parse_address(args.http)
+        print(f"whimbrel mcp serve: conformance mode at http://{host}:{port}/mcp", file=sys.stderr)
+        asyncio.run(serve_conformance(host, port))
+    except ValueError as error:
+        print(f"whimbrel mcp serve: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    except OSError as error:
+        print(f"whimbrel mcp serve: {error.strerror or error}", file=sys.stderr)
+        return 1
+    return 0

@@ -56,6 +56,7 @@ class ServerState:
     client: Any = None
     task: asyncio.Task | None = None
     stderr: Any = None  # a temp file the stdio process writes its stderr to
+    prespawned: Any = None  # a stdio server already started (app/mcp/prespawn.py): the next connection uses it
     auth: Any = None  # app.mcp.oauth.flow.GuardedAuth of the current connection (http/sse with OAuth)
     token_store: Any = None  # app.mcp.oauth.store.TokenStore, kept across reconnects
     oauth_steps: Any = None  # app.mcp.oauth.steps.OAuthSteps: each sign-in step, for the inspector's OAuth view

@@ -77,14 +77,37 @@ def process_group(stderr_head: str) -> int | None:
 
 
 def group_alive(pgid: int) -> bool:
-    """Whether any process of the group is left (a zombie counts: it is not reaped yet)."""
+    """Whether any live process of the group is left. A zombie (dead, not yet reaped) is not: where the
+    server's orphans go to a parent that never reaps them (some containers' init), waiting for the group
+    to vanish would wait out every grace period. Without /proc, any member counts."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    members = _members(pgid)
+    return members is None or any(state != "Z" for state in members)
+
+
+def _members(pgid: int) -> list[str] | None:
+    """The states (R, S, Z …) of the group's processes from /proc; None where /proc cannot tell."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    states = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if len(fields) > 2 and int(fields[2]) == pgid:
+            states.append(fields[0].decode())
+    return states if states else None
 
 
 async def end_process_group(pgid: int, grace: float = TERM_GRACE) -> None:

@@ -27,7 +27,12 @@ def open_transport(state: ServerState, stack: contextlib.AsyncExitStack, *, work
     if config.inprocess is not None:
         return config.inprocess
     on_eof = state._closed.set
-    if config.transport == "stdio":
+    if config.transport == "stdio" and state.prespawned is not None:  # started already; its stderr is kept
+        from app.mcp.prespawn import prespawned_stdio
+
+        process, state.prespawned = state.prespawned, None
+        inner = prespawned_stdio(process)
+    elif config.transport == "stdio":
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 

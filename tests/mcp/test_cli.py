@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from app.mcp.cli import parse_pairs
 from tests.mcp.conftest import needs_node, require, server_path
+from tests.subprocesses import stopped_at_exit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -212,3 +217,74 @@ def test_a_stdio_server_killed_by_a_signal_says_which(tmp_path):
     done = whimbrel("tools", 'stdio:sh -c "echo going >&2; kill -KILL $$"', config=config, cwd=tmp_path)
     assert done.returncode == 1
     assert "the server process was killed by SIGKILL (status 137); its stderr ended with: going" in done.stderr
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_signal_during_a_call_ends_the_server_and_exits_128_plus_its_number(tmp_path, sig, code):
+    """The server runs in its own process group, so `timeout` cannot reach it: whimbrel must end it."""
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    pid_file = tmp_path / "server.pid"
+    env = {**os.environ, "PATH": server_path(), "WHIMBREL_CONFIG": str(config), "PYTHONPATH": str(ROOT)}
+    spec = f"stdio:{sys.executable} {ROOT / 'tests' / 'mcp' / 'sleepy_server.py'} {pid_file}"
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "mcp", "call", spec, "nap"], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with stopped_at_exit(proc):
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the tool call never started"
+            time.sleep(0.05)
+        server_pid = int(pid_file.read_text())
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == code, err
+    assert out == "" and "Traceback" not in err
+    deadline = time.monotonic() + 10  # the server was signalled before whimbrel exited; its reaping may lag
+    while _alive(server_pid):
+        assert time.monotonic() < deadline, f"the server ({server_pid}) outlived whimbrel mcp call"
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` is still a live process (a zombie, dead but not yet reaped by its parent, is not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@needs_node
+def test_call_read_and_prompt_print_what_the_server_sent(tmp_path):
+    """server-everything (2025-11-25) sends neither `isError` nor `resultType` with a result, nor `ttlMs` or
+    `cacheScope` with a resource: the SDK's models fill them in, and the JSON must not show them."""
+    config = tmp_path / "config.toml"
+    config.write_text('[mcp.servers.everything]\ncommand = "mcp-server-everything"\nargs = ["stdio"]\n')
+    called = whimbrel("call", "everything", "echo", "message=hi", config=config, cwd=tmp_path)
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout) == {"content": [{"type": "text", "text": "Echo: hi"}], "text": "Echo: hi"}
+    uri = "demo://resource/static/document/architecture.md"
+    read = whimbrel("read", "everything", uri, config=config, cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+    answer = json.loads(read.stdout)
+    assert list(answer) == ["contents"] and set(answer["contents"][0]) == {"uri", "mimeType", "text"}
+    prompt = whimbrel("prompt", "everything", "simple-prompt", config=config, cwd=tmp_path)
+    assert prompt.returncode == 0, prompt.stderr
+    assert "resultType" not in prompt.stdout and json.loads(prompt.stdout)["messages"]
+
+
+def test_a_call_that_times_out_leaves_no_server_behind(tmp_path):
+    """The server was started before the SDK was imported (app/mcp/prespawn.py); when the call gives up, the
+    server, still busy in its tool, is ended with its process group all the same."""
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    pid_file = tmp_path / "server.pid"
+    spec = f"stdio:{sys.executable} {ROOT / 'tests' / 'mcp' / 'sleepy_server.py'} {pid_file}"
+    done = whimbrel("--timeout", "15", "call", spec, "nap", config=config, cwd=tmp_path)  # handshake too: loaded CI
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    server_pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(server_pid):
+        assert time.monotonic() < deadline, f"the server ({server_pid}) outlived whimbrel mcp call"
+        time.sleep(0.05)

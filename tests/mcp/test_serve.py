@@ -169,3 +169,45 @@ def test_unknown_tool_names_in_flags_are_a_usage_error(workspace: Path) -> None:
                             capture_output=True, text=True, timeout=60,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert result.returncode == 2 and "unknown tool(s): nope" in result.stderr
+
+
+async def test_http_401_says_a_static_token_is_expected_and_streams_prime_a_reconnect(workspace: Path) -> None:
+    """What an MCP client reads from a 401 (parsed with the SDK's own helpers), the RFC 9728 metadata it finds,
+    and the SSE priming event with `retry:` that opens a stream (2025-11-25)."""
+    import httpx2
+    from mcp.client.auth.utils import extract_field_from_www_auth, extract_resource_metadata_from_www_auth
+
+    port, token = free_port(), "t0ken-for-the-test"
+    env = {"PATH": server_path(), "HOME": os.environ["HOME"], "WHIMBREL_MCP_TOKEN": token,
+           "WHIMBREL_DATA_DIR": os.environ["WHIMBREL_DATA_DIR"], "PYTHONPATH": str(Path(__file__).parents[2])}
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "mcp", "serve", "--http", f"127.0.0.1:{port}",
+                             "--workdir", str(workspace)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    with stopped_at_exit(proc):
+        await until_listening(port, proc)
+        url = f"http://127.0.0.1:{port}/mcp"
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        accept = {"Accept": "application/json, text/event-stream"}
+        async with httpx2.AsyncClient(timeout=60) as http:
+            refused = await http.post(url, json=initialize, headers=accept)
+            assert refused.status_code == 401
+            assert extract_field_from_www_auth(refused, "error") == "invalid_token"
+            assert "static bearer token" in extract_field_from_www_auth(refused, "error_description")
+            metadata_url = extract_resource_metadata_from_www_auth(refused)
+            metadata = (await http.get(metadata_url)).json()
+            assert metadata["resource"] == url and metadata["bearer_methods_supported"] == ["header"]
+            assert "authorization_servers" not in metadata  # nothing to sign in with
+            wrong = await http.post(url, json=initialize, headers={**accept, "Authorization": "Bearer nope"})
+            assert wrong.status_code == 401 and "not this server's" in wrong.headers["www-authenticate"]
+            async with http.stream("POST", url, json=initialize,
+                                   headers={**accept, "Authorization": f"Bearer {token}"}) as answer:
+                assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/event-stream")
+                first = ""
+                async for chunk in answer.aiter_text():
+                    first += chunk.replace("\r\n", "\n")
+                    if "\n\n" in first:
+                        break
+        priming = dict(line.split(": ", 1) if ": " in line else (line.rstrip(":"), "")
+                       for line in first.split("\n\n")[0].splitlines())
+        assert priming.get("id") and priming.get("retry") == "1000" and priming.get("data", "") == ""
