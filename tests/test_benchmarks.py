@@ -35,10 +35,10 @@ def test_mcp_startup_runs_in_its_quick_mode() -> None:
 
 @pytest.mark.timeout(300)
 def test_mcp_cli_runs_in_its_quick_mode() -> None:
-    """One `tools` against the Inspector CLI, where it is installed (benchmarks/node: npm install)."""
-    inspector = ROOT / "benchmarks" / "node" / "node_modules" / "@modelcontextprotocol" / "inspector-cli"
+    """One `tools` against the Inspector CLI, where it is installed (tests/mcp/node: npm ci)."""
+    inspector = ROOT / "tests" / "mcp" / "node" / "node_modules" / "@modelcontextprotocol" / "inspector-cli"
     if not inspector.exists():
-        pytest.skip("the Inspector CLI is not installed in benchmarks/node")
+        pytest.skip("the Inspector CLI is not installed in tests/mcp/node (npm ci)")
     done = run("benchmarks/mcp_cli.py", "--smoke", timeout=280)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert "worst ratio" in done.stdout
