@@ -13,7 +13,7 @@ steadier figure):
   (journal row, refs, restore, done), then undone to go on;
 - how much the shadow repository grows per checkpoint.
 
-    python benchmarks/checkpoint.py [--files 10000] [--mb 200] [--rounds 5]
+    python benchmarks/checkpoint.py [--files 10000] [--mb 200] [--rounds 5] [--smoke]
 """
 
 from __future__ import annotations
@@ -121,7 +121,10 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="CI: one tiny round, to show it still runs (its figures mean nothing)")
     options = parser.parse_args()
+    if options.smoke:  # change_ten edits a file in each of the first ten folders of 200
+        options.files, options.mb, options.rounds = 2000, 1, 1
     root = Path(tempfile.mkdtemp(prefix="whimbrel-bench-checkpoint-"))
     try:
         workspace = root / "ws"

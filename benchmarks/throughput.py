@@ -17,7 +17,7 @@ app runs with the interpreter tuning it applies once booted in a real terminal
 idle), which headless apps skip; the interpreter's defaults are restored after each app run, so
 the bare SDK and the engine run as a plain script would.
 
-    .venv/bin/python benchmarks/throughput.py [--tokens 20000] [--runs 3]
+    .venv/bin/python benchmarks/throughput.py [--tokens 20000] [--runs 3] [--smoke]
 """
 
 from __future__ import annotations
@@ -175,14 +175,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--providers", default="openai,anthropic",
                         help="comma-separated: openai, openai-responses, anthropic")
+    parser.add_argument("--smoke", action="store_true", help="CI: one tiny round of every provider, no warm-up, to show it still runs (its figures mean nothing)")
     args = parser.parse_args()
+    if args.smoke:
+        args.tokens, args.runs, args.providers = 200, 1, "openai,openai-responses,anthropic"
     print(f"{args.tokens} tokens, {args.runs} rounds after a warm-up; medians; target: app/bare wall <= 1.5")
     print(f"{'provider':<16} {'bare wall':>10} {'app wall':>10} {'ratio':>7} {'bare cpu':>10} {'app cpu':>10} {'ratio':>7}")
     for kind in args.providers.split(","):
         proc, port = start_server(kind, args.tokens)
         try:
-            asyncio.run(bare(kind, port, args.tokens))  # warm-up: imports, connections
-            asyncio.run(in_app(kind, port, args.tokens))
+            if not args.smoke:  # warm-up: imports, connections
+                asyncio.run(bare(kind, port, args.tokens))
+                asyncio.run(in_app(kind, port, args.tokens))
             runners = {"bare": bare, "engine": engine_only, "app": in_app}
             results: dict[str, list[tuple[float, float]]] = {name: [] for name in runners}
             for round_ in range(args.runs):

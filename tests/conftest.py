@@ -3,6 +3,7 @@ keep the suite honest: no process a test started outlives the session, no test r
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,9 +30,23 @@ except ImportError:  # pragma: no cover - the test extra installs it
     pass
 
 
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Remember on the test item whether any of its phases failed (for `_isolated_env`'s clean-up)."""
+    report = yield
+    if report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
 @pytest.fixture(autouse=True)
-def _isolated_env(tmp_path_factory, monkeypatch):
-    """No test reads the developer's real config, data or keys."""
+def _isolated_env(request, tmp_path_factory, monkeypatch):
+    """No test reads the developer's real config, data or keys. Its home (a store, ~250 KB) goes once
+    the test has passed, as pytest's own `tmp_path` does under `tmp_path_retention_policy = "failed"`:
+    one run's homes were 300 MB, kept whole whenever any test failed."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("WHIMBREL_DATA_DIR", str(home / "data"))
     # the default config location, empty: a WHIMBREL_CONFIG naming a missing file would be an error
@@ -40,6 +55,10 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("WHIMBREL_IMAGES", "off")  # the developer's terminal never decides (tests force one)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+    yield
+    policy = request.config.getini("tmp_path_retention_policy")
+    if policy == "none" or (policy == "failed" and not request.node.stash.get(FAILED, False)):
+        shutil.rmtree(home, ignore_errors=True)
 
 
 # -- a frozen event loop fails the test ------------------------------------------------------------
