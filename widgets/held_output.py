@@ -3,6 +3,11 @@
 A background tab's reply can stream for minutes. Rendering it token by token into widgets nobody
 sees costs the visible pane (and the keyboard) its frames, so a hidden view keeps the text here and
 hands it to its messages in one go: when it is shown again, or when the reply ends.
+
+A reply's text is held by reference when it can be: a reply whose whole text the engine holds
+(`reply_text` of its AssistantMessage) is held as where the held part lies in that text, sliced out
+as it is rendered. While the user types, a reply streaming at full speed is held for seconds, and
+megabytes of it were held a second time here (and a third once joined to be rendered).
 """
 
 from __future__ import annotations
@@ -23,11 +28,45 @@ PAINT_WAIT = 0.25  # the longest wait for that paint (a screen that is not shown
 
 @dataclass
 class _Run:
-    """Consecutive held output of one kind for one message."""
+    """Consecutive held output of one kind for one message: `texts`, or, by reference (`reply` set),
+    `length` characters of `reply()` from `start`."""
 
     message: AssistantMessage
     kind: Kind
     texts: list[str] = field(default_factory=list)
+    reply: Callable[[], str] | None = None
+    start: int = 0
+    length: int = 0
+
+    @property
+    def size(self) -> int:
+        return self.length if self.reply is not None else sum(map(len, self.texts))
+
+    def add(self, text: str) -> None:
+        """`text` comes next; held by reference while the reply's text has it at the run's end."""
+        if self.reply is not None:
+            reply = self.reply()
+            if reply.startswith(text, self.start + self.length):
+                self.length += len(text)
+                return
+            self.texts, self.reply = [reply[self.start:self.start + self.length]], None  # (never seen)
+        self.texts.append(text)
+
+    def text(self, start: int = 0, end: int | None = None) -> str:
+        """The held text (from `start` to `end`)."""
+        if self.reply is None:
+            return "".join(self.texts)[start:end]
+        end = self.length if end is None else min(end, self.length)
+        return self.reply()[self.start + start:self.start + end]
+
+    def split(self, limit: int) -> _Run:
+        """Remove and return the run's first `limit` characters, as a run of their own."""
+        if self.reply is None:
+            return _Run(self.message, self.kind, _take_front(self.texts, limit))
+        taken = min(limit, self.length)
+        head = _Run(self.message, self.kind, reply=self.reply, start=self.start, length=taken)
+        self.start, self.length = self.start + taken, self.length - taken
+        return head
 
 
 class HeldOutput:
@@ -42,9 +81,14 @@ class HeldOutput:
     def add(self, message: AssistantMessage, kind: Kind, text: str = "") -> None:
         last = self._runs[-1] if self._runs else None
         if last is None or last.message is not message or last.kind != kind:
-            last = _Run(message, kind)
+            reply = getattr(message, "reply_text", None) if kind == "content" else None
+            start = 0
+            if reply is not None:  # the text after what the message was given and what is held for it
+                start = message.received + sum(run.size for run in self._runs
+                                               if run.message is message and run.kind == "content")
+            last = _Run(message, kind, reply=reply, start=start)
             self._runs.append(last)
-        last.texts.append(text)
+        last.add(text)
 
     async def release(self, limit: int | None = None, pause: Callable[[], bool] = lambda: False,
                       after_slice: Callable[[], object] = lambda: None) -> None:
@@ -59,17 +103,19 @@ class HeldOutput:
         taken = self._take(limit)
         while taken:
             run = taken.pop(0)
-            text = "".join(run.texts)
             append = run.message.append_content if run.kind == "content" else run.message.append_reasoning
-            for start in range(0, len(text), SLICE_CHARS):
+            if run.reply is None:
+                run = _Run(run.message, run.kind, ["".join(run.texts)])  # joined once, sliced below
+            for start in range(0, run.size, SLICE_CHARS):
                 if not run.message.is_attached:
                     break
                 if start:
                     await painted(run.message)
                     if pause():
-                        self._runs[:0] = [_Run(run.message, run.kind, [text[start:]]), *taken]
+                        run.split(start)
+                        self._runs[:0] = [run, *taken]
                         return
-                await append(text[start:start + SLICE_CHARS])
+                await append(run.text(start, start + SLICE_CHARS))
                 after_slice()
 
     def _take(self, limit: int | None) -> list[_Run]:
@@ -80,10 +126,10 @@ class HeldOutput:
         taken: list[_Run] = []
         while self._runs and limit > 0:
             run = self._runs[0]
-            head = _take_front(run.texts, limit)  # the tail stays first in line
-            taken.append(_Run(run.message, run.kind, head))
-            limit -= sum(map(len, head))
-            if not run.texts:
+            head = run.split(limit)  # the tail stays first in line
+            taken.append(head)
+            limit -= head.size
+            if not run.size:
                 self._runs.pop(0)
         return taken
 

@@ -24,7 +24,9 @@ from typing import Literal
 
 FENCES = ("```", "~~~")
 MARKER_ONLY = re.compile(r"[ \t]*[-*+#>|`~=:.)0-9]+[ \t]*")  # a line so far that is nothing but a block marker
-PART_CHARS = 2000  # a streamed part is closed at the first safe cut after this many characters
+PART_CHARS = 8000  # a streamed part is closed at the first safe cut after this many characters: each part is
+# a widget with its own styles, message queue and caches, garbage once put to sleep (a full collection away);
+# at 2000 a reply of ordinary paragraphs made a part for every two of them, 3 MB of such garbage a MB of reply
 PLAIN_CHARS = 16384  # ... and a part with no safe cut for this long goes on as plain text
 PLAIN_CHUNK = 262144  # plain text is shown in widgets of at most this many characters (widgets/plain_part.py):
 # each widget mounted and put to sleep leaves garbage (its styles, caches, message queue) that waits for a full

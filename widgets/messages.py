@@ -98,6 +98,7 @@ class AssistantMessage(Vertical):
         self._splitter: PartSplitter | None = None  # made with the first append
         self._held = ""  # a trailing block marker ("2.", "|--") kept until its line goes on
         self._streamed = False  # content has been appended
+        self.received = 0  # characters of content appended so far (where held output for it begins)
         self.parts: list[Widget] = []  # continuation parts, siblings after this widget
         self.reasoning: ReasoningBlock | None = None
 
@@ -152,6 +153,7 @@ class AssistantMessage(Vertical):
         if self.reasoning is not None and not self._streamed:
             self.reasoning.collapse_quietly()
         self._streamed = True
+        self.received += len(text)
         text, self._held = held_back(self._held + text)
         await self._append_text(text)
 

@@ -306,6 +306,25 @@ def forget_rendered_lines(widget: Widget) -> None:
     widget._styles_cache.clear()
 
 
+def forget_markdown_text(widget: Widget) -> None:
+    """Drop the copies of its text that a Markdown widget or block keeps: the document's source, a
+    block's tokens (the parsed text, again in each inline child) and its Content (Static keeps it
+    and its Visual). Only for a widget removed for good: like its rendered lines, they would wait
+    with it for a full collection, three to four copies of a reply's text for every part put to
+    sleep while it streams."""
+    from textual.content import Content
+    from textual.widgets import Markdown, Static
+    from textual.widgets._markdown import MarkdownBlock
+
+    if isinstance(widget, Markdown):
+        widget._markdown, widget._initial_markdown, widget._table_of_contents = "", None, None
+    if isinstance(widget, MarkdownBlock):
+        widget._token, widget._inline_token, widget._content = None, None, Content()
+        widget._blocks.clear()
+    if isinstance(widget, Static):
+        widget._Static__content, widget._Static__visual = "", None
+
+
 def rendered_lines(widget: Widget) -> int:
     """How many rendered lines Textual keeps for `widget` (tests read it)."""
     return len(widget._styles_cache._cache)

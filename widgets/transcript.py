@@ -24,7 +24,7 @@ from widgets.dormant import DormantParts, PartSource, part_source, wake
 from widgets.inline_image import MessageImages
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.no_relayout import virtual_size_without_relayout
-from widgets.textual_internals import anchor_released, forget_rendered_lines
+from widgets.textual_internals import anchor_released, forget_markdown_text, forget_rendered_lines
 from widgets.tool_card import ToolCard
 
 PAGE = 60  # messages rendered per page
@@ -275,19 +275,21 @@ class Transcript(VerticalScroll):
                 parts.append(part_source(widget, " ".join(sorted(widget.classes)), end - place.y, reply))
                 slept[id(widget)] = parts[-1]
             asleep = [widget for widget, _ in run]
+            nodes = [node for widget in asleep for node in widget.walk_children(with_self=True)]  # (gone once removed)
             with self.app.batch_update():
                 await self.mount(DormantParts(parts, message_index), before=first)
                 await self.remove_children(asleep)
             self._forget_parts(head, slept)
-            self._let_go(asleep)
+            self._let_go(nodes)
 
     def _let_go(self, removed: list[Widget]) -> None:
-        """What removed parts still hold goes now, not with them at the next full collection: their
-        rendered lines, a plain part's text, and the list of displayed children that Textual keeps
-        until it is next read."""
+        """What removed parts and their blocks (`removed`, each of them: a removed widget has no
+        children left to walk) still hold goes now, not with them at the next full collection: their
+        rendered lines, their text (a Markdown part's source, tokens and contents; a plain part's
+        text), and the list of displayed children that Textual keeps until it is next read."""
         for widget in removed:
-            for node in widget.walk_children(with_self=True):
-                forget_rendered_lines(node)
+            forget_rendered_lines(widget)
+            forget_markdown_text(widget)
             release = getattr(widget, "release_text", None)
             if release is not None:
                 release()

@@ -294,3 +294,70 @@ async def test_parts_put_to_sleep_hold_no_text_while_they_wait_to_be_collected()
         finally:
             gc.enable()
         assert message.content == text
+
+
+PROSE = "".join(("word " * 20) + ("\n\n" if (i + 1) % 19 == 0 else "") for i in range(8_000))  # 800 KB
+# of ordinary paragraphs of 1.9 KB, as a model writes (and as benchmarks/workstreams.py --huge streams them)
+
+
+async def test_markdown_parts_put_to_sleep_hold_no_text_while_they_wait_to_be_collected() -> None:
+    """A reply of ordinary paragraphs becomes hundreds of Markdown parts, each put to sleep soon after
+    it streamed in; a removed part lives on in reference cycles until a full collection, which the app
+    defers while output streams. Meanwhile it must not keep its text: its source, its blocks' tokens
+    and their contents were three to four copies of the reply waiting to be collected."""
+    import gc
+    import weakref
+
+    from textual.widgets._markdown import MarkdownBlock
+
+    def text_held(node) -> int:
+        """Characters a (removed) Markdown part or block still holds."""
+        held = len(getattr(node, "_markdown", "") or "") + len(node._initial_markdown or "") \
+            if isinstance(node, ReplyMarkdown) else 0
+        if isinstance(node, MarkdownBlock):
+            held += len(node._content.plain) + sum(len(token.content) for token in (node._token, node._inline_token)
+                                                   if token is not None)
+        return held
+
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        gc.disable()  # as between the app's idle collections: cycles are not collected
+        try:
+            message = await stream(app, PROSE, 16_000, reply_text=lambda: PROSE)
+            made = [weakref.ref(node) for part in message.parts if isinstance(part, ReplyMarkdown)
+                    for node in part.walk_children(with_self=True)]
+            await settled(app, pilot)
+            removed = [node for ref in made if (node := ref()) is not None and not node.is_attached]
+            assert len(removed) > 20, "parts were put to sleep"
+            assert sum(text_held(node) for node in removed) == 0, "characters still held by removed parts"
+        finally:
+            gc.enable()
+        assert message.content == PROSE
+        transcript = app.query_one(Transcript)
+        transcript.scroll_to(y=0, animate=False, immediate=True)  # woken again, they show their text
+        await pilot.pause()
+        await transcript.settle_parts()
+        await wait_for(pilot, lambda: "word word" in "\n".join(
+            strip.text for strip in app.screen._compositor.render_strips()), message="its start on screen again")
+
+
+async def test_a_long_reply_is_parsed_by_one_parser() -> None:
+    """Textual's Markdown made a markdown-it parser for every append: with linkify's patterns compiled
+    each time, ~40 KB of cyclic garbage per append, thousands of appends over a long reply."""
+    made: list[int] = []
+    original = MarkdownIt.__init__
+
+    def counting(self, *args, **kwargs):
+        made.append(1)
+        original(self, *args, **kwargs)
+
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        MarkdownIt.__init__ = counting
+        try:
+            message = await stream(app, PROSE[:200_000], 2_000)
+            await pilot.pause()
+        finally:
+            MarkdownIt.__init__ = original
+        assert message.shown_text == PROSE[:200_000]
+        assert len(made) <= 1, f"{len(made)} parsers made for one reply"
