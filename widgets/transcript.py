@@ -49,7 +49,8 @@ def render_messages(messages: list[Message], start: int, all_messages: list[Mess
                     live: bool = False) -> list[Widget]:
     """Widgets for messages[start:start+len(messages)], tool results shown inside their cards.
 
-    `live`: a turn of this conversation is running, so a call without a result may still get one.
+    `live`: a turn of this conversation is running (here, or in the window that holds it), so a call
+    without a result may still get one and a last reply saved as interrupted is still streaming.
     Otherwise such a call was never run (the app stopped first) and a conversation that ends
     without an answer ends with an interrupted turn: both are shown as such.
     """
@@ -67,8 +68,8 @@ def render_messages(messages: list[Message], start: int, all_messages: list[Mess
                 made.append(AssistantMessage(message.content, message.reasoning))
             for call in message.tool_calls:
                 made.append(_card(call, results.get(call.id), live))
-            if message.interrupted:
-                made.append(Notice("This response was interrupted.", "warning"))
+            if message.interrupted and not (live and index == len(all_messages) - 1):
+                made.append(Notice("This response was interrupted.", "warning"))  # unless still streaming
         if not live and index == len(all_messages) - 1 and message.role in ("user", "tool"):
             made.append(Notice(UNANSWERED, "warning"))
         for widget in made:

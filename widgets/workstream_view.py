@@ -102,7 +102,7 @@ class WorkstreamView(Vertical):
         if not self.query(Transcript):
             return  # the app is quitting (a signal during boot) and has removed the view's children already
         self.transcript.source = lambda: self.workstream.session.messages
-        self.transcript.live = lambda: self.workstream.busy
+        self.transcript.live = lambda: self.workstream.busy or self.workstream.streaming_elsewhere
         self.show_ownership()
 
     def show_ownership(self) -> None:

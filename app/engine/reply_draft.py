@@ -1,6 +1,7 @@
 """Saving a reply while it streams, so a crash keeps its text and marks the turn as interrupted.
 
-The first save stores the reply as an assistant message with `interrupted` set; later saves
+The first save stores the reply as an assistant message with `interrupted` set (and the workstream
+as streaming, for a window following it read-only); later saves
 append only the text that came since (app/storage/drafts.py), so a save costs what it adds and no
 copy of the whole text is kept here. Saves happen every SAVE_EVERY seconds (never one per token; less often for
 replies so large that a save takes long), in a background task, through the store's own thread
@@ -62,7 +63,7 @@ class ReplyDraft:
                 return
             if self.message_id is None:
                 draft = Message(role="assistant", content=content, reasoning=reasoning, interrupted=True)
-                self.message_id = await self.store.add_message(self.workstream_id, draft)
+                self.message_id = await self.store.start_draft(self.workstream_id, draft)
             else:
                 await self.store.append_draft(self.workstream_id, self.message_id, content, reasoning)
             self._saved = parts
@@ -84,5 +85,9 @@ class ReplyDraft:
                 await self.store.complete_draft(self.workstream_id, self.message_id, message)
 
     async def discard(self) -> None:
-        """Stop saving; the stored draft (if any) stays as it is: interrupted."""
+        """Stop saving; the stored draft (if any) stays as it is: interrupted, and no longer streaming
+        (what a read-only window following it shows)."""
         await self._stop()
+        if self.message_id is not None:
+            with contextlib.suppress(Exception):  # best effort: the error that stopped the reply is the news
+                await self.store.end_draft(self.workstream_id)
