@@ -212,3 +212,22 @@ def test_a_stdio_server_killed_by_a_signal_says_which(tmp_path):
     done = whimbrel("tools", 'stdio:sh -c "echo going >&2; kill -KILL $$"', config=config, cwd=tmp_path)
     assert done.returncode == 1
     assert "the server process was killed by SIGKILL (status 137); its stderr ended with: going" in done.stderr
+
+
+def test_list_starts_a_failing_server_once(tmp_path):
+    """`list` is one look: a server whose command is missing is started once and reported, not started
+    again on the breaker's schedule while `list` waits for a slower server."""
+    config = tmp_path / "config.toml"
+    counter, starter = tmp_path / "starts", tmp_path / "missing-server.sh"
+    starter.write_text(f"#!/bin/sh\necho start >> '{counter}'\nexec whimbrel-no-such-command\n")
+    starter.chmod(0o755)
+    code, token = hung_server_code()
+    config.write_text(f'[mcp]\ncli_connect_timeout = 5\n\n[mcp.servers.hung]\ncommand = "{sys.executable}"\n'
+                      f'args = ["-c", "{code}"]\n\n[mcp.servers.missing]\ncommand = "{starter}"\n')
+    listed = whimbrel("list", config=config, cwd=tmp_path)
+    assert processes_running(token) == []
+    assert listed.returncode == 1
+    rows = {row["name"]: row for row in json.loads(listed.stdout)}
+    assert rows["hung"]["reason"] == "handshake timed out (no answer within 5s)", "list waited for it"
+    assert rows["missing"]["status"] == "failed" and "whimbrel-no-such-command" in rows["missing"]["reason"]
+    assert counter.read_text().splitlines() == ["start"], "started more than once"
