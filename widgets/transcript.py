@@ -188,8 +188,16 @@ class Transcript(VerticalScroll):
         if images:
             await self.add(MessageImages(images), index)
 
-    async def add_notice(self, text: str, level: str = "info") -> None:
-        await self.add(Notice(text, level))
+    async def add_notice(self, text: str, level: str = "info", before: Widget | None = None) -> None:
+        """A notice at the end, or just above `before` (a reply that has not begun yet)."""
+        if before is None or before.parent is not self:
+            await self.add(Notice(text, level))
+            return
+        notice = Notice(text, level)
+        notice.message_index = getattr(before, "message_index", len(self.source()))  # type: ignore[attr-defined]
+        await self.mount(notice, before=before)
+        if self.sticky and not self._following:
+            self._to_end()
 
     async def start_assistant(self) -> AssistantMessage:
         message = AssistantMessage()
