@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Any
+from typing import Any, Callable
 
 from app.engine.text_parts import TextParts
 from app.vocabulary.messages import Message
@@ -36,6 +36,9 @@ class ReplyDraft:
         self.every = every
         self.message_id: int | None = None
         self._saved = (0, 0)  # how many characters of content and reasoning are stored
+        # Called with a save's error; True: a failure the user has been told of (the disk refused), so
+        # saving stops and the turn goes on; False: a bug, raised again by `finish`.
+        self.on_failed: Callable[[BaseException], bool] = lambda _error: False
         self._lock = asyncio.Lock()
         self._task: asyncio.Task | None = None
 
@@ -52,8 +55,18 @@ class ReplyDraft:
         while True:
             await asyncio.sleep(wait)
             started = time.monotonic()
-            await asyncio.shield(self._save())  # a stop between saves, never in the middle of one
+            try:
+                await asyncio.shield(self._save())  # a stop between saves, never in the middle of one
+            except Exception as error:
+                if self.on_failed(error):
+                    return  # told; no more saves (each would fail the same way) until the reply completes
+                raise
             wait = max(self.every, BACKOFF * (time.monotonic() - started))
+
+    @property
+    def saved(self) -> int:
+        """Characters of the reply (content and reasoning) stored so far."""
+        return sum(self._saved)
 
     async def _save(self) -> None:
         async with self._lock:
