@@ -345,6 +345,26 @@ class Transcript(VerticalScroll):
         await self._render_window(len(messages), messages)
         self.scroll_end(animate=False)
 
+    async def grow_last_reply(self, messages: list[Message]) -> bool:
+        """The last reply grew in the store since it was shown (another window streams it): append the
+        new text to its widget, as a stream would, instead of rendering the page afresh each time.
+        False when anything else changed (the caller renders afresh)."""
+        replies = self.query_children(AssistantMessage)
+        if not (messages and replies and self.at_end and self.last == len(messages)):
+            return False
+        widget, message = replies.last(), messages[-1]
+        text, content = message.content or "", self._content()
+        after = content[content.index(widget) + 1:]
+        if (getattr(widget, "message_index", None) != len(messages) - 1 or message.role != "assistant"
+                or message.tool_calls or message.reasoning or widget.replaying
+                or any(w not in widget.parts for w in after) or not text.startswith(widget.content)):
+            return False
+        await widget.append_content(text[len(widget.content):])
+        if widget.reply_text is not None:  # its dormant parts read the whole text: the longer one now
+            widget.reply_text = lambda: text
+        self.follow()
+        return True
+
     async def _render_window(self, end: int, messages: list[Message] | None = None) -> None:
         """Replace what is shown with the page of messages ending just before `end`."""
         messages = self.source() if messages is None else messages

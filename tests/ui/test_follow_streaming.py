@@ -22,6 +22,7 @@ from tests.e2e.pty_app import PtyApp
 from tests.e2e.test_acceptance import whimbrel_argv
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from widgets.messages import AssistantMessage
 
 pytestmark = [NEEDS_WHIMBREL, pytest.mark.timeout(240)]
 
@@ -92,6 +93,7 @@ async def test_read_only_view_follows_the_stream_and_marks_it_interrupted_only_o
         async with app.run_test(size=(120, 40)) as pilot:
             await booted(pilot)
             assert app.workstream.id == ws and app.workstream.read_only
+            view = app.main_screen.view_for(ws)
             await wait_for(pilot, lambda: "earlier answer" in screen_text(app), message="history shown")
             owner.send("go on\r")
 
@@ -114,8 +116,11 @@ async def test_read_only_view_follows_the_stream_and_marks_it_interrupted_only_o
             assert fake_openai.completed == 0, "the owner was still streaming"
             assert not seen_interrupted, f"called interrupted while streaming: {seen_interrupted[0]}"
             before = _highest_word(screen_text(app))
+            reply = view.transcript.query_children(AssistantMessage).last()
             await wait_for(pilot, shown(lambda text: _highest_word(text) > before), timeout=30,
                            message="and it keeps following")
+            assert view.transcript.query_children(AssistantMessage).last() is reply, \
+                "the new words were appended to the reply shown, not the page rendered afresh"
             assert not seen_interrupted, f"called interrupted while streaming: {seen_interrupted[0]}"
 
             owner.send("\x1b")  # the owner cancels: now the reply is cut
