@@ -34,3 +34,28 @@ def test_an_unwritable_data_dir_logs_nowhere_rather_than_onto_the_terminal(tmp_p
     error_log.internal_failure("Saving the layout", ValueError("x"))
     assert capsys.readouterr().err == ""
     logging.getLogger(error_log.LOGGER).handlers.clear()
+
+
+def test_after_the_data_dir_is_deleted_the_log_named_exists_and_the_user_is_told(tmp_path, capsys):
+    """A running app whose data dir was deleted (rm -rf, a cleaner): the next internal failure is logged
+    in a log made again where it was, and the sentence pointing to it says what had happened."""
+    import shutil
+
+    data = tmp_path / "data"
+    path = error_log.install(data)
+    try:
+        error_log.internal_failure("Saving the layout", ValueError("first"))
+        assert path.exists()
+        shutil.rmtree(data)
+        said = error_log.internal_failure("Naming the workstream", ValueError("second failure"))
+        assert path.exists() and "second failure" in path.read_text(), said
+        assert path.stat().st_mode & 0o777 == 0o600 and data.stat().st_mode & 0o777 == 0o700
+        assert said == (f"Naming the workstream failed because of an internal error; the details are in {path} "
+                        f"(the data directory {data} had been deleted: it was made again for this log).")
+        again = error_log.internal_failure("Naming the workstream", ValueError("third"))
+        assert again.endswith(f"the details are in {path}."), "said once"
+        assert capsys.readouterr().err == ""
+    finally:
+        for handler in logging.getLogger(error_log.LOGGER).handlers:
+            handler.close()
+        logging.getLogger(error_log.LOGGER).handlers.clear()

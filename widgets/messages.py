@@ -126,6 +126,11 @@ class AssistantMessage(Vertical):
         return "".join(part.source for part in [self._head, *self.parts])
 
     @property
+    def replaying(self) -> bool:
+        """A stored long reply still being shown slice by slice (widgets appended to it would interleave)."""
+        return bool(self._replay)
+
+    @property
     def content(self) -> str:
         """The reply's text so far: what is shown and what is held back (a stored reply: all of it)."""
         if self._replay:

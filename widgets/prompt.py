@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Callable
 
@@ -17,6 +18,14 @@ NEWLINE_KEYS = {"ctrl+j", "shift+enter"}
 # Alt+1..9 arrive from xterm-like terminals as ESC+digit, which Textual decodes as these macOS Option
 # characters; the prompt must leave them to the tab-switching bindings instead of typing them.
 ALT_DIGIT_CHARACTERS = frozenset("¡™£¢∞§¶•ª")
+
+
+def is_format_character(character: str | None) -> bool:
+    """An invisible formatting character (Unicode category Cf: zero-width space and joiners, bidi
+    marks and controls, BOM): Python calls it unprintable, so a TextArea would drop it, breaking a ZWJ
+    emoji apart. It is kept in the prompt as typed; the screen shows bidi controls inert
+    (widgets/terminal_guard.py) and the model gets the real text."""
+    return character is not None and len(character) == 1 and unicodedata.category(character) == "Cf"
 
 
 class PromptInput(KeyFirstTextArea):
@@ -76,6 +85,9 @@ class PromptInput(KeyFirstTextArea):
         elif event.key == "down" and self._history_index is not None and \
                 self.cursor_location[0] == self.document.line_count - 1:
             self._recall(+1)
+        elif is_format_character(event.character):
+            start, end = self.selection  # typed like any character (the TextArea types printable ones only)
+            self.move_cursor(self.replace(event.character, start, end, maintain_selection_offset=False).end_location)
         else:
             handled = False
         return handled

@@ -49,7 +49,8 @@ def render_messages(messages: list[Message], start: int, all_messages: list[Mess
                     live: bool = False) -> list[Widget]:
     """Widgets for messages[start:start+len(messages)], tool results shown inside their cards.
 
-    `live`: a turn of this conversation is running, so a call without a result may still get one.
+    `live`: a turn of this conversation is running (here, or in the window that holds it), so a call
+    without a result may still get one and a last reply saved as interrupted is still streaming.
     Otherwise such a call was never run (the app stopped first) and a conversation that ends
     without an answer ends with an interrupted turn: both are shown as such.
     """
@@ -67,8 +68,8 @@ def render_messages(messages: list[Message], start: int, all_messages: list[Mess
                 made.append(AssistantMessage(message.content, message.reasoning))
             for call in message.tool_calls:
                 made.append(_card(call, results.get(call.id), live))
-            if message.interrupted:
-                made.append(Notice("This response was interrupted.", "warning"))
+            if message.interrupted and not (live and index == len(all_messages) - 1):
+                made.append(Notice("This response was interrupted.", "warning"))  # unless still streaming
         if not live and index == len(all_messages) - 1 and message.role in ("user", "tool"):
             made.append(Notice(UNANSWERED, "warning"))
         for widget in made:
@@ -187,8 +188,16 @@ class Transcript(VerticalScroll):
         if images:
             await self.add(MessageImages(images), index)
 
-    async def add_notice(self, text: str, level: str = "info") -> None:
-        await self.add(Notice(text, level))
+    async def add_notice(self, text: str, level: str = "info", before: Widget | None = None) -> None:
+        """A notice at the end, or just above `before` (a reply that has not begun yet)."""
+        if before is None or before.parent is not self:
+            await self.add(Notice(text, level))
+            return
+        notice = Notice(text, level)
+        notice.message_index = getattr(before, "message_index", len(self.source()))  # type: ignore[attr-defined]
+        await self.mount(notice, before=before)
+        if self.sticky and not self._following:
+            self._to_end()
 
     async def start_assistant(self) -> AssistantMessage:
         message = AssistantMessage()
@@ -337,6 +346,26 @@ class Transcript(VerticalScroll):
         """Render the newest page of a stored conversation; older pages load on scrolling up."""
         await self._render_window(len(messages), messages)
         self.scroll_end(animate=False)
+
+    async def grow_last_reply(self, messages: list[Message]) -> bool:
+        """The last reply grew in the store since it was shown (another window streams it): append the
+        new text to its widget, as a stream would, instead of rendering the page afresh each time.
+        False when anything else changed (the caller renders afresh)."""
+        replies = self.query_children(AssistantMessage)
+        if not (messages and replies and self.at_end and self.last == len(messages)):
+            return False
+        widget, message = replies.last(), messages[-1]
+        text, content = message.content or "", self._content()
+        after = content[content.index(widget) + 1:]
+        if (getattr(widget, "message_index", None) != len(messages) - 1 or message.role != "assistant"
+                or message.tool_calls or message.reasoning or widget.replaying
+                or any(w not in widget.parts for w in after) or not text.startswith(widget.content)):
+            return False
+        await widget.append_content(text[len(widget.content):])
+        if widget.reply_text is not None:  # its dormant parts read the whole text: the longer one now
+            widget.reply_text = lambda: text
+        self.follow()
+        return True
 
     async def _render_window(self, end: int, messages: list[Message] | None = None) -> None:
         """Replace what is shown with the page of messages ending just before `end`."""

@@ -83,6 +83,7 @@ class WorkstreamView(Vertical):
         self._assistant: AssistantMessage | None = None
         self.shown = True  # False while no pane shows this view: streamed text is then held, not rendered
         self._held = HeldOutput()
+        self._reply_began = False  # the current reply (self._assistant) has had a content or reasoning delta
         self._held_since = 0.0
         self._release_timer = None
         self.subagent_runs = SubagentRuns()  # every sub-agent's events, for a pane opened late
@@ -102,7 +103,7 @@ class WorkstreamView(Vertical):
         if not self.query(Transcript):
             return  # the app is quitting (a signal during boot) and has removed the view's children already
         self.transcript.source = lambda: self.workstream.session.messages
-        self.transcript.live = lambda: self.workstream.busy
+        self.transcript.live = lambda: self.workstream.busy or self.workstream.streaming_elsewhere
         self.show_ownership()
 
     def show_ownership(self) -> None:
@@ -194,10 +195,13 @@ class WorkstreamView(Vertical):
             for pane in self.screen.query(SubagentPane):  # its own pane, if one is open (app/tui/workstreams/subagent_panes.py)
                 if pane.parent_id == self.workstream.id and pane.agent == event.agent:
                     pane.apply(event.event)
+        if isinstance(event, (ev.ContentDelta, ev.ReasoningDelta)):
+            self._reply_began = True
         match event:
             case ev.UserMessageAdded(text=text, images=images):
                 await transcript.add_user(text, images)
             case ev.AssistantStarted():
+                self._reply_began = False
                 self._assistant = await transcript.start_assistant()
                 self._assistant.reply_text = event.reply_text  # its dormant parts refer to the engine's text
             case ev.ContentDelta(text=text) if self._assistant is not None and self._holding():
@@ -247,6 +251,9 @@ class WorkstreamView(Vertical):
             case ev.ToolResultReady(call_id=call_id) if call_id in transcript.cards:
                 transcript.cards[call_id].set_result(event.output, event.is_error)
                 transcript.follow()
+            case ev.Notice() if self._assistant is not None and not self._reply_began:
+                # said before the reply's first word (a retry, a fallback): shown above it, in order
+                await transcript.add_notice(event.text, event.level, before=self._assistant)
             case ev.Notice():
                 await transcript.add_notice(event.text, event.level)
             case ev.ApprovalRequested():

@@ -1,6 +1,7 @@
 """Saving a reply while it streams, so a crash keeps its text and marks the turn as interrupted.
 
-The first save stores the reply as an assistant message with `interrupted` set; later saves
+The first save stores the reply as an assistant message with `interrupted` set (and the workstream
+as streaming, for a window following it read-only); later saves
 append only the text that came since (app/storage/drafts.py), so a save costs what it adds and no
 copy of the whole text is kept here. Saves happen every SAVE_EVERY seconds (never one per token; less often for
 replies so large that a save takes long), in a background task, through the store's own thread
@@ -12,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Any
+from typing import Any, Callable
 
 from app.engine.text_parts import TextParts
 from app.vocabulary.messages import Message
@@ -35,6 +36,9 @@ class ReplyDraft:
         self.every = every
         self.message_id: int | None = None
         self._saved = (0, 0)  # how many characters of content and reasoning are stored
+        # Called with a save's error; True: a failure the user has been told of (the disk refused), so
+        # saving stops and the turn goes on; False: a bug, raised again by `finish`.
+        self.on_failed: Callable[[BaseException], bool] = lambda _error: False
         self._lock = asyncio.Lock()
         self._task: asyncio.Task | None = None
 
@@ -51,8 +55,18 @@ class ReplyDraft:
         while True:
             await asyncio.sleep(wait)
             started = time.monotonic()
-            await asyncio.shield(self._save())  # a stop between saves, never in the middle of one
+            try:
+                await asyncio.shield(self._save())  # a stop between saves, never in the middle of one
+            except Exception as error:
+                if self.on_failed(error):
+                    return  # told; no more saves (each would fail the same way) until the reply completes
+                raise
             wait = max(self.every, BACKOFF * (time.monotonic() - started))
+
+    @property
+    def saved(self) -> int:
+        """Characters of the reply (content and reasoning) stored so far."""
+        return sum(self._saved)
 
     async def _save(self) -> None:
         async with self._lock:
@@ -62,7 +76,7 @@ class ReplyDraft:
                 return
             if self.message_id is None:
                 draft = Message(role="assistant", content=content, reasoning=reasoning, interrupted=True)
-                self.message_id = await self.store.add_message(self.workstream_id, draft)
+                self.message_id = await self.store.start_draft(self.workstream_id, draft)
             else:
                 await self.store.append_draft(self.workstream_id, self.message_id, content, reasoning)
             self._saved = parts
@@ -84,5 +98,9 @@ class ReplyDraft:
                 await self.store.complete_draft(self.workstream_id, self.message_id, message)
 
     async def discard(self) -> None:
-        """Stop saving; the stored draft (if any) stays as it is: interrupted."""
+        """Stop saving; the stored draft (if any) stays as it is: interrupted, and no longer streaming
+        (what a read-only window following it shows)."""
         await self._stop()
+        if self.message_id is not None:
+            with contextlib.suppress(Exception):  # best effort: the error that stopped the reply is the news
+                await self.store.end_draft(self.workstream_id)

@@ -20,6 +20,7 @@ from app.engine.loop_share import StreamSlice
 from app.vocabulary.messages import Message, ToolCall, messages_for_model
 from app.engine.prompts import system_prompt
 from app.engine.reply_draft import ReplyDraft
+from app.engine import unsaved
 from app.engine.text_parts import TextParts
 from app.storage.write_refused import WriteRefused
 from app.engine.skill_settings import budget_spent
@@ -213,6 +214,8 @@ class Session:
             await self._persist(Message(role="user", content=text, raw=gating.user_raw(images, hook_context)))
         except WriteRefused as error:
             return self._refused(error)
+        except Exception as error:  # the disk refused the write: said, not an internal error
+            return unsaved.stop_turn(self, error)
         self.emit(ev.UserMessageAdded(text, images))
         outcome: str = "done"
         self.usage.turn += 1
@@ -244,14 +247,16 @@ class Session:
             raise
         except WriteRefused as error:
             return self._refused(error)
+        except Exception as error:
+            return unsaved.stop_turn(self, error)
         await self._checkpoint_end(turn_start)
         await gating.turn_stopped(self, outcome)
         self.emit(ev.StateChanged("error" if outcome == "error" else "idle"))
         self.emit(ev.TurnFinished("error" if outcome == "error" else "done"))
 
-    def _refused(self, error: WriteRefused) -> None:
-        """Another window took this workstream over: the turn stops here, nothing more is written."""
-        self.emit(ev.Notice(f"Stopped: {error}.", level="error"))
+    def _refused(self, error: WriteRefused | str) -> None:
+        """Another window took this workstream over (or the disk refused a write): the turn stops here."""
+        self.emit(ev.Notice(error if isinstance(error, str) else f"Stopped: {error}.", level="error"))
         self.emit(ev.StateChanged("idle"))
         self.emit(ev.TurnFinished("error"))
 
@@ -291,12 +296,13 @@ class Session:
                               raw=raw or None)
             self.emit(ev.AssistantFinished(message.content, message.reasoning, finish_reason, interrupted))
             if message.content or message.reasoning or message.tool_calls:
-                await self._persist(message, draft)
+                await unsaved.persist_reply(self, message, draft)  # a refused write: said, never "saved"
             elif draft is not None:
                 await draft.discard()
             return message
 
         if draft is not None:
+            draft.on_failed = lambda error: unsaved.draft_failed(self, draft, error)
             draft.start()
         try:
             async with aclosing(self._chunks_with_fallback(messages, lambda p: request_tools(self, p))) as chunks:

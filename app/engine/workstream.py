@@ -49,6 +49,7 @@ class Workstream:
         self.held_by: Lease | None = None
         self.takeover_ready = False  # held_by's instance has gone or gone stale: it may be taken over
         self.seen_update = 0.0  # the stored updated_at last shown (a read-only view reloads on change)
+        self.streaming_elsewhere = False  # read-only: its holder's reply is streaming (not interrupted)
 
     @property
     def id(self) -> str:

@@ -156,7 +156,8 @@ class WorkstreamManager:
         return lost
 
     async def poll_read_only(self) -> list[Workstream]:
-        """Check read-only workstreams: reload any with new messages, note holders that left.
+        """Check read-only workstreams: reload any with new messages (a streaming reply's saves
+        included), note holders that left and replies that stopped streaming.
 
         Returns those whose history or take-over readiness changed (their views redraw).
         """
@@ -172,9 +173,13 @@ class WorkstreamManager:
                 conversation = await self.store.load_conversation(workstream.id)
                 workstream.session.messages[:] = conversation.messages
                 workstream.seen_update = info.updated_at
-            if moved or ready != workstream.takeover_ready:
+            # Its last reply is still streaming while its writer lives and has not said it stopped (the
+            # state app/storage/drafts.py keeps); a writer gone mid-stream leaves it interrupted.
+            streaming = info.state == "streaming" and lease is not None and not ready
+            if moved or ready != workstream.takeover_ready or streaming != workstream.streaming_elsewhere:
                 workstream.held_by = lease or workstream.held_by
                 workstream.takeover_ready = ready
+                workstream.streaming_elsewhere = streaming
                 changed.append(workstream)
         return changed
 

@@ -166,7 +166,8 @@ def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Name
     manager = McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,
                          data_dir=args.data_dir or default_data_dir(),
                          call_timeout=args.timeout or config.mcp_call_timeout,
-                         connect_timeout=_connect_timeout(args, config))
+                         connect_timeout=_connect_timeout(args, config),
+                         retry=False)  # one look: a failed server is reported, never started again
     manager.initial_lists = VERB_LISTS.get(args.command, manager.initial_lists)  # `list` counts everything
     return manager
 

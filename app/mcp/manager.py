@@ -73,6 +73,8 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
     Life cycle: `start()` (inside a running event loop; returns at once), then use, then
     `await stop()`. `listener(server, what)` is called on the loop for every change.
     `data_dir` keeps OAuth tokens of http/sse servers (`<data_dir>/mcp-oauth/`); None keeps them in memory.
+    `retry`: after a failed connection, try again on the breaker's schedule; False (the CLI's one-shot
+    verbs) leaves a failed server failed, started once.
     """
 
     def __init__(
@@ -90,6 +92,7 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
         breaker: Callable[[], CircuitBreaker] = CircuitBreaker,
         protocol_log: bool = True,
         data_dir: Path | str | None = None,
+        retry: bool = True,
     ) -> None:
         configs = list(servers.values()) if isinstance(servers, dict) else list(servers)
         self.workspace = Path(workspace).expanduser().resolve()
@@ -102,6 +105,7 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
         self.protocol_log = protocol_log
         self.data_dir = Path(data_dir).expanduser() if data_dir is not None else None
         self._breaker = breaker
+        self.retry = retry
         self._listeners: list[Listener] = [listener] if listener else []
         self.servers: dict[str, ServerState] = {}
         self.problems: list[str] = []
@@ -337,6 +341,8 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
             status = CIRCUIT_OPEN if breaker.failures >= breaker.threshold else FAILED
             self._set_status(state, status, lost if status == FAILED else
                              f"{lost} ({breaker.failures} failures in a row)")
+            if not self.retry:
+                break
             await self._sleep(state, breaker.seconds_until_retry())
         if not state.config.enabled:
             self._set_status(state, DISABLED, "disabled")

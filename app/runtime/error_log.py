@@ -46,10 +46,39 @@ class Redactor(logging.Filter):
 
 
 class PrivateLogHandler(logging.handlers.RotatingFileHandler):
-    """The rotating log, each file created 0600 (the user's alone), whatever the umask."""
+    """The rotating log, each file created 0600 (the user's alone), whatever the umask.
+
+    A log deleted while the app runs (its data dir removed, say) would take every later record into
+    the deleted file and leave the path the user is pointed to missing: the file is made again, its
+    directory too (`remade` then names the directory, until `internal_failure` has said so)."""
+
+    remade: Path | None = None
 
     def _open(self):
-        return os.fdopen(open_private(Path(self.baseFilename)), "a", encoding=self.encoding, errors=self.errors)
+        path = Path(self.baseFilename)
+        if not path.parent.is_dir():
+            private_dir(path.parent)
+            self.remade = path.parent
+        return os.fdopen(open_private(path), "a", encoding=self.encoding, errors=self.errors)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.stream is not None and not _is_open_as(self.stream, self.baseFilename):
+            self.stream.close()
+            self.stream = None  # reopened at the path by the emit below
+        super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """A record that cannot be written (disk full, directory not writable) is dropped: never
+        Python's report of it on stderr, which is the terminal the window draws on."""
+
+
+def _is_open_as(stream, path: str) -> bool:
+    """Whether the open `stream` is still the file at `path` (not deleted or replaced)."""
+    try:
+        opened, named = os.fstat(stream.fileno()), os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
 
 def install(data_dir: Path, secrets: Iterable[str] = ()) -> Path | None:
@@ -74,20 +103,29 @@ def install(data_dir: Path, secrets: Iterable[str] = ()) -> Path | None:
     return path
 
 
-def log_path() -> Path | None:
-    """Where `install` sends the log, if it did."""
+def _handler() -> logging.FileHandler | None:
     for handler in logging.getLogger(LOGGER).handlers:
         if isinstance(handler, logging.FileHandler):
-            return Path(handler.baseFilename)
+            return handler
     return None
+
+
+def log_path() -> Path | None:
+    """Where `install` sends the log, if it did."""
+    handler = _handler()
+    return Path(handler.baseFilename) if handler is not None else None
 
 
 def internal_failure(what: str, error: BaseException) -> str:
     """Log `error` with its traceback and return what the user is told: `what` failed, and where
-    the details are. `what` is a phrase such as "Naming the workstream"."""
+    the details are (only a log that exists is named). `what` is a phrase such as "Naming the workstream"."""
     logging.getLogger(LOGGER).error("%s failed", what, exc_info=(type(error), error, error.__traceback__))
-    where = log_path()
-    details = f"; the details are in {where}" if where else ""
+    handler, where = _handler(), log_path()
+    details = f"; the details are in {where}" if where is not None and where.exists() else ""
+    remade = getattr(handler, "remade", None)
+    if details and remade is not None:
+        handler.remade = None  # said once
+        details += f" (the data directory {remade} had been deleted: it was made again for this log)"
     return f"{what} failed because of an internal error{details}."
 
 

@@ -114,6 +114,12 @@ class AsyncStore:
     async def add_message(self, workstream_id: str, msg: Message) -> int:
         return await self.run(self.store.add_message, workstream_id, msg)
 
+    async def start_draft(self, workstream_id: str, msg: Message) -> int:
+        return await self.run(self.store.start_draft, workstream_id, msg)
+
+    async def end_draft(self, workstream_id: str) -> None:
+        await self.run(self.store.end_draft, workstream_id)
+
     async def append_draft(self, workstream_id: str, message_id: int, content: str, reasoning: str) -> None:
         await self.run(self.store.append_draft, workstream_id, message_id, content, reasoning)
 

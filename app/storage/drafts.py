@@ -8,7 +8,10 @@ reply completes, its row gets the whole text (a long one as a head and message p
 app/storage/pieces.py, so no write holds all of it) and its draft pieces go.
 
 A reader always sees row + pieces (`with_pieces`), so a read-only window follows a reply streaming
-in another one. A process killed mid-stream leaves row and pieces behind: the next Store to open
+in another one. Every save bumps the workstream's `updated_at` (what a read-only window polls) and
+keeps its `state` at "streaming" until the reply completes or stops ("idle"): a follower tells a
+reply still streaming (state "streaming", its writer alive) from one that was cut (an interrupted
+row otherwise). A process killed mid-stream leaves row and pieces behind: the next Store to open
 folds them into the row (`fold_drafts`), so the partial reply is whole, searchable and shown as
 interrupted. Folding is safe while the writer still streams: its later pieces append after the
 folded text and its completion replaces the whole row.
@@ -24,6 +27,8 @@ from app.storage.engine import Connection, marks
 from app.storage.pieces import update_message, with_pieces
 from app.vocabulary.messages import Message
 
+STREAMING = "streaming"  # the workstream's `state` while one of its replies streams into a draft
+
 
 def fold_drafts(conn: Connection) -> int:
     """Move every draft's pieces into its row; how many drafts were folded."""
@@ -34,26 +39,43 @@ def fold_drafts(conn: Connection) -> int:
     for row in with_pieces(conn, rows, drafts=ids):
         update_message(conn, row["id"], {"content": row["content"], "reasoning": row["reasoning"]})
     conn.execute(f"DELETE FROM draft_pieces WHERE message_id IN ({marks(ids)})", ids)
+    # A writer still streaming marks its workstream streaming again at its next save.
+    conn.execute(f"UPDATE workstreams SET state = 'idle' WHERE state = '{STREAMING}' AND id IN "
+                 f"(SELECT workstream_id FROM messages WHERE id IN ({marks(ids)}))", ids)
     return len(ids)
 
 
 class DraftMixin:
+    def start_draft(self, workstream_id: str, msg: Message) -> int:
+        """Store the first text of a streaming reply `msg` (marked interrupted until it completes) and
+        mark the workstream as streaming; the row's id."""
+        with self._writing(len(msg.content or "") + len(msg.reasoning or "")) as conn:
+            self._touch(conn, workstream_id, state=STREAMING)
+            msg.db_id = self._append_rows(conn, workstream_id, message_rows(msg))[0]
+        return msg.db_id
+
     def append_draft(self, workstream_id: str, message_id: int, content: str, reasoning: str) -> None:
         """Add the text that streamed since the last save to the draft stored as row `message_id`."""
         with self._writing(len(content) + len(reasoning)) as conn:
-            self._check_writer(conn, workstream_id)
+            self._touch(conn, workstream_id, state=STREAMING)  # a follower polls updated_at
             conn.insert("draft_pieces", {"message_id": message_id, "content": content, "reasoning": reasoning})
 
     def complete_draft(self, workstream_id: str, message_id: int, msg: Message) -> int:
         """Store the finished reply `msg` in the draft row `message_id` and add its tool calls."""
         head, *calls = message_rows(msg)
         with self._writing(len(msg.content or "") + len(msg.reasoning or "")) as conn:
-            self._touch(conn, workstream_id)
+            self._touch(conn, workstream_id, state="idle")
             conn.execute("DELETE FROM draft_pieces WHERE message_id = ?", (message_id,))
             update_message(conn, message_id, head)
             self._append_rows(conn, workstream_id, calls)
         msg.db_id = message_id
         return message_id
+
+    def end_draft(self, workstream_id: str) -> None:
+        """The reply stopped short (cancelled, failed): its draft stays as it is, marked interrupted,
+        and the workstream no longer streams."""
+        with self._writing(0) as conn:
+            self._touch(conn, workstream_id, state="idle")
 
     def fold_drafts(self) -> int:
         """Fold the pieces of drafts a killed process left (see the module docstring)."""

@@ -187,7 +187,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
     def add_message(self, workstream_id: str, msg: Message) -> int:
         """Persist `msg` (all its rows in one transaction); set and return `msg.db_id`."""
         with self._engine.begin() as conn:
-            self._touch(conn, workstream_id)
+            self._touch(conn, workstream_id, state="idle")  # no reply streams (app/storage/drafts.py)
             msg.db_id = self._append_rows(conn, workstream_id, message_rows(msg))[0]
         return msg.db_id
 

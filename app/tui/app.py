@@ -286,6 +286,16 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
                 self.notify("Using a temporary store: nothing from this session is kept after you quit.",
                             severity="warning", timeout=10)
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q (Textual's quit key, checked before any screen's): on the storage error dialog it is
+        the dialog's own quit, so every way out of it exits with the same status (1)."""
+        from app.tui.screens.storage_error import StorageErrorScreen
+
+        if isinstance(self.screen, StorageErrorScreen):
+            self.screen.dismiss("quit")
+        else:
+            await super().action_quit()
+
     def _install_error_log(self) -> None:
         """Internal errors go to <data dir>/whimbrel.log, the configured API keys masked."""
         from app.runtime.error_log import install

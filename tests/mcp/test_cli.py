@@ -288,3 +288,22 @@ def test_a_call_that_times_out_leaves_no_server_behind(tmp_path):
     while _alive(server_pid):
         assert time.monotonic() < deadline, f"the server ({server_pid}) outlived whimbrel mcp call"
         time.sleep(0.05)
+
+
+def test_list_starts_a_failing_server_once(tmp_path):
+    """`list` is one look: a server whose command is missing is started once and reported, not started
+    again on the breaker's schedule while `list` waits for a slower server."""
+    config = tmp_path / "config.toml"
+    counter, starter = tmp_path / "starts", tmp_path / "missing-server.sh"
+    starter.write_text(f"#!/bin/sh\necho start >> '{counter}'\nexec whimbrel-no-such-command\n")
+    starter.chmod(0o755)
+    code, token = hung_server_code()
+    config.write_text(f'[mcp]\ncli_connect_timeout = 5\n\n[mcp.servers.hung]\ncommand = "{sys.executable}"\n'
+                      f'args = ["-c", "{code}"]\n\n[mcp.servers.missing]\ncommand = "{starter}"\n')
+    listed = whimbrel("list", config=config, cwd=tmp_path)
+    assert processes_running(token) == []
+    assert listed.returncode == 1
+    rows = {row["name"]: row for row in json.loads(listed.stdout)}
+    assert rows["hung"]["reason"] == "handshake timed out (no answer within 5s)", "list waited for it"
+    assert rows["missing"]["status"] == "failed" and "whimbrel-no-such-command" in rows["missing"]["reason"]
+    assert counter.read_text().splitlines() == ["start"], "started more than once"

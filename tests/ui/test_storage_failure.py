@@ -25,6 +25,19 @@ async def test_unopenable_store_explains_and_quits(tmp_path):
     assert app.return_code == 1
 
 
+async def test_every_way_out_of_the_storage_error_exits_with_status_1(tmp_path):
+    """q, Esc and Ctrl+Q (the app's quit key) agree: a script sees 1 whichever the user pressed."""
+    _block_data_dir(tmp_path)
+    for key in ("ctrl+q", "escape"):
+        app = make_app(tmp_path)
+        async with app.run_test(size=(110, 34)) as pilot:
+            await wait_for(pilot, lambda: screen_is(app, StorageErrorScreen), message="storage error screen")
+            assert "Quitting here exits with status 1." in screen_text(app)
+            await pilot.press(key)
+            await wait_for(pilot, lambda: app.return_code is not None, message="exit")
+        assert app.return_code == 1, key
+
+
 async def test_retry_after_fixing_the_cause_opens_the_real_store(tmp_path):
     _block_data_dir(tmp_path)
     app = make_app(tmp_path)

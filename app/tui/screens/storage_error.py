@@ -22,7 +22,9 @@ Choice = Literal["retry", "temporary", "quit"]
 
 
 class StorageErrorScreen(ModalScreen[Choice]):
-    """Dismisses with 'retry' (r), 'temporary' (t) or 'quit' (q / Esc)."""
+    """Dismisses with 'retry' (r), 'temporary' (t) or 'quit' (q / Esc, and Ctrl+Q: the app hands its
+    quit key here). Quitting from this dialog, by any key, exits with status 1: nothing was opened, and a
+    script that started Whimbrel can tell that from a normal quit (0)."""
 
     CSS_PATH = STYLES_DIR / "screens.tcss"
     BINDINGS = [
@@ -42,7 +44,7 @@ class StorageErrorScreen(ModalScreen[Choice]):
             yield Static(f"{self.path}\n{self.reason}", id="storage-error-reason", markup=False)
             yield Static("Conversations could not be saved or resumed. Fix the cause (permissions, disk "
                          "space, --data-dir) and retry, or continue with a temporary store that is deleted "
-                         "when Whimbrel exits.", classes="storage-error-help")
+                         "when Whimbrel exits. Quitting here exits with status 1.", classes="storage-error-help")
             yield Static(f"[b]{key_hint(self, 'storage_error.retry')}[/b] retry    "
                          f"[b]{key_hint(self, 'storage_error.temporary_store')}[/b] temporary store    "
                          f"[b]{key_hint(self, 'storage_error.quit')}[/b] quit", classes="confirm-keys")

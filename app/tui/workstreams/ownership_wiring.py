@@ -95,8 +95,10 @@ class OwnershipWiring:
         if view is None:
             return
         view.show_ownership()
-        if view.history_shown:
-            await view.transcript.show_history(workstream.session.messages)
+        messages = workstream.session.messages
+        if view.history_shown and not (workstream.streaming_elsewhere
+                                       and await view.transcript.grow_last_reply(messages)):
+            await view.transcript.show_history(messages)
         if workstream.id == self.app.focused_id and self.app.screen is self.app.main_screen:
             self.app.main_screen.set_focus(view.focus_target)
         self.app.refresh_chrome()
