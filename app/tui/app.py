@@ -114,7 +114,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBatch):
+class WhimbrelApp(WorkspaceOps, PermissionWiring, ScreensPaintAfterBatch):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -136,6 +136,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
         self.early_keys = EarlyKeys(deliver=super().on_event)  # keys before the prompt has focus
         self.ownership = OwnershipWiring(self)  # leases, read-only panes, taking over
         self.daily = DailyActions(self)  # look, settings, copying, pasted images
+        self.mcp = McpWiring(self)  # the MCP servers: their manager, the inspector, /mcp
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
         self._boot_started = False
@@ -236,7 +237,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
         recovered += await checkpoint_wiring.start_in_worktree(self) if options.worktree else []
         self.ownership.start()
         start_watches(self)
-        problems = self.start_mcp()  # connects in the background; sessions get the tools as they come
+        problems = self.mcp.start()  # connects in the background; sessions get the tools as they come
         for problem in recovered + problems:
             await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "warning")
         if self.models is None:
@@ -332,14 +333,14 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
         context = ToolContext(workspace=self.options.workdir.resolve(), bash_timeout=self.options.bash_timeout,
                               output_limit=self.options.output_limit)
         alias = saved.model_alias if self.models is not None and saved.model_alias in self.models else None
-        session = Session(workstream_id=workstream_id, provider=None, registry=self.session_registry(),
-                          tool_context=context, emit=listener, store=self.store, messages=saved.messages,
-                          context_start=saved.context_start, retry_base_delay=self.retry_base_delay,
+        session = Session(workstream_id=workstream_id, provider=None, tool_context=context,
+                          registry=self.mcp.session_registry(self.registry), emit=listener, store=self.store,
+                          messages=saved.messages, context_start=saved.context_start, retry_base_delay=self.retry_base_delay,
                           models=self.models, model_alias=alias, auto_compact_pct=self.options.auto_compact_pct,
                           guard=self.permissions.guard_for(workstream_id, saved.settings))
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
-        session.system_extra = self.mcp_catalog
+        session.system_extra = self.mcp.catalog
         checkpoint_wiring.attach(self, session)
         attach_memory(session, self.memory_service)
         configure_tools(session, self.options.config, saved.settings)
@@ -469,7 +470,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
                 self.submit_prompt(workstream, queued.pop(0))
 
     # -- actions (keys and the command palette) ------------------------------------------
-    def _booted(self) -> bool:
+    def booted(self) -> bool:
         """Workspace actions need the restored workspace; say so instead of ignoring a key."""
         if self.manager is None:
             self.notify("Still starting up: try again in a moment.", timeout=3)
@@ -478,18 +479,18 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
     async def action_new_workstream(self) -> None:
         from app.tui.workstreams.agent_wiring import agent_names, pick_new_workstream
 
-        if self._booted():
+        if self.booted():
             if agent_names(self) or checkpoint_wiring.worktree_possible(self):
                 pick_new_workstream(self)  # Whimbrel's own model or one of the [agents.*]; a worktree or not
             else:
                 await self.new_workstream()
 
     def action_switch_tab(self, index: int) -> None:
-        if self._booted():
+        if self.booted():
             self.switch_to_index(index)
 
     def action_cycle_tab(self, step: int) -> None:
-        if self._booted():
+        if self.booted():
             self.cycle_tab(step)
 
     def action_next_attention(self) -> None:
@@ -499,7 +500,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
         self.focus_next_pane()
 
     async def action_split(self, direction: str) -> None:
-        if self._booted():
+        if self.booted():
             await self.split(direction)
 
     async def action_close_pane(self) -> None:
@@ -587,7 +588,7 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
             await self._end_turns()
             await stop_agents(self)
             await self.ownership.release()
-            await self.stop_mcp()
+            await self.mcp.stop()
             if self.models is not None:
                 await self.models.aclose()
             if self.store is not None:

@@ -33,7 +33,7 @@ def everything_app(tmp_path, fake_openai):
 
 async def ready(pilot, app) -> None:
     await wait_for(pilot, lambda: app.ready.is_set())
-    await wait_for(pilot, lambda: app.mcp.status("everything")[0] == "ready", timeout=60, message="server ready")
+    await wait_for(pilot, lambda: app.mcp.manager.status("everything")[0] == "ready", timeout=60, message="server ready")
     await wait_for(pilot, lambda: app.workstream.session.registry.get(ELICIT) is not None, message="tools known")
 
 
@@ -116,7 +116,7 @@ async def test_elicitation_decline_and_cancel(fake_openai, tmp_path):
         # a call made by hand while another screen is up (as the MCP inspector does): the form opens over it
         app.action_help()
         await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
-        by_hand = asyncio.ensure_future(app.mcp.call_tool("everything", "trigger-elicitation-request", {}))
+        by_hand = asyncio.ensure_future(app.mcp.manager.call_tool("everything", "trigger-elicitation-request", {}))
         await wait_for(pilot, lambda: screen_is(app, ElicitationScreen), message="modal over the help")
         app.screen.query_one("#decline", Button).press()
         text, _ = await asyncio.wait_for(by_hand, 30)

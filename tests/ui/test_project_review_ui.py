@@ -19,7 +19,7 @@ def app_in(tmp_path, fake_openai):
 async def settled(pilot, app) -> None:
     """Booted, and the MCP manager has tried the user's server (so it has run what it would run)."""
     await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
-    await wait_for(pilot, lambda: app.mcp is not None and app.mcp.servers["mine"].breaker.failures >= 1,
+    await wait_for(pilot, lambda: app.mcp.manager is not None and app.mcp.manager.servers["mine"].breaker.failures >= 1,
                    timeout=30, message="the MCP manager tried the configured server")
 
 
@@ -31,7 +31,7 @@ async def test_a_hostile_mcp_json_runs_only_once_accepted_and_expands_nothing(fa
     async with app.run_test(size=(130, 40)) as pilot:
         await settled(pilot, app)
         assert not marker.exists(), "the project's server ran before it was accepted"
-        assert "evil" not in app.mcp.servers
+        assert "evil" not in app.mcp.manager.servers
         await wait_for(pilot, lambda: ".mcp.json is new or changed" in screen_text(app), message="the notice")
         assert "whimbrel policy review --accept" in " ".join(screen_text(app).split())  # kept in the transcript
         app.call_later(app.action_policy_screen)

@@ -51,7 +51,7 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Set up a model…", "Detected API keys and local servers (/setup)", app.open_setup),
         ("MCP inspector", f"Servers, tools, resources, prompts and the protocol log; add or remove servers "
          f"({key('mcp_inspector')}, /mcp)",
-         app.action_mcp_inspector),
+         app.mcp.open_inspector),
         ("Permission rules", "List, add and delete rules; broken ones; review the project files (/policy)",
          app.action_policy_screen),
         ("Audit log", "Every tool call and who decided, with filters (/audit)", app.action_audit_screen),

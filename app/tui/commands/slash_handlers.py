@@ -230,19 +230,19 @@ async def _setup(app, view, args: str) -> None:
 async def _mcp(app, view, args: str) -> None:
     words = args.split()
     if not words:
-        app.action_mcp_inspector()
+        app.mcp.open_inspector()
         return
     if words[0] not in ("refresh", "status"):
         raise CommandError("Usage: /mcp (the inspector, also F9)  or  /mcp status  or  /mcp refresh [server]")
-    if words[0] == "refresh" and app.mcp is not None:
+    if words[0] == "refresh" and app.mcp.manager is not None:
         from tools.errors import ToolError
 
         try:
-            await app.mcp.refresh(words[1] if len(words) > 1 else None)
+            await app.mcp.manager.refresh(words[1] if len(words) > 1 else None)
         except ToolError as error:  # an unknown server name
             raise CommandError(str(error)) from None
         await view.transcript.add_notice("MCP catalogs refreshed.")
-    await view.transcript.add_notice(app.mcp_summary())
+    await view.transcript.add_notice(app.mcp.summary())
 
 
 async def _split(app, view, args: str) -> None:

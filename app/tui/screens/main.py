@@ -84,7 +84,7 @@ class MainScreen(PaintTimerScreen):
         Binding("f3", "app.split('horizontal')", "Split ┃", priority=True, id="split_side_by_side"),
         Binding("f4", "app.split('vertical')", "Split ━", priority=True, id="split_stacked"),
         Binding("f8", "app.close_pane", "Close pane", priority=True, id="close_pane"),
-        Binding("f9", "app.mcp_inspector", "MCP", show=False, id="mcp_inspector"),  # footer full: /help, palette
+        Binding("f9", "mcp_inspector", "MCP", show=False, id="mcp_inspector"),  # footer full: /help, palette
         Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True, id="previous_tab"),
         Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True, id="next_tab"),
         Binding("ctrl+q", "app.quit", "Quit", priority=True, id="quit"),
@@ -266,11 +266,14 @@ class MainScreen(PaintTimerScreen):
     def action_copy_code(self) -> None:
         self.app.daily.copy_code()  # type: ignore[attr-defined]
 
+    def action_mcp_inspector(self) -> None:
+        self.app.mcp.open_inspector()  # type: ignore[attr-defined]  # app/tui/mcp/mcp_wiring.py
+
     def action_edit_prompt(self) -> None:
         """Compose the focused prompt in $VISUAL / $EDITOR (app/tui/comforts/editor_compose.py)."""
         from app.tui.comforts.editor_compose import edit_prompt
 
-        if not self.app._booted():  # type: ignore[attr-defined]  # says "Still starting up"
+        if not self.app.booted():  # type: ignore[attr-defined]  # says "Still starting up"
             return
         view = self.view_for(self.app.focused_id)
         if view is not None:

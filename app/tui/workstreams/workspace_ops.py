@@ -117,7 +117,7 @@ class WorkspaceOps:
         self.apply_layout()
 
     def switch_to_index(self, index: int) -> None:
-        if self._booted() and 0 <= index < len(self.manager):  # before boot the tabs are only names
+        if self.booted() and 0 <= index < len(self.manager):  # before boot the tabs are only names
             self.show_workstream(self.manager.workstreams[index])
 
     def cycle_tab(self, step: int) -> None:
