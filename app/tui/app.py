@@ -114,7 +114,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(WorkspaceOps, PermissionWiring, ScreensPaintAfterBatch):
+class WhimbrelApp(WorkspaceOps, ScreensPaintAfterBatch):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -136,6 +136,7 @@ class WhimbrelApp(WorkspaceOps, PermissionWiring, ScreensPaintAfterBatch):
         self.early_keys = EarlyKeys(deliver=super().on_event)  # keys before the prompt has focus
         self.ownership = OwnershipWiring(self)  # leases, read-only panes, taking over
         self.daily = DailyActions(self)  # look, settings, copying, pasted images
+        self.permissions = PermissionWiring(self)  # rules, modes, /network, the policy and audit screens
         self.mcp = McpWiring(self)  # the MCP servers: their manager, the inspector, /mcp
         self._turns: dict[str, Worker] = {}
         self._queued: dict[str, list[str]] = {}
@@ -228,7 +229,7 @@ class WhimbrelApp(WorkspaceOps, PermissionWiring, ScreensPaintAfterBatch):
         from app.memory.limits import MemoryLimits
         self.memory_service = MemoryService(self.store, options.config_path.parent,  # memories and recall (app/memory/)
                                             MemoryLimits.from_config(options.config))  # [memory] limits
-        await self.load_permissions()  # app/tui/permissions/permission_wiring.py
+        await self.permissions.load()  # app/tui/permissions/permission_wiring.py
         self.models = options.models or self._registry_for(options.settings)
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,

@@ -53,10 +53,10 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
          f"({key('mcp_inspector')}, /mcp)",
          app.mcp.open_inspector),
         ("Permission rules", "List, add and delete rules; broken ones; review the project files (/policy)",
-         app.action_policy_screen),
-        ("Audit log", "Every tool call and who decided, with filters (/audit)", app.action_audit_screen),
+         app.permissions.open_policy_screen),
+        ("Audit log", "Every tool call and who decided, with filters (/audit)", app.permissions.open_audit_screen),
         ("Cycle permission mode", f"ask → accept-edits → plan → auto for this workstream ({key('cycle_mode')})",
-         app.action_cycle_mode),
+         app.permissions.cycle_mode),
         ("Cycle tool mode", "native → code (one run_code tool, the tools as Python) → both for this workstream "
          "(/tools mode)", lambda: cycle_tool_mode(app)),
     ]

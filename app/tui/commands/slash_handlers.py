@@ -273,8 +273,8 @@ HANDLERS = {
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
     "subagent": _subagent, "theme": _theme,
     "settings": lambda app, view, args: app.daily.open_settings(), "image": _image, "agent": _agent,
-    "policy": lambda app, view, args: _later(app.action_policy_screen),
-    "audit": lambda app, view, args: _later(app.action_audit_screen),
+    "policy": lambda app, view, args: _later(app.permissions.open_policy_screen),
+    "audit": lambda app, view, args: _later(app.permissions.open_audit_screen),
     "network": lambda app, view, args: _network(app, view, args),
     **memory_commands.HANDLERS,
     "tools": lambda app, view, args: tool_mode_wiring.tools_command(app, view, args),
@@ -282,7 +282,7 @@ HANDLERS = {
 
 
 async def _network(app, view, args: str) -> None:
-    await view.transcript.add_notice(await app.switch_network(view.workstream, args))
+    await view.transcript.add_notice(await app.permissions.switch_network(view.workstream, args))
 
 
 async def _later(action) -> None:

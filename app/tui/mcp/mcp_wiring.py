@@ -30,7 +30,7 @@ class McpWiring:
             return []
         from app.mcp.config import McpConfigError, servers_from_app_config
 
-        setup = app.permissions
+        setup = app.permissions.setup
         if setup is not None:
             setup.on_accepted.append(self._project_accepted)
         project = setup.loaded.mcp if setup is not None and setup.loaded is not None else None

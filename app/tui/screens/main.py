@@ -88,7 +88,7 @@ class MainScreen(PaintTimerScreen):
         Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True, id="previous_tab"),
         Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True, id="next_tab"),
         Binding("ctrl+q", "app.quit", "Quit", priority=True, id="quit"),
-        Binding("shift+tab", "app.cycle_mode", "Mode", show=False, priority=True, id="cycle_mode"),  # app/tui/permissions/permission_wiring.py
+        Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True, id="cycle_mode"),  # app/tui/permissions/permission_wiring.py
         *_switch_bindings(),
     ]
 
@@ -265,6 +265,9 @@ class MainScreen(PaintTimerScreen):
 
     def action_copy_code(self) -> None:
         self.app.daily.copy_code()  # type: ignore[attr-defined]
+
+    def action_cycle_mode(self) -> None:
+        self.app.permissions.cycle_mode()  # type: ignore[attr-defined]  # app/tui/permissions/permission_wiring.py
 
     def action_mcp_inspector(self) -> None:
         self.app.mcp.open_inspector()  # type: ignore[attr-defined]  # app/tui/mcp/mcp_wiring.py

@@ -238,7 +238,7 @@ class WorkspaceOps:
         request = workstream.pending[0]
         make_screen = getattr(request, "make_screen", None)
         screen = make_screen(workstream.name) if make_screen else ApprovalScreen(
-            request.items, workstream.name, self.permission_places(), judge=self.approval_judge())
+            request.items, workstream.name, self.permissions.places(), judge=self.permissions.approval_judge())
 
         def resolve(decisions) -> None:
             if not request.future.done():
