@@ -114,7 +114,7 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(WorkspaceOps, ScreensPaintAfterBatch):
+class WhimbrelApp(ScreensPaintAfterBatch):
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -136,6 +136,7 @@ class WhimbrelApp(WorkspaceOps, ScreensPaintAfterBatch):
         self.early_keys = EarlyKeys(deliver=super().on_event)  # keys before the prompt has focus
         self.ownership = OwnershipWiring(self)  # leases, read-only panes, taking over
         self.daily = DailyActions(self)  # look, settings, copying, pasted images
+        self.workspace = WorkspaceOps(self)  # tabs and panes: open, close, split, focus, approvals shown
         self.permissions = PermissionWiring(self)  # rules, modes, /network, the policy and audit screens
         self.mcp = McpWiring(self)  # the MCP servers: their manager, the inspector, /mcp
         self._turns: dict[str, Worker] = {}
@@ -234,7 +235,7 @@ class WhimbrelApp(WorkspaceOps, ScreensPaintAfterBatch):
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
-        await self._restore_workspace()  # the prompt is usable from here on
+        await self.workspace.restore()  # the prompt is usable from here on
         recovered += await checkpoint_wiring.start_in_worktree(self) if options.worktree else []
         self.ownership.start()
         start_watches(self)
@@ -347,40 +348,6 @@ class WhimbrelApp(WorkspaceOps, ScreensPaintAfterBatch):
         configure_tools(session, self.options.config, saved.settings)
         return session
 
-    async def _restore_workspace(self) -> None:
-        """Reopen the tabs and panes of the last run, then the --resume target; else one new tab."""
-        from app.engine.ownership import HeldElsewhere
-
-        saved_tabs = await self.store.get_app_state("tabs") or []
-        for workstream_id in saved_tabs:
-            try:
-                await self.open_workstream(workstream_id, show=False, only_if_free=True)
-            except (LookupError, HeldElsewhere):
-                continue  # deleted or pruned since, or open in another window (which keeps it)
-        known = {w.id for w in self.manager}
-        saved_layout = await self.store.get_app_state("layout")
-        tree = LayoutTree.from_dict(saved_layout, known) if saved_layout else None
-        focused = await self.store.get_app_state("focused")
-        if tree is not None:
-            self.layout_tree = tree
-            self.focused_id = focused if focused in tree else tree.leaves()[0]
-        elif len(self.manager):
-            first = self.manager.workstreams[0].id
-            self.layout_tree, self.focused_id = LayoutTree.single(first), first
-        problem = None
-        if self.options.resume:
-            try:
-                await self.open_workstream(self.options.resume)
-            except LookupError as error:
-                problem = str(error)
-        if not len(self.manager):
-            await self.new_workstream()
-        self.apply_layout()
-        for text in await self.main_screen.hand_over_boot_prompt():
-            self.main_screen.route(self.main_screen.view_for(self.focused_id), text)
-        if problem:
-            await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "error")
-
     # -- turns ---------------------------------------------------------------------------
     def submit_prompt(self, workstream, text: str) -> None:
         """Run a turn now, or queue it behind the running one of the same workstream."""
@@ -412,7 +379,7 @@ class WhimbrelApp(WorkspaceOps, ScreensPaintAfterBatch):
 
         text, images = await take_pending(self, workstream, text)  # /image and pasted image paths
         await workstream.submit(text, images)
-        self.refresh_chrome()  # the first prompt may have named the workstream
+        self.workspace.refresh_chrome()  # the first prompt may have named the workstream
         if not workstream.title_generated and self.provider is not None and self.options.auto_title:
             workstream.title_generated = True
             self.run_worker(self._auto_title(workstream), group="titles", exit_on_error=False)
@@ -425,7 +392,7 @@ class WhimbrelApp(WorkspaceOps, ScreensPaintAfterBatch):
         if title and not workstream.alias:
             workstream.title = title
             await self.store.update_workstream(workstream.id, title=title)
-            self.refresh_chrome()
+            self.workspace.refresh_chrome()
 
     def cancel_turn(self, workstream) -> None:
         worker = self._turns.get(workstream.id) if workstream is not None else None
@@ -465,7 +432,7 @@ class WhimbrelApp(WorkspaceOps, ScreensPaintAfterBatch):
             workstream = self.manager.get(workstream_id) if self.manager else None
             if workstream is not None and event.state != WorkerState.SUCCESS:
                 workstream.state = "idle" if event.state == WorkerState.CANCELLED else "error"
-                self.refresh_chrome()
+                self.workspace.refresh_chrome()
             queued = self._queued.get(workstream_id)
             if workstream is not None and queued and event.state != WorkerState.CANCELLED:
                 self.submit_prompt(workstream, queued.pop(0))
@@ -484,35 +451,35 @@ class WhimbrelApp(WorkspaceOps, ScreensPaintAfterBatch):
             if agent_names(self) or checkpoint_wiring.worktree_possible(self):
                 pick_new_workstream(self)  # Whimbrel's own model or one of the [agents.*]; a worktree or not
             else:
-                await self.new_workstream()
+                await self.workspace.new_workstream()
 
     def action_switch_tab(self, index: int) -> None:
         if self.booted():
-            self.switch_to_index(index)
+            self.workspace.switch_to_index(index)
 
     def action_cycle_tab(self, step: int) -> None:
         if self.booted():
-            self.cycle_tab(step)
+            self.workspace.cycle_tab(step)
 
     def action_next_attention(self) -> None:
-        self.next_attention()
+        self.workspace.next_attention()
 
     def action_focus_next_pane(self) -> None:
-        self.focus_next_pane()
+        self.workspace.focus_next_pane()
 
     async def action_split(self, direction: str) -> None:
         if self.booted():
-            await self.split(direction)
+            await self.workspace.split(direction)
 
     async def action_close_pane(self) -> None:
-        await self.close_pane()
+        await self.workspace.close_pane()
 
     def action_resume_browser(self) -> None:
         from app.tui.screens.resume import ResumeScreen
 
         def opened(workstream_id: str | None) -> None:
             if workstream_id:
-                self.run_worker(self.open_workstream(workstream_id), group="open", exit_on_error=False)
+                self.run_worker(self.workspace.open_workstream(workstream_id), group="open", exit_on_error=False)
 
         self.push_screen(ResumeScreen(self.store), callback=opened)
 

@@ -59,7 +59,7 @@ async def test_elicitation_waits_in_its_workstream_and_returns_typed_content(fak
         await ready(pilot, app)
         asker = app.workstream
         asker.session.guard.gate.policy = asker.session.guard.gate.policy.with_rules([Rule(ELICIT, "allow")])
-        await app.new_workstream()  # the user moves on to another tab while the call runs
+        await app.workspace.new_workstream()  # the user moves on to another tab while the call runs
         other = app.workstream
         assert other is not asker
         app.submit_prompt(asker, "please ask me for my details")
@@ -67,7 +67,7 @@ async def test_elicitation_waits_in_its_workstream_and_returns_typed_content(fak
         await pilot.pause(0.2)
         assert app.screen is app.main_screen and not other.pending  # never shown over the other tab
         assert "⚑1" in str(app.main_screen.query_one(TabBar).render())
-        app.show_workstream(asker)
+        app.workspace.show_workstream(asker)
         await wait_for(pilot, lambda: screen_is(app, ElicitationScreen), message="modal in its tab")
         modal = app.screen
         await wait_for(pilot, lambda: "Please provide inputs" in screen_text(app))

@@ -65,7 +65,7 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
     if app.manager is not None:
         from widgets.tab_bar import TabBar
 
-        app.refresh_chrome()  # the tabs show the current names: the entries repeat them as shown
+        app.workspace.refresh_chrome()  # the tabs show the current names: the entries repeat them as shown
         tabs = app.main_screen.query_one(TabBar).tabs
         for number, tab in enumerate(tabs, start=1):
             yield SystemCommand(f"Go to {number}: {tab.name}", f"Switch to workstream {number} "

@@ -32,21 +32,21 @@ async def _ws(app, view, args: str) -> None:
             lines.append(f"{marker} {number}. {workstream.name} — {workstream.state}{waiting}  ({workstream.id[:8]})")
         await view.transcript.add_notice("Open workstreams:\n" + "\n".join(lines))
     elif words[0] == "new":
-        await app.new_workstream()
+        await app.workspace.new_workstream()
         if len(words) > 1:
             await _name(app, app.main_screen.view_for(app.focused_id), " ".join(words[1:]))
     elif words[0] == "close":
         target = app.manager.find(words[1]) if len(words) > 1 else view.workstream
-        await app.close_workstream(target)
+        await app.workspace.close_workstream(target)
     else:
         try:
-            app.show_workstream(app.manager.find(words[0]))
+            app.workspace.show_workstream(app.manager.find(words[0]))
         except LookupError as error:
             raise CommandError(str(error)) from None
 
 
 async def _new(app, view, args: str) -> None:
-    await app.new_workstream()
+    await app.workspace.new_workstream()
 
 
 async def _agent(app, view, args: str) -> None:
@@ -68,7 +68,7 @@ async def _name(app, view, args: str) -> None:
         await app.manager.rename(view.workstream, args)
     except ValueError as error:
         raise CommandError(str(error)) from None
-    app.refresh_chrome()
+    app.workspace.refresh_chrome()
     await view.transcript.add_notice(f"This workstream is now “{args.strip()}”.")
 
 
@@ -82,7 +82,7 @@ async def _resume(app, view, args: str) -> None:
 
     def opened(workstream_id: str | None) -> None:
         if workstream_id:
-            app.run_worker(app.open_workstream(workstream_id), group="open", exit_on_error=False)
+            app.run_worker(app.workspace.open_workstream(workstream_id), group="open", exit_on_error=False)
 
     app.push_screen(ResumeScreen(app.store, args), callback=opened)
 
@@ -92,7 +92,7 @@ async def _delete(app, view, args: str) -> None:
 
     def confirmed(answer: bool | None) -> None:
         if answer:
-            app.run_worker(app.forget_workstream(workstream.id), group="delete", exit_on_error=False)
+            app.run_worker(app.workspace.forget_workstream(workstream.id), group="delete", exit_on_error=False)
 
     app.push_screen(ConfirmScreen(f"Delete “{workstream.name}” and all its history?"), callback=confirmed)
 
@@ -249,11 +249,11 @@ async def _split(app, view, args: str) -> None:
     direction = {"": "horizontal", "h": "horizontal", "v": "vertical"}.get(args.strip().lower())
     if direction is None:
         raise CommandError("Usage: /split [h|v] — h splits side by side, v stacks")
-    await app.split(direction)
+    await app.workspace.split(direction)
 
 
 async def _unsplit(app, view, args: str) -> None:
-    await app.close_pane()
+    await app.workspace.close_pane()
 
 
 async def _quit(app, view, args: str) -> None:

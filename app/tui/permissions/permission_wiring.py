@@ -70,7 +70,7 @@ class PermissionWiring:
         gate.mode = next_mode(gate.mode)
         workstream.session.emit(ev.ModeChanged(gate.mode))
         app.notify(f"Mode: {gate.mode} — {DESCRIPTIONS[gate.mode]}", timeout=4)
-        app.refresh_chrome()
+        app.workspace.refresh_chrome()
         if app.store is not None and workstream.id:
             app.run_worker(app.store.set_config(workstream.id, "policy_mode", gate.mode), group="command",
                            exit_on_error=False)
@@ -89,7 +89,7 @@ class PermissionWiring:
             return "No OS sandbox here: commands run unsandboxed and already reach the network."
         if word:
             guard.gate.network = word == "on"
-            app.refresh_chrome()
+            app.workspace.refresh_chrome()
             if app.store is not None and workstream.id:
                 await app.store.set_config(workstream.id, "policy_network", guard.gate.network)
         state = "on: sandboxed commands may reach the network" if guard.gate.network else \

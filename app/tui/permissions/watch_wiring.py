@@ -13,7 +13,7 @@ async def _opened(app: Any, workstream_id: str) -> Any | None:
     workstream = app.manager.get(workstream_id)
     if workstream is None:
         try:
-            await app.open_workstream(workstream_id, show=False)
+            await app.workspace.open_workstream(workstream_id, show=False)
         except LookupError:
             return None  # deleted meanwhile
         workstream = app.manager.get(workstream_id)

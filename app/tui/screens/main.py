@@ -245,20 +245,20 @@ class MainScreen(PaintTimerScreen):
 
     @on(WorkstreamView.Changed)
     def workstream_changed(self) -> None:
-        self.app.refresh_chrome()  # type: ignore[attr-defined]
+        self.app.workspace.refresh_chrome()  # type: ignore[attr-defined]
 
     @on(WorkstreamView.ApprovalNeeded)
     def approval_needed(self, message: WorkstreamView.ApprovalNeeded) -> None:
-        self.app.approval_arrived(message.view)  # type: ignore[attr-defined]
+        self.app.workspace.approval_arrived(message.view)  # type: ignore[attr-defined]
 
     @on(TabBar.Selected)
     def tab_selected(self, message: TabBar.Selected) -> None:
-        self.app.switch_to_index(message.index)  # type: ignore[attr-defined]
+        self.app.workspace.switch_to_index(message.index)  # type: ignore[attr-defined]
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         view = next((a for a in event.widget.ancestors_with_self if isinstance(a, WorkstreamView)), None)
         if view is not None:
-            self.app.view_focused(view)  # type: ignore[attr-defined]
+            self.app.workspace.view_focused(view)  # type: ignore[attr-defined]
 
     def action_copy_reply(self) -> None:
         self.app.daily.copy_reply()  # type: ignore[attr-defined]  # app/tui/comforts/daily_actions.py

@@ -99,7 +99,7 @@ class OwnershipWiring:
             await view.transcript.show_history(workstream.session.messages)
         if workstream.id == self.app.focused_id and self.app.screen is self.app.main_screen:
             self.app.main_screen.set_focus(view.focus_target)
-        self.app.refresh_chrome()
+        self.app.workspace.refresh_chrome()
 
     async def take_over(self, message: WorkstreamView.TakeOver) -> None:
         """Reopen the workstream as this window's own (its other window has gone), in the same pane."""
@@ -117,9 +117,9 @@ class OwnershipWiring:
                         severity="warning", timeout=8)
             return
         await message.view.remove()
-        view = await self.app._mount_view(workstream, None)
+        view = await self.app.workspace.mount_view(workstream, None)
         view.history_shown = False  # apply_layout renders it afresh
-        self.app.apply_layout()
+        self.app.workspace.apply_layout()
         self.app.notify(f"“{workstream.name}” is yours now: new turns run in this window.")
 
     async def release(self) -> None:
