@@ -1,7 +1,7 @@
 """The Textual application: owns the workstream manager, the pane layout and every turn worker.
 
 Booting (storage, tools, saved tabs) runs in a worker after the first frame; turns run as
-workers owned by the app, so closing a view never orphans a running turn.
+workers owned by the app (app/tui/workstreams/turns.py), so closing a view never orphans a running turn.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from app.tui.mcp.mcp_wiring import McpWiring
 from app.tui.permissions.permission_wiring import PermissionWiring
 from app.tui.screens.main import MainScreen
 from app.tui.workstreams.ownership_wiring import OwnershipWiring
+from app.tui.workstreams.turns import Turns
 from app.tui.workstreams.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
 from widgets import terminal_graphics, terminal_guard
@@ -115,6 +116,14 @@ def storage_reason(error: Exception) -> str:
 
 
 class WhimbrelApp(ScreensPaintAfterBatch):
+    """The window: boots the engine, holds each feature's glue as an object (the App passed in, its
+    state its own: `workspace`, `turns`, `permissions`, `mcp`, `ownership`, `daily`, …) and keeps what
+    they share (options, store, models, the workstream manager, the layout and the focused workstream).
+
+    Its one base class, ScreensPaintAfterBatch (widgets/textual_internals.py), is Textual's App with a
+    private method overridden so that every visible screen paints its changes when a batch update
+    ends: a fix to Textual's internals, not a feature, so it stays a base class."""
+
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -139,8 +148,7 @@ class WhimbrelApp(ScreensPaintAfterBatch):
         self.workspace = WorkspaceOps(self)  # tabs and panes: open, close, split, focus, approvals shown
         self.permissions = PermissionWiring(self)  # rules, modes, /network, the policy and audit screens
         self.mcp = McpWiring(self)  # the MCP servers: their manager, the inspector, /mcp
-        self._turns: dict[str, Worker] = {}
-        self._queued: dict[str, list[str]] = {}
+        self.turns = Turns(self)  # each workstream's running turn and the prompts queued behind it
         self._boot_started = False
         self._first_frame_waiting = {"footer", "tabs"}  # painted before boot starts (first_frame_part_shown)
         self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/tui/lifecycle/quit_signals.py)
@@ -348,72 +356,6 @@ class WhimbrelApp(ScreensPaintAfterBatch):
         configure_tools(session, self.options.config, saved.settings)
         return session
 
-    # -- turns ---------------------------------------------------------------------------
-    def submit_prompt(self, workstream, text: str) -> None:
-        """Run a turn now, or queue it behind the running one of the same workstream."""
-        if workstream.read_only:
-            self.notify("This workstream is open in another window: take it over first.", severity="warning")
-            return
-        if self.store is not None and workstream.id:
-            self.run_worker(self.store.add_prompt_history(workstream.id, text), group="history")
-        worker = self._turns.get(workstream.id)
-        if worker is not None and worker.is_running:
-            self._queued.setdefault(workstream.id, []).append(text)
-            self.notify("Queued: it is sent when the current turn ends (Esc cancels the turn).")
-            return
-        self._turns[workstream.id] = self.run_worker(
-            self._run_turn(workstream, text), name=f"turn:{workstream.id}", group=f"turn-{workstream.id}",
-            exit_on_error=False)
-
-    async def _run_turn(self, workstream, text: str) -> None:
-        await self.ready.wait()
-        from app.engine.user_command import is_user_command, run_user_command
-
-        if is_user_command(text):  # !command: the agent's bash path (approval, sandbox), output kept
-            await run_user_command(workstream.session, text[1:].strip())
-            return
-        from app.mentions.resources import attach_mentions
-
-        text = await attach_mentions(self, text)  # @path and @server:uri attach what they name
-        from app.tui.comforts.image_attach import take_pending
-
-        text, images = await take_pending(self, workstream, text)  # /image and pasted image paths
-        await workstream.submit(text, images)
-        self.workspace.refresh_chrome()  # the first prompt may have named the workstream
-        if not workstream.title_generated and self.provider is not None and self.options.auto_title:
-            workstream.title_generated = True
-            self.run_worker(self._auto_title(workstream), group="titles", exit_on_error=False)
-
-    async def _auto_title(self, workstream) -> None:
-        """After the first exchange, a short model call names a workstream that has no alias."""
-        from app.engine.titles import generate_title
-
-        title = await generate_title(self.provider, workstream.session.messages)
-        if title and not workstream.alias:
-            workstream.title = title
-            await self.store.update_workstream(workstream.id, title=title)
-            self.workspace.refresh_chrome()
-
-    def cancel_turn(self, workstream) -> None:
-        worker = self._turns.get(workstream.id) if workstream is not None else None
-        if worker is not None and worker.is_running:
-            self._queued.pop(workstream.id, None)
-            worker.cancel()
-
-    async def _end_turns(self, timeout: float = 10.0) -> None:
-        """At exit: cancel the running turns and let them record what they had before the store
-        closes (the partial reply, cancelled calls, a killed command's result)."""
-        running = [worker for worker in self._turns.values() if not worker.is_finished]
-        self._queued.clear()
-        for worker in running:
-            worker.cancel()
-        if running:
-            waits = asyncio.gather(*(worker.wait() for worker in running), return_exceptions=True)
-            try:
-                await asyncio.wait_for(waits, timeout)
-            except asyncio.TimeoutError:
-                pass
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """One place for worker outcomes: errors become a message, finished turns start queued ones."""
         worker = event.worker
@@ -425,17 +367,7 @@ class WhimbrelApp(ScreensPaintAfterBatch):
                 self.notify(worker.error.not_saved, severity="warning", timeout=10)
             else:
                 self.notify(internal_failure(worker_task(worker), worker.error), severity="error", timeout=10)
-        if not (worker.name or "").startswith("turn:"):
-            return
-        workstream_id = worker.name.split(":", 1)[1]
-        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-            workstream = self.manager.get(workstream_id) if self.manager else None
-            if workstream is not None and event.state != WorkerState.SUCCESS:
-                workstream.state = "idle" if event.state == WorkerState.CANCELLED else "error"
-                self.workspace.refresh_chrome()
-            queued = self._queued.get(workstream_id)
-            if workstream is not None and queued and event.state != WorkerState.CANCELLED:
-                self.submit_prompt(workstream, queued.pop(0))
+        self.turns.worker_changed(event)
 
     # -- actions (keys and the command palette) ------------------------------------------
     def booted(self) -> bool:
@@ -553,7 +485,7 @@ class WhimbrelApp(ScreensPaintAfterBatch):
         from app.tui.workstreams.agent_wiring import stop_agents
 
         try:
-            await self._end_turns()
+            await self.turns.end_all()
             await stop_agents(self)
             await self.ownership.release()
             await self.mcp.stop()

@@ -51,7 +51,7 @@ async def init(app, view, args: str) -> None:
     """/init: the model drafts AGENTS.md; write_file asks for approval before it is written."""
     existing = (view.workstream.session.tool_context.workspace / "AGENTS.md").exists()
     note = "; an AGENTS.md exists already: read it and improve it rather than starting over" if existing else ""
-    app.submit_prompt(view.workstream, INIT_PROMPT.format(existing=note))
+    app.turns.submit(view.workstream, INIT_PROMPT.format(existing=note))
 
 
 def save_note(app, view, text: str) -> None:

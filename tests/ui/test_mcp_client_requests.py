@@ -62,7 +62,7 @@ async def test_elicitation_waits_in_its_workstream_and_returns_typed_content(fak
         await app.workspace.new_workstream()  # the user moves on to another tab while the call runs
         other = app.workstream
         assert other is not asker
-        app.submit_prompt(asker, "please ask me for my details")
+        app.turns.submit(asker, "please ask me for my details")
         await wait_for(pilot, lambda: asker.pending, message="the request waits in the asking workstream")
         await pilot.pause(0.2)
         assert app.screen is app.main_screen and not other.pending  # never shown over the other tab

@@ -74,7 +74,7 @@ async def test_workstream_open_elsewhere_is_read_only_refreshed_then_taken_over(
                        message="the other window's new message appears")
 
         # A prompt sent anyway (typed before boot, say) runs nothing while the other window holds it.
-        app.submit_prompt(workstream, "sneaky")
+        app.turns.submit(workstream, "sneaky")
         assert fake_openai.requests == []
 
         other_window.kill()

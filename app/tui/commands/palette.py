@@ -32,7 +32,7 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
          lambda: app.action_cycle_tab(-1)),
         ("Resume a saved workstream", "Browse and search history (/resume)", app.action_resume_browser),
         ("Cancel turn", f"Stop the focused workstream's running turn ({key('cancel_turn')})",
-         lambda: app.cancel_turn(app.workstream)),
+         lambda: app.turns.cancel(app.workstream)),
         ("Edit the prompt in $EDITOR",
          f"Compose the prompt in $VISUAL or $EDITOR; saving brings it back ({key('edit_prompt')})",
          lambda: app.main_screen.action_edit_prompt()),

@@ -152,7 +152,7 @@ async def _retry(app, view, args: str) -> None:
     if last is None:
         raise CommandError("Nothing to retry yet.")
     await _rewind(app, view, "", turns=1)
-    app.submit_prompt(view.workstream, last)
+    app.turns.submit(view.workstream, last)
 
 
 async def _export(app, view, args: str) -> None:

@@ -58,7 +58,7 @@ def start_watches(app: Any) -> None:
     async def fire(workstream_id: str, text: str) -> None:
         workstream = await _opened(app, workstream_id)
         if workstream is not None:
-            app.submit_prompt(workstream, text)
+            app.turns.submit(workstream, text)
 
     async def vet(row: dict[str, Any]) -> Any:
         return await vet_poll(app, row)

@@ -217,7 +217,7 @@ class MainScreen(PaintTimerScreen):
         elif memory_commands.is_memory_note(text):
             memory_commands.save_note(self.app, view, text)
         else:
-            self.app.submit_prompt(view.workstream, text)  # type: ignore[attr-defined]
+            self.app.turns.submit(view.workstream, text)  # type: ignore[attr-defined]
 
     async def _command(self, view: WorkstreamView, text: str) -> None:
         from app.tui.commands.slash_handlers import run_command
@@ -286,4 +286,4 @@ class MainScreen(PaintTimerScreen):
         self._double_escape = getattr(self, "_double_escape", None) or DoubleEscape()
         if self._double_escape.pressed(self.app, self.view_for(self.app.focused_id)):
             return  # Esc Esc on an empty prompt: the rewind screen (app/tui/checkpoint_wiring.py)
-        self.app.cancel_turn(self.app.workstream)  # type: ignore[attr-defined]
+        self.app.turns.cancel(self.app.workstream)  # type: ignore[attr-defined]

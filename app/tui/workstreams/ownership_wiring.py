@@ -82,7 +82,7 @@ class OwnershipWiring:
     async def _heartbeat(self) -> None:
         """Refresh leases; a workstream another window took over meanwhile stops here and turns read-only."""
         for workstream in await self.app.manager.heartbeat():
-            self.app.cancel_turn(workstream)
+            self.app.turns.cancel(workstream)
             await self._show_held(workstream)
 
     async def _poll_read_only(self) -> None:

@@ -83,7 +83,7 @@ class WorkspaceOps:
         return view
 
     async def _drop_view(self, workstream) -> None:
-        self.app.cancel_turn(workstream)
+        self.app.turns.cancel(workstream)
         for waiting in list(workstream.pending):  # MCP server requests: answered "cancel"/"denied"
             if hasattr(waiting, "make_screen"):
                 waiting.future.cancel()
