@@ -55,7 +55,7 @@ def settled(app) -> bool:
     """Start-up is over: booted, and no configured server is still connecting (or there is none)."""
     if not app.ready.is_set():
         return False
-    manager = getattr(app, "mcp", None)
+    manager = app.mcp.manager
     if manager is None:
         return True
     return all(status not in ("connecting", "authorizing") for status, _ in manager.statuses().values())
