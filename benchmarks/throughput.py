@@ -148,7 +148,7 @@ async def in_app(kind: str, port: int, tokens: int) -> tuple[float, float]:
             from widgets.messages import AssistantMessage
 
             wall, cpu = time.perf_counter(), time.process_time()
-            app.submit_prompt(app.workstream, "go")
+            app.turns.submit(app.workstream, "go")
             deadline = time.monotonic() + 300
             message = None  # found once, so polling costs the app next to nothing
             while True:

@@ -193,7 +193,7 @@ class ServerMessages(VerticalScroll):
         from app.runtime.error_log import in_words
 
         try:
-            await self.app.mcp.set_log_level(server, level)
+            await self.app.mcp.manager.set_log_level(server, level)
         except Exception as exc:  # noqa: BLE001 - the words go on screen
             self.query_one("#log-level-note", Static).update(Text(in_words("Setting the log level", exc),
                                                                   style="red"))

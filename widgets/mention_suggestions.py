@@ -47,7 +47,7 @@ class MentionSuggestions(Static):
         from app.mentions.resources import matching_resources
 
         files = holder.index.match(query, limit=SHOWN * 4)
-        resources = matching_resources(getattr(self.app, "mcp", None), query, SHOWN * 4)
+        resources = matching_resources(getattr(getattr(self.app, "mcp", None), "manager", None), query, SHOWN * 4)
         self.matches = resources + files if ":" in query else files + resources
         body = Text()
         for number, path in enumerate(self.matches[:SHOWN]):

@@ -47,5 +47,5 @@ async def resource_attachments(manager, text: str) -> list[Attachment]:
 async def attach_mentions(app, text: str) -> str:
     """The message to send: `text` with the workspace files, folders and MCP resources it mentions."""
     files = await asyncio.to_thread(file_attachments, text, app.options.workdir)
-    resources = await resource_attachments(getattr(app, "mcp", None), text)
+    resources = await resource_attachments(getattr(getattr(app, "mcp", None), "manager", None), text)
     return with_attachments(text, files + resources)

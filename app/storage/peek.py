@@ -87,7 +87,7 @@ def _panes(layout, known: list[str]) -> list[str]:
 
 def _focused(connection: sqlite3.Connection, shown: list[str]) -> str:
     """The tab boot focuses: the saved focus when a saved pane shows it, else the first pane, else
-    the first tab (app/tui/app.py, _restore_workspace)."""
+    the first tab (app/tui/workstreams/workspace_ops.py, WorkspaceOps.restore)."""
     panes = _panes(_state(connection, "layout"), shown)
     if not panes:
         return shown[0]

@@ -1,7 +1,7 @@
 """The Textual application: owns the workstream manager, the pane layout and every turn worker.
 
 Booting (storage, tools, saved tabs) runs in a worker after the first frame; turns run as
-workers owned by the app, so closing a view never orphans a running turn.
+workers owned by the app (app/tui/workstreams/turns.py), so closing a view never orphans a running turn.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from app.tui.mcp.mcp_wiring import McpWiring
 from app.tui.permissions.permission_wiring import PermissionWiring
 from app.tui.screens.main import MainScreen
 from app.tui.workstreams.ownership_wiring import OwnershipWiring
+from app.tui.workstreams.turns import Turns
 from app.tui.workstreams.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
 from widgets import terminal_graphics, terminal_guard
@@ -114,7 +115,15 @@ def storage_reason(error: Exception) -> str:
     return text.splitlines()[0][:300]
 
 
-class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBatch):
+class WhimbrelApp(ScreensPaintAfterBatch):
+    """The window: boots the engine, holds each feature's glue as an object (the App passed in, its
+    state its own: `workspace`, `turns`, `permissions`, `mcp`, `ownership`, `daily`, …) and keeps what
+    they share (options, store, models, the workstream manager, the layout and the focused workstream).
+
+    Its one base class, ScreensPaintAfterBatch (widgets/textual_internals.py), is Textual's App with a
+    private method overridden so that every visible screen paints its changes when a batch update
+    ends: a fix to Textual's internals, not a feature, so it stays a base class."""
+
     TITLE = "Whimbrel"
     # Dialog styles load with their screens (CSS_PATH there), keeping them off the first frame.
     CSS_PATH = [STYLES_DIR / name for name in ("main.tcss", "transcript.tcss", "tool_card.tcss")]
@@ -136,8 +145,10 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
         self.early_keys = EarlyKeys(deliver=super().on_event)  # keys before the prompt has focus
         self.ownership = OwnershipWiring(self)  # leases, read-only panes, taking over
         self.daily = DailyActions(self)  # look, settings, copying, pasted images
-        self._turns: dict[str, Worker] = {}
-        self._queued: dict[str, list[str]] = {}
+        self.workspace = WorkspaceOps(self)  # tabs and panes: open, close, split, focus, approvals shown
+        self.permissions = PermissionWiring(self)  # rules, modes, /network, the policy and audit screens
+        self.mcp = McpWiring(self)  # the MCP servers: their manager, the inspector, /mcp
+        self.turns = Turns(self)  # each workstream's running turn and the prompts queued behind it
         self._boot_started = False
         self._first_frame_waiting = {"footer", "tabs"}  # painted before boot starts (first_frame_part_shown)
         self.quit_signal: int | None = None  # SIGTERM or SIGHUP when one ended the app (app/tui/lifecycle/quit_signals.py)
@@ -227,16 +238,16 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
         from app.memory.limits import MemoryLimits
         self.memory_service = MemoryService(self.store, options.config_path.parent,  # memories and recall (app/memory/)
                                             MemoryLimits.from_config(options.config))  # [memory] limits
-        await self.load_permissions()  # app/tui/permissions/permission_wiring.py
+        await self.permissions.load()  # app/tui/permissions/permission_wiring.py
         self.models = options.models or self._registry_for(options.settings)
         self.manager = WorkstreamManager(
             store=self.store, session_factory=self._make_session, max_open=options.max_open,
             model=options.settings.model if options.settings else "", workdir=str(options.workdir.resolve()))
-        await self._restore_workspace()  # the prompt is usable from here on
+        await self.workspace.restore()  # the prompt is usable from here on
         recovered += await checkpoint_wiring.start_in_worktree(self) if options.worktree else []
         self.ownership.start()
         start_watches(self)
-        problems = self.start_mcp()  # connects in the background; sessions get the tools as they come
+        problems = self.mcp.start()  # connects in the background; sessions get the tools as they come
         for problem in recovered + problems:
             await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "warning")
         if self.models is None:
@@ -342,118 +353,18 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
         context = ToolContext(workspace=self.options.workdir.resolve(), bash_timeout=self.options.bash_timeout,
                               output_limit=self.options.output_limit)
         alias = saved.model_alias if self.models is not None and saved.model_alias in self.models else None
-        session = Session(workstream_id=workstream_id, provider=None, registry=self.session_registry(),
-                          tool_context=context, emit=listener, store=self.store, messages=saved.messages,
-                          context_start=saved.context_start, retry_base_delay=self.retry_base_delay,
+        session = Session(workstream_id=workstream_id, provider=None, tool_context=context,
+                          registry=self.mcp.session_registry(self.registry), emit=listener, store=self.store,
+                          messages=saved.messages, context_start=saved.context_start, retry_base_delay=self.retry_base_delay,
                           models=self.models, model_alias=alias, auto_compact_pct=self.options.auto_compact_pct,
                           guard=self.permissions.guard_for(workstream_id, saved.settings))
         if saved.compaction is not None:
             session.restore_compaction(*saved.compaction)
-        session.system_extra = self.mcp_catalog
+        session.system_extra = self.mcp.catalog
         checkpoint_wiring.attach(self, session)
         attach_memory(session, self.memory_service)
         configure_tools(session, self.options.config, saved.settings)
         return session
-
-    async def _restore_workspace(self) -> None:
-        """Reopen the tabs and panes of the last run, then the --resume target; else one new tab."""
-        from app.engine.ownership import HeldElsewhere
-
-        saved_tabs = await self.store.get_app_state("tabs") or []
-        for workstream_id in saved_tabs:
-            try:
-                await self.open_workstream(workstream_id, show=False, only_if_free=True)
-            except (LookupError, HeldElsewhere):
-                continue  # deleted or pruned since, or open in another window (which keeps it)
-        known = {w.id for w in self.manager}
-        saved_layout = await self.store.get_app_state("layout")
-        tree = LayoutTree.from_dict(saved_layout, known) if saved_layout else None
-        focused = await self.store.get_app_state("focused")
-        if tree is not None:
-            self.layout_tree = tree
-            self.focused_id = focused if focused in tree else tree.leaves()[0]
-        elif len(self.manager):
-            first = self.manager.workstreams[0].id
-            self.layout_tree, self.focused_id = LayoutTree.single(first), first
-        problem = None
-        if self.options.resume:
-            try:
-                await self.open_workstream(self.options.resume)
-            except LookupError as error:
-                problem = str(error)
-        if not len(self.manager):
-            await self.new_workstream()
-        self.apply_layout()
-        for text in await self.main_screen.hand_over_boot_prompt():
-            self.main_screen.route(self.main_screen.view_for(self.focused_id), text)
-        if problem:
-            await self.main_screen.view_for(self.focused_id).transcript.add_notice(problem, "error")
-
-    # -- turns ---------------------------------------------------------------------------
-    def submit_prompt(self, workstream, text: str) -> None:
-        """Run a turn now, or queue it behind the running one of the same workstream."""
-        if workstream.read_only:
-            self.notify("This workstream is open in another window: take it over first.", severity="warning")
-            return
-        if self.store is not None and workstream.id:
-            self.run_worker(self.store.add_prompt_history(workstream.id, text), group="history")
-        worker = self._turns.get(workstream.id)
-        if worker is not None and worker.is_running:
-            self._queued.setdefault(workstream.id, []).append(text)
-            self.notify("Queued: it is sent when the current turn ends (Esc cancels the turn).")
-            return
-        self._turns[workstream.id] = self.run_worker(
-            self._run_turn(workstream, text), name=f"turn:{workstream.id}", group=f"turn-{workstream.id}",
-            exit_on_error=False)
-
-    async def _run_turn(self, workstream, text: str) -> None:
-        await self.ready.wait()
-        from app.engine.user_command import is_user_command, run_user_command
-
-        if is_user_command(text):  # !command: the agent's bash path (approval, sandbox), output kept
-            await run_user_command(workstream.session, text[1:].strip())
-            return
-        from app.mentions.resources import attach_mentions
-
-        text = await attach_mentions(self, text)  # @path and @server:uri attach what they name
-        from app.tui.comforts.image_attach import take_pending
-
-        text, images = await take_pending(self, workstream, text)  # /image and pasted image paths
-        await workstream.submit(text, images)
-        self.refresh_chrome()  # the first prompt may have named the workstream
-        if not workstream.title_generated and self.provider is not None and self.options.auto_title:
-            workstream.title_generated = True
-            self.run_worker(self._auto_title(workstream), group="titles", exit_on_error=False)
-
-    async def _auto_title(self, workstream) -> None:
-        """After the first exchange, a short model call names a workstream that has no alias."""
-        from app.engine.titles import generate_title
-
-        title = await generate_title(self.provider, workstream.session.messages)
-        if title and not workstream.alias:
-            workstream.title = title
-            await self.store.update_workstream(workstream.id, title=title)
-            self.refresh_chrome()
-
-    def cancel_turn(self, workstream) -> None:
-        worker = self._turns.get(workstream.id) if workstream is not None else None
-        if worker is not None and worker.is_running:
-            self._queued.pop(workstream.id, None)
-            worker.cancel()
-
-    async def _end_turns(self, timeout: float = 10.0) -> None:
-        """At exit: cancel the running turns and let them record what they had before the store
-        closes (the partial reply, cancelled calls, a killed command's result)."""
-        running = [worker for worker in self._turns.values() if not worker.is_finished]
-        self._queued.clear()
-        for worker in running:
-            worker.cancel()
-        if running:
-            waits = asyncio.gather(*(worker.wait() for worker in running), return_exceptions=True)
-            try:
-                await asyncio.wait_for(waits, timeout)
-            except asyncio.TimeoutError:
-                pass
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """One place for worker outcomes: errors become a message, finished turns start queued ones."""
@@ -466,20 +377,10 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
                 self.notify(worker.error.not_saved, severity="warning", timeout=10)
             else:
                 self.notify(internal_failure(worker_task(worker), worker.error), severity="error", timeout=10)
-        if not (worker.name or "").startswith("turn:"):
-            return
-        workstream_id = worker.name.split(":", 1)[1]
-        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-            workstream = self.manager.get(workstream_id) if self.manager else None
-            if workstream is not None and event.state != WorkerState.SUCCESS:
-                workstream.state = "idle" if event.state == WorkerState.CANCELLED else "error"
-                self.refresh_chrome()
-            queued = self._queued.get(workstream_id)
-            if workstream is not None and queued and event.state != WorkerState.CANCELLED:
-                self.submit_prompt(workstream, queued.pop(0))
+        self.turns.worker_changed(event)
 
     # -- actions (keys and the command palette) ------------------------------------------
-    def _booted(self) -> bool:
+    def booted(self) -> bool:
         """Workspace actions need the restored workspace; say so instead of ignoring a key."""
         if self.manager is None:
             self.notify("Still starting up: try again in a moment.", timeout=3)
@@ -488,39 +389,39 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
     async def action_new_workstream(self) -> None:
         from app.tui.workstreams.agent_wiring import agent_names, pick_new_workstream
 
-        if self._booted():
+        if self.booted():
             if agent_names(self) or checkpoint_wiring.worktree_possible(self):
                 pick_new_workstream(self)  # Whimbrel's own model or one of the [agents.*]; a worktree or not
             else:
-                await self.new_workstream()
+                await self.workspace.new_workstream()
 
     def action_switch_tab(self, index: int) -> None:
-        if self._booted():
-            self.switch_to_index(index)
+        if self.booted():
+            self.workspace.switch_to_index(index)
 
     def action_cycle_tab(self, step: int) -> None:
-        if self._booted():
-            self.cycle_tab(step)
+        if self.booted():
+            self.workspace.cycle_tab(step)
 
     def action_next_attention(self) -> None:
-        self.next_attention()
+        self.workspace.next_attention()
 
     def action_focus_next_pane(self) -> None:
-        self.focus_next_pane()
+        self.workspace.focus_next_pane()
 
     async def action_split(self, direction: str) -> None:
-        if self._booted():
-            await self.split(direction)
+        if self.booted():
+            await self.workspace.split(direction)
 
     async def action_close_pane(self) -> None:
-        await self.close_pane()
+        await self.workspace.close_pane()
 
     def action_resume_browser(self) -> None:
         from app.tui.screens.resume import ResumeScreen
 
         def opened(workstream_id: str | None) -> None:
             if workstream_id:
-                self.run_worker(self.open_workstream(workstream_id), group="open", exit_on_error=False)
+                self.run_worker(self.workspace.open_workstream(workstream_id), group="open", exit_on_error=False)
 
         self.push_screen(ResumeScreen(self.store), callback=opened)
 
@@ -594,10 +495,10 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
         from app.tui.workstreams.agent_wiring import stop_agents
 
         try:
-            await self._end_turns()
+            await self.turns.end_all()
             await stop_agents(self)
             await self.ownership.release()
-            await self.stop_mcp()
+            await self.mcp.stop()
             if self.models is not None:
                 await self.models.aclose()
             if self.store is not None:

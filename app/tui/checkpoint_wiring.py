@@ -179,11 +179,11 @@ async def fork_into(app: Any, view: Any, keep: int | None, *, split: bool = Fals
                             workdir=workstream.workdir, model=workstream.model or None, keep=keep, files=files)
     except RewindError as error:
         raise CommandError(str(error)) from None
-    await app.open_workstream(result.child_id, show=not split)
+    await app.workspace.open_workstream(result.child_id, show=not split)
     if split and app.layout_tree is not None:
         app.layout_tree.split(app.focused_id, result.child_id, "horizontal")
         app.focused_id = result.child_id
-        app.apply_layout()
+        app.workspace.apply_layout()
     child_view = app.main_screen.view_for(result.child_id)
     files_said = (f" Files restored to that point: {len(result.restored.written)} written, "
                   f"{len(result.restored.removed)} removed (/rewind undo in the fork takes it back)."
@@ -211,7 +211,7 @@ def work_in(app: Any, workstream: Any, tree: Any) -> None:
     session.guard = session.guard.in_workspace(workspace)  # rules judge, and the sandbox binds, that tree
     workstream.worktree = tree
     attach(app, session)
-    app.refresh_chrome()
+    app.workspace.refresh_chrome()
 
 
 def apply_saved_worktree(app: Any, workstream: Any) -> None:
@@ -251,7 +251,7 @@ async def new_workstream_in_worktree(app: Any) -> None:
     """Ctrl+N with the worktree flag: a new tab whose workstream works in its own worktree at once."""
     from app.engine.commands import CommandError
 
-    await app.new_workstream()
+    await app.workspace.new_workstream()
     view = app.main_screen.view_for(app.focused_id)
     if view is None:
         return

@@ -51,7 +51,7 @@ async def init(app, view, args: str) -> None:
     """/init: the model drafts AGENTS.md; write_file asks for approval before it is written."""
     existing = (view.workstream.session.tool_context.workspace / "AGENTS.md").exists()
     note = "; an AGENTS.md exists already: read it and improve it rather than starting over" if existing else ""
-    app.submit_prompt(view.workstream, INIT_PROMPT.format(existing=note))
+    app.turns.submit(view.workstream, INIT_PROMPT.format(existing=note))
 
 
 def save_note(app, view, text: str) -> None:
@@ -127,7 +127,7 @@ async def start_skill(app, skills: dict, name: str, values: dict[str, str]) -> N
         prompt = chosen.render(values)
     except SkillError as error:
         raise CommandError(str(error)) from None
-    await app.new_workstream()
+    await app.workspace.new_workstream()
     view = app.main_screen.view_for(app.focused_id)
     workstream = view.workstream
     session = workstream.session
@@ -144,7 +144,7 @@ async def start_skill(app, skills: dict, name: str, values: dict[str, str]) -> N
         line += " Applied: " + ", ".join(applied) + "."
     if refused:
         line += " Not applied: " + ", ".join(refused) + "."
-    app.refresh_chrome()
+    app.workspace.refresh_chrome()
     await view.transcript.add_notice(line)
 
 

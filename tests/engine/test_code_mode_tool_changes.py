@@ -140,7 +140,7 @@ except ToolCallError as error:
 
 async def test_an_mcp_servers_list_changed_during_a_program(fake_openai, code_place):
     """A real tools/list_changed from an in-process server, applied by the app's own wiring
-    (McpWiring._mcp_changed): the new tool is callable in the same program, the dropped one is
+    (McpWiring.server_changed): the new tool is callable in the same program, the dropped one is
     refused there, and the next request's API has the one and not the other."""
     from types import SimpleNamespace
 
@@ -150,11 +150,10 @@ async def test_an_mcp_servers_list_changed_during_a_program(fake_openai, code_pl
 
     fake_openai.queue(run_code(LIST_CHANGED_PROGRAM, timeout=60), TextReply("ok"))
     app, session = await start(fake_openai, code_place, Recorder())
-    wiring = SimpleNamespace(manager=[SimpleNamespace(session=session)], mcp=None)
+    wiring = McpWiring(SimpleNamespace(manager=[SimpleNamespace(session=session)]))  # an App's workstreams
     manager = McpManager([ServerConfig("lab", inprocess=changing_server())], workspace=code_place[0],
-                         listener=lambda server, what: McpWiring._mcp_changed(wiring, server, what),
-                         refresh_interval=0)
-    wiring.mcp = manager
+                         listener=wiring.server_changed, refresh_interval=0)
+    wiring.manager = manager
     manager.start()
     try:
         await manager.wait_ready("lab", 30)

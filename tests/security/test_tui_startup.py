@@ -55,7 +55,7 @@ def settled(app) -> bool:
     """Start-up is over: booted, and no configured server is still connecting (or there is none)."""
     if not app.ready.is_set():
         return False
-    manager = getattr(app, "mcp", None)
+    manager = app.mcp.manager
     if manager is None:
         return True
     return all(status not in ("connecting", "authorizing") for status, _ in manager.statuses().values())
@@ -127,7 +127,7 @@ async def run_side_tool(fake_openai, tmp_path: Path, mode: str) -> tuple[bool, b
     app = app_with_config(tmp_path, fake_openai.base_url, config_path)
     async with app.run_test() as pilot:
         await booted(pilot)
-        await wait_for(pilot, lambda: app.mcp is not None and app.mcp.status("side")[0] == "ready", timeout=60,
+        await wait_for(pilot, lambda: app.mcp.manager is not None and app.mcp.manager.status("side")[0] == "ready", timeout=60,
                        message="the side server is ready")
         await send(pilot, "touch it")
         await wait_for(pilot, lambda: marker.exists() or isinstance(app.screen, ApprovalScreen)

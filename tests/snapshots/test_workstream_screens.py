@@ -62,7 +62,7 @@ async def split_into(pilot, count: int) -> None:
             await wait_for(pilot, lambda: len(app.layout_tree.leaves()) == panes + 1, message=f"{key} split")
     for number, workstream in enumerate(app.manager, start=1):
         workstream.title = f"task {number}"
-    app.refresh_chrome()
+    app.workspace.refresh_chrome()
     for prompt in app.query(PromptInput):
         prompt.cursor_blink = False
     await pilot.pause(0.3)

@@ -39,10 +39,10 @@ def attach_manager(app, *configs: ServerConfig, retry_delay: float = 3600.0) -> 
 
     Its breaker waits `retry_delay` before retrying, so a failed server stays 'failed' while a test
     looks at it (the app's own manager retries after about a second)."""
-    manager = McpManager(list(configs), workspace=app.options.workdir, listener=app._mcp_changed,
+    manager = McpManager(list(configs), workspace=app.options.workdir, listener=app.mcp.server_changed,
                          refresh_interval=0, breaker=lambda: CircuitBreaker(base_delay=retry_delay, jitter=0))
     manager.start()
-    app.mcp = manager
+    app.mcp.manager = manager
     return manager
 
 

@@ -37,7 +37,7 @@ async def test_fork_from_the_third_message_into_a_split_pane_and_both_go_on(fake
         await talk(pilot, fake_openai, "fork goes on", "fork answer")
         assert user_texts(fork)[-1] == "fork goes on" and user_texts(parent)[-1] == "question 4"
         app.focused_id = parent.id
-        app.apply_layout()
+        app.workspace.apply_layout()
         await talk(pilot, fake_openai, "parent goes on", "parent answer")
         assert user_texts(parent) == ["question 1", "question 2", "question 3", "question 4", "parent goes on"]
         assert "parent goes on" not in user_texts(fork)

@@ -159,7 +159,7 @@ async def test_a_hostile_mcp_server_is_shown_inert_in_the_transcript_and_the_ins
     app = hostile_mcp_app(tmp_path, fake_openai)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set())
-        await wait_for(pilot, lambda: app.mcp.status("hostile")[0] == "ready", timeout=60, message="server ready")
+        await wait_for(pilot, lambda: app.mcp.manager.status("hostile")[0] == "ready", timeout=60, message="server ready")
         await answer_approval(pilot, "shout", "y")
         await wait_for(pilot, lambda: "Shouted." in screen_text(app), timeout=30, message="final answer")
         await assert_inert(pilot, "result ␛[2J␛[H")

@@ -33,7 +33,7 @@ def everything_app(tmp_path, fake_openai):
 
 async def ready(pilot, app) -> None:
     await wait_for(pilot, lambda: app.ready.is_set())
-    await wait_for(pilot, lambda: app.mcp.status("everything")[0] == "ready", timeout=60, message="server ready")
+    await wait_for(pilot, lambda: app.mcp.manager.status("everything")[0] == "ready", timeout=60, message="server ready")
     await wait_for(pilot, lambda: app.workstream.session.registry.get(ELICIT) is not None, message="tools known")
 
 
@@ -59,15 +59,15 @@ async def test_elicitation_waits_in_its_workstream_and_returns_typed_content(fak
         await ready(pilot, app)
         asker = app.workstream
         asker.session.guard.gate.policy = asker.session.guard.gate.policy.with_rules([Rule(ELICIT, "allow")])
-        await app.new_workstream()  # the user moves on to another tab while the call runs
+        await app.workspace.new_workstream()  # the user moves on to another tab while the call runs
         other = app.workstream
         assert other is not asker
-        app.submit_prompt(asker, "please ask me for my details")
+        app.turns.submit(asker, "please ask me for my details")
         await wait_for(pilot, lambda: asker.pending, message="the request waits in the asking workstream")
         await pilot.pause(0.2)
         assert app.screen is app.main_screen and not other.pending  # never shown over the other tab
         assert "⚑1" in str(app.main_screen.query_one(TabBar).render())
-        app.show_workstream(asker)
+        app.workspace.show_workstream(asker)
         await wait_for(pilot, lambda: screen_is(app, ElicitationScreen), message="modal in its tab")
         modal = app.screen
         await wait_for(pilot, lambda: "Please provide inputs" in screen_text(app))
@@ -116,7 +116,7 @@ async def test_elicitation_decline_and_cancel(fake_openai, tmp_path):
         # a call made by hand while another screen is up (as the MCP inspector does): the form opens over it
         app.action_help()
         await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
-        by_hand = asyncio.ensure_future(app.mcp.call_tool("everything", "trigger-elicitation-request", {}))
+        by_hand = asyncio.ensure_future(app.mcp.manager.call_tool("everything", "trigger-elicitation-request", {}))
         await wait_for(pilot, lambda: screen_is(app, ElicitationScreen), message="modal over the help")
         app.screen.query_one("#decline", Button).press()
         text, _ = await asyncio.wait_for(by_hand, 30)

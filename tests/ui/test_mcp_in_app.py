@@ -31,9 +31,9 @@ async def test_agent_calls_a_real_mcp_tool_after_approval(fake_openai, tmp_path,
     app = app_with_servers(tmp_path, fake_openai, toml)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set())  # ready while the servers still connect
-        await wait_for(pilot, lambda: app.mcp.status("time")[0] == "ready", timeout=60, message="time server")
+        await wait_for(pilot, lambda: app.mcp.manager.status("time")[0] == "ready", timeout=60, message="time server")
         # a failed attempt is on record (between retries the status may read "connecting" again)
-        await wait_for(pilot, lambda: app.mcp.servers["broken"].breaker.failures >= 1, timeout=30,
+        await wait_for(pilot, lambda: app.mcp.manager.servers["broken"].breaker.failures >= 1, timeout=30,
                        message="the broken server failed")
         assert app.workstream.session.registry.get("mcp__time__get_current_time") is not None
         view = app.main_screen.view_for(app.focused_id)
@@ -63,7 +63,7 @@ async def test_a_failing_server_is_reported_once_per_outage(fake_openai, tmp_pat
     app = app_with_servers(tmp_path, fake_openai, '[mcp.servers.broken]\ncommand = "no-such-mcp-server-anywhere"\n')
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set())
-        await wait_for(pilot, lambda: app.mcp.servers["broken"].breaker.failures >= 3, timeout=30,
+        await wait_for(pilot, lambda: app.mcp.manager.servers["broken"].breaker.failures >= 3, timeout=30,
                        message="three failed attempts")
         warnings = [n for n in app._notifications if "“broken” failed" in n.message]
         assert len(warnings) == 1 and "command not found" in warnings[0].message

@@ -178,7 +178,7 @@ async def test_add_toggle_and_remove_a_server_in_config_toml(tmp_path):
     app.options.config_path = config_path
     async with app.run_test(size=(130, 45)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set())
-        assert app.mcp is None  # nothing configured: the inspector still opens
+        assert app.mcp.manager is None  # nothing configured: the inspector still opens
         screen = await open_inspector(pilot)
         assert "No MCP servers are configured yet" in screen_text(app)
         await pilot.press("a")
@@ -192,7 +192,7 @@ async def test_add_toggle_and_remove_a_server_in_config_toml(tmp_path):
         await pilot.press(*"mcp-server-time --local-timezone UTC")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen, message="back in the inspector")
-        await wait_for(pilot, lambda: app.mcp is not None and app.mcp.status("time")[0] == "ready", timeout=60,
+        await wait_for(pilot, lambda: app.mcp.manager is not None and app.mcp.manager.status("time")[0] == "ready", timeout=60,
                        message="the added server connects")
         text = config_path.read_text()
         assert text.startswith(CONFIG) and "[mcp.servers.time]" in text
@@ -204,16 +204,16 @@ async def test_add_toggle_and_remove_a_server_in_config_toml(tmp_path):
 
         screen.query_one(ServerList).focus()
         await pilot.press("e")
-        await wait_for(pilot, lambda: app.mcp.status("time")[0] == "disabled", message="disabled")
+        await wait_for(pilot, lambda: app.mcp.manager.status("time")[0] == "disabled", message="disabled")
         await wait_for(pilot, lambda: "enabled = false" in config_path.read_text(), message="saved")
         await pilot.press("e")
-        await wait_for(pilot, lambda: app.mcp.status("time")[0] == "ready", timeout=60, message="enabled again")
+        await wait_for(pilot, lambda: app.mcp.manager.status("time")[0] == "ready", timeout=60, message="enabled again")
         assert "enabled" not in load_config(config_path).mcp_servers["time"]
 
         await pilot.press("delete")
         await wait_for(pilot, lambda: screen_is(app, ConfirmScreen), message="asks first")
         await pilot.press("y")
-        await wait_for(pilot, lambda: "time" not in app.mcp.servers, message="removed from the manager")
+        await wait_for(pilot, lambda: "time" not in app.mcp.manager.servers, message="removed from the manager")
         await wait_for(pilot, lambda: "mcp.servers" not in config_path.read_text(), message="removed from the file")
         assert config_path.read_text() == CONFIG  # adding then removing leaves the file as it was
         assert "# the model I use" in config_path.read_text()

@@ -325,7 +325,7 @@ async def test_a_sampling_request_answered_by_hand_with_no_model(tmp_path):
     app = make_app(tmp_path, base_url=None, config=load_config(config_path))  # no model reachable
     async with app.run_test(size=(130, 45)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set())
-        await wait_for(pilot, lambda: app.mcp.status("everything")[0] == "ready", timeout=60, message="ready")
+        await wait_for(pilot, lambda: app.mcp.manager.status("everything")[0] == "ready", timeout=60, message="ready")
         screen = await open_inspector(pilot, clock=time.perf_counter)  # over the setup screen a new user sees
         await choose(pilot, screen, "everything", "tools")
         tools = catalog(screen, "tools")
@@ -414,7 +414,7 @@ async def test_headers_and_a_bearer_token_from_the_add_server_form(tmp_path, mon
             form.query_one("#add-bearer").value = "${KEYED_TOKEN}"
             form.add()
             await wait_for(pilot, lambda: app.screen is screen, message="back in the inspector")
-            await wait_for(pilot, lambda: app.mcp is not None and app.mcp.status("keyed")[0] == "ready", timeout=60,
+            await wait_for(pilot, lambda: app.mcp.manager is not None and app.mcp.manager.status("keyed")[0] == "ready", timeout=60,
                            message="the keyed server accepts the headers")
             saved = load_config(config_path).mcp_servers["keyed"]
             assert saved["headers"] == {"X-Team": "birds", "Authorization": "Bearer ${KEYED_TOKEN}"}
@@ -423,7 +423,7 @@ async def test_headers_and_a_bearer_token_from_the_add_server_form(tmp_path, mon
             tools = catalog(screen, "tools")
             await pick(pilot, tools, "whoami")
             await run_and_wait(pilot, tools, "the birds team")
-            await app.mcp.stop()
+            await app.mcp.manager.stop()
 
 
 async def test_sign_in_to_an_oauth_server_and_follow_each_step_in_the_oauth_view(tmp_path):
@@ -442,9 +442,9 @@ async def test_sign_in_to_an_oauth_server_and_follow_each_step_in_the_oauth_view
             await wait_for(pilot, lambda: app.ready.is_set())
             screen = await open_inspector(pilot)
             manager = McpManager([ServerConfig("secure", transport="http", url=server.url)], data_dir=tmp_path / "d",
-                                 workspace=app.options.workdir, listener=app._mcp_changed, refresh_interval=0,
+                                 workspace=app.options.workdir, listener=app.mcp.server_changed, refresh_interval=0,
                                  hooks=ClientHooks(authorization=authorization_hook(app, follow)))
-            app.mcp = manager
+            app.mcp.manager = manager
             manager.start()
             await wait_for(pilot, lambda: screen_is(app, McpSignInScreen), timeout=30, message="sign-in asked")
             await pilot.press("enter")  # open the browser (the test's browser signs in at once)

@@ -21,9 +21,9 @@ async def test_a_resource_mention_completes_and_is_attached(fake_openai, tmp_pat
     app = make_app(tmp_path, fake_openai.base_url, config=load_config(config_path))
     async with app.run_test(size=(120, 34)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set())
-        await wait_for(pilot, lambda: app.mcp.status("everything")[0] == "ready" and resource_mentions(app.mcp),
+        await wait_for(pilot, lambda: app.mcp.manager.status("everything")[0] == "ready" and resource_mentions(app.mcp.manager),
                        timeout=60, message="the server's resources are listed")
-        first = resource_mentions(app.mcp)[0]
+        first = resource_mentions(app.mcp.manager)[0]
         view = app.main_screen.view_for(app.focused_id)
         await pilot.press(*"summarize @everything:")
         suggestions = view.query_one(MentionSuggestions)

@@ -74,7 +74,7 @@ async def test_workstream_open_elsewhere_is_read_only_refreshed_then_taken_over(
                        message="the other window's new message appears")
 
         # A prompt sent anyway (typed before boot, say) runs nothing while the other window holds it.
-        app.submit_prompt(workstream, "sneaky")
+        app.turns.submit(workstream, "sneaky")
         assert fake_openai.requests == []
 
         other_window.kill()
@@ -144,7 +144,7 @@ async def test_a_workstream_open_in_another_window_is_not_deleted(tmp_path, stor
     app = make_app(tmp_path, resume=ws)
     async with app.run_test(size=(120, 34)) as pilot:
         await booted(pilot)
-        await app.forget_workstream(ws)  # what /delete and Delete in the resume browser call
+        await app.workspace.forget_workstream(ws)  # what /delete and Delete in the resume browser call
         await wait_for(pilot, lambda: _notified(app, "Not deleted"), message="the refusal is shown")
         assert store.get_workstream(ws) is not None and app.manager.get(ws) is not None
 

@@ -103,7 +103,7 @@ async def test_the_policy_screen_adds_lists_and_deletes_rules(fake_openai, tmp_p
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
-        app.call_later(app.action_policy_screen)
+        app.call_later(app.permissions.open_policy_screen)
         await wait_for(pilot, lambda: screen_is(app, PolicyScreen), message="policy screen")
         app.screen.query_one("#policy-new-rule").value = "bash(git * main)"
         app.screen.query_one("#policy-add-button").press()  # not a click: a toast may cover the button
@@ -126,7 +126,7 @@ async def test_the_audit_screen_lists_calls_and_filters(fake_openai, tmp_path):
     async with app.run_test(size=(140, 40)) as pilot:
         await answer_approval(pilot, "look", "y")
         await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn")
-        app.call_later(app.action_audit_screen)
+        app.call_later(app.permissions.open_audit_screen)
         await wait_for(pilot, lambda: screen_is(app, AuditScreen), message="audit screen")
         await wait_for_text_on(pilot, "2 call(s)")
         table = app.screen.query_one("#audit-rows")

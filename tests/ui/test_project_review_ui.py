@@ -19,7 +19,7 @@ def app_in(tmp_path, fake_openai):
 async def settled(pilot, app) -> None:
     """Booted, and the MCP manager has tried the user's server (so it has run what it would run)."""
     await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
-    await wait_for(pilot, lambda: app.mcp is not None and app.mcp.servers["mine"].breaker.failures >= 1,
+    await wait_for(pilot, lambda: app.mcp.manager is not None and app.mcp.manager.servers["mine"].breaker.failures >= 1,
                    timeout=30, message="the MCP manager tried the configured server")
 
 
@@ -31,10 +31,10 @@ async def test_a_hostile_mcp_json_runs_only_once_accepted_and_expands_nothing(fa
     async with app.run_test(size=(130, 40)) as pilot:
         await settled(pilot, app)
         assert not marker.exists(), "the project's server ran before it was accepted"
-        assert "evil" not in app.mcp.servers
+        assert "evil" not in app.mcp.manager.servers
         await wait_for(pilot, lambda: ".mcp.json is new or changed" in screen_text(app), message="the notice")
         assert "whimbrel policy review --accept" in " ".join(screen_text(app).split())  # kept in the transcript
-        app.call_later(app.action_policy_screen)
+        app.call_later(app.permissions.open_policy_screen)
         await wait_for(pilot, lambda: screen_is(app, PolicyScreen) and "evil: runs" in screen_text(app),
                        message="the review")
         shown = screen_text(app)
@@ -56,7 +56,7 @@ async def test_a_hostile_mcp_json_runs_only_once_accepted_and_expands_nothing(fa
         # changed again while the window is open: the review shows, and accepts, the file as it is now
         third = tmp_path / "marker3"
         path.write_text(path.read_text().replace(str(changed), str(third)))
-        app.call_later(app.action_policy_screen)
+        app.call_later(app.permissions.open_policy_screen)
         await wait_for(pilot, lambda: screen_is(app, PolicyScreen) and "evil: runs" in screen_text(app),
                        message="the review")
         assert str(third) in screen_text(app) and str(changed) not in screen_text(app)
@@ -78,7 +78,7 @@ async def test_a_project_skill_sets_its_permission_mode_only_once_accepted(fake_
         await wait_for(pilot, lambda: "Started from skill yolo" in screen_text(app), message="the skill started")
         assert "Not applied: permission_mode=auto (a project skill's mode applies once" in screen_text(app)
         assert app.workstream.session.guard.gate.mode == "ask"
-        app.call_later(app.action_policy_screen)
+        app.call_later(app.permissions.open_policy_screen)
         await wait_for(pilot, lambda: screen_is(app, PolicyScreen) and "sets permission_mode = auto"
                        in screen_text(app), message="the review")
         await pilot.press("A")

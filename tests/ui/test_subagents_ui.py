@@ -169,7 +169,7 @@ async def test_closing_the_pane_leaves_the_sub_agent_running(fake_openai, tmp_pa
 
 async def test_closing_the_parent_tab_closes_its_sub_agent_panes(fake_openai, tmp_path):
     async with a_build_watched(fake_openai, tmp_path) as (pilot, app, parent):
-        await app.close_workstream(app.manager.get(parent))
+        await app.workspace.close_workstream(app.manager.get(parent))
         await wait_for(pilot, lambda: open_pane(app) is None, message="its pane went with it")
         assert all(not leaf.startswith("subagent:") for leaf in app.layout_tree.leaves())
         (tmp_path / "ws" / "go").write_text("")

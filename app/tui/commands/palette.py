@@ -32,7 +32,7 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
          lambda: app.action_cycle_tab(-1)),
         ("Resume a saved workstream", "Browse and search history (/resume)", app.action_resume_browser),
         ("Cancel turn", f"Stop the focused workstream's running turn ({key('cancel_turn')})",
-         lambda: app.cancel_turn(app.workstream)),
+         lambda: app.turns.cancel(app.workstream)),
         ("Edit the prompt in $EDITOR",
          f"Compose the prompt in $VISUAL or $EDITOR; saving brings it back ({key('edit_prompt')})",
          lambda: app.main_screen.action_edit_prompt()),
@@ -51,12 +51,12 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Set up a model…", "Detected API keys and local servers (/setup)", app.open_setup),
         ("MCP inspector", f"Servers, tools, resources, prompts and the protocol log; add or remove servers "
          f"({key('mcp_inspector')}, /mcp)",
-         app.action_mcp_inspector),
+         app.mcp.open_inspector),
         ("Permission rules", "List, add and delete rules; broken ones; review the project files (/policy)",
-         app.action_policy_screen),
-        ("Audit log", "Every tool call and who decided, with filters (/audit)", app.action_audit_screen),
+         app.permissions.open_policy_screen),
+        ("Audit log", "Every tool call and who decided, with filters (/audit)", app.permissions.open_audit_screen),
         ("Cycle permission mode", f"ask → accept-edits → plan → auto for this workstream ({key('cycle_mode')})",
-         app.action_cycle_mode),
+         app.permissions.cycle_mode),
         ("Cycle tool mode", "native → code (one run_code tool, the tools as Python) → both for this workstream "
          "(/tools mode)", lambda: cycle_tool_mode(app)),
     ]
@@ -65,7 +65,7 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
     if app.manager is not None:
         from widgets.tab_bar import TabBar
 
-        app.refresh_chrome()  # the tabs show the current names: the entries repeat them as shown
+        app.workspace.refresh_chrome()  # the tabs show the current names: the entries repeat them as shown
         tabs = app.main_screen.query_one(TabBar).tabs
         for number, tab in enumerate(tabs, start=1):
             yield SystemCommand(f"Go to {number}: {tab.name}", f"Switch to workstream {number} "

@@ -32,21 +32,21 @@ async def _ws(app, view, args: str) -> None:
             lines.append(f"{marker} {number}. {workstream.name} — {workstream.state}{waiting}  ({workstream.id[:8]})")
         await view.transcript.add_notice("Open workstreams:\n" + "\n".join(lines))
     elif words[0] == "new":
-        await app.new_workstream()
+        await app.workspace.new_workstream()
         if len(words) > 1:
             await _name(app, app.main_screen.view_for(app.focused_id), " ".join(words[1:]))
     elif words[0] == "close":
         target = app.manager.find(words[1]) if len(words) > 1 else view.workstream
-        await app.close_workstream(target)
+        await app.workspace.close_workstream(target)
     else:
         try:
-            app.show_workstream(app.manager.find(words[0]))
+            app.workspace.show_workstream(app.manager.find(words[0]))
         except LookupError as error:
             raise CommandError(str(error)) from None
 
 
 async def _new(app, view, args: str) -> None:
-    await app.new_workstream()
+    await app.workspace.new_workstream()
 
 
 async def _agent(app, view, args: str) -> None:
@@ -68,7 +68,7 @@ async def _name(app, view, args: str) -> None:
         await app.manager.rename(view.workstream, args)
     except ValueError as error:
         raise CommandError(str(error)) from None
-    app.refresh_chrome()
+    app.workspace.refresh_chrome()
     await view.transcript.add_notice(f"This workstream is now “{args.strip()}”.")
 
 
@@ -82,7 +82,7 @@ async def _resume(app, view, args: str) -> None:
 
     def opened(workstream_id: str | None) -> None:
         if workstream_id:
-            app.run_worker(app.open_workstream(workstream_id), group="open", exit_on_error=False)
+            app.run_worker(app.workspace.open_workstream(workstream_id), group="open", exit_on_error=False)
 
     app.push_screen(ResumeScreen(app.store, args), callback=opened)
 
@@ -92,7 +92,7 @@ async def _delete(app, view, args: str) -> None:
 
     def confirmed(answer: bool | None) -> None:
         if answer:
-            app.run_worker(app.forget_workstream(workstream.id), group="delete", exit_on_error=False)
+            app.run_worker(app.workspace.forget_workstream(workstream.id), group="delete", exit_on_error=False)
 
     app.push_screen(ConfirmScreen(f"Delete “{workstream.name}” and all its history?"), callback=confirmed)
 
@@ -152,7 +152,7 @@ async def _retry(app, view, args: str) -> None:
     if last is None:
         raise CommandError("Nothing to retry yet.")
     await _rewind(app, view, "", turns=1)
-    app.submit_prompt(view.workstream, last)
+    app.turns.submit(view.workstream, last)
 
 
 async def _export(app, view, args: str) -> None:
@@ -230,30 +230,30 @@ async def _setup(app, view, args: str) -> None:
 async def _mcp(app, view, args: str) -> None:
     words = args.split()
     if not words:
-        app.action_mcp_inspector()
+        app.mcp.open_inspector()
         return
     if words[0] not in ("refresh", "status"):
         raise CommandError("Usage: /mcp (the inspector, also F9)  or  /mcp status  or  /mcp refresh [server]")
-    if words[0] == "refresh" and app.mcp is not None:
+    if words[0] == "refresh" and app.mcp.manager is not None:
         from tools.errors import ToolError
 
         try:
-            await app.mcp.refresh(words[1] if len(words) > 1 else None)
+            await app.mcp.manager.refresh(words[1] if len(words) > 1 else None)
         except ToolError as error:  # an unknown server name
             raise CommandError(str(error)) from None
         await view.transcript.add_notice("MCP catalogs refreshed.")
-    await view.transcript.add_notice(app.mcp_summary())
+    await view.transcript.add_notice(app.mcp.summary())
 
 
 async def _split(app, view, args: str) -> None:
     direction = {"": "horizontal", "h": "horizontal", "v": "vertical"}.get(args.strip().lower())
     if direction is None:
         raise CommandError("Usage: /split [h|v] — h splits side by side, v stacks")
-    await app.split(direction)
+    await app.workspace.split(direction)
 
 
 async def _unsplit(app, view, args: str) -> None:
-    await app.close_pane()
+    await app.workspace.close_pane()
 
 
 async def _quit(app, view, args: str) -> None:
@@ -273,8 +273,8 @@ HANDLERS = {
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,
     "subagent": _subagent, "theme": _theme,
     "settings": lambda app, view, args: app.daily.open_settings(), "image": _image, "agent": _agent,
-    "policy": lambda app, view, args: _later(app.action_policy_screen),
-    "audit": lambda app, view, args: _later(app.action_audit_screen),
+    "policy": lambda app, view, args: _later(app.permissions.open_policy_screen),
+    "audit": lambda app, view, args: _later(app.permissions.open_audit_screen),
     "network": lambda app, view, args: _network(app, view, args),
     **memory_commands.HANDLERS,
     "tools": lambda app, view, args: tool_mode_wiring.tools_command(app, view, args),
@@ -282,7 +282,7 @@ HANDLERS = {
 
 
 async def _network(app, view, args: str) -> None:
-    await view.transcript.add_notice(await app.switch_network(view.workstream, args))
+    await view.transcript.add_notice(await app.permissions.switch_network(view.workstream, args))
 
 
 async def _later(action) -> None:

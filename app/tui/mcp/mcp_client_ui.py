@@ -76,8 +76,8 @@ class ClientRequestRouter:
             entry.future.add_done_callback(lambda _f: self._drop(workstream, entry))
             if workstream.id != app.focused_id:
                 app.attention.alert("Whimbrel", f"“{workstream.name}”: {alert}")
-            app.refresh_chrome()
-            app.open_waiting_approval()
+            app.workspace.refresh_chrome()
+            app.workspace.open_waiting_approval()
         try:
             await asyncio.wait({entry.future})
         finally:
@@ -104,7 +104,7 @@ class ClientRequestRouter:
         if entry in workstream.pending:
             workstream.pending.remove(entry)
         if self.app.is_running and self.app.screen_stack:  # not while the app shuts down
-            self.app.refresh_chrome()
+            self.app.workspace.refresh_chrome()
 
     @staticmethod
     def _note(workstream, text: str, level: str = "info") -> None:

@@ -13,7 +13,7 @@ async def _opened(app: Any, workstream_id: str) -> Any | None:
     workstream = app.manager.get(workstream_id)
     if workstream is None:
         try:
-            await app.open_workstream(workstream_id, show=False)
+            await app.workspace.open_workstream(workstream_id, show=False)
         except LookupError:
             return None  # deleted meanwhile
         workstream = app.manager.get(workstream_id)
@@ -58,7 +58,7 @@ def start_watches(app: Any) -> None:
     async def fire(workstream_id: str, text: str) -> None:
         workstream = await _opened(app, workstream_id)
         if workstream is not None:
-            app.submit_prompt(workstream, text)
+            app.turns.submit(workstream, text)
 
     async def vet(row: dict[str, Any]) -> Any:
         return await vet_poll(app, row)

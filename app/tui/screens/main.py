@@ -84,11 +84,11 @@ class MainScreen(PaintTimerScreen):
         Binding("f3", "app.split('horizontal')", "Split ┃", priority=True, id="split_side_by_side"),
         Binding("f4", "app.split('vertical')", "Split ━", priority=True, id="split_stacked"),
         Binding("f8", "app.close_pane", "Close pane", priority=True, id="close_pane"),
-        Binding("f9", "app.mcp_inspector", "MCP", show=False, id="mcp_inspector"),  # footer full: /help, palette
+        Binding("f9", "mcp_inspector", "MCP", show=False, id="mcp_inspector"),  # footer full: /help, palette
         Binding("ctrl+pageup", "app.cycle_tab(-1)", "Prev tab", show=False, priority=True, id="previous_tab"),
         Binding("ctrl+pagedown", "app.cycle_tab(1)", "Next tab", show=False, priority=True, id="next_tab"),
         Binding("ctrl+q", "app.quit", "Quit", priority=True, id="quit"),
-        Binding("shift+tab", "app.cycle_mode", "Mode", show=False, priority=True, id="cycle_mode"),  # app/tui/permissions/permission_wiring.py
+        Binding("shift+tab", "cycle_mode", "Mode", show=False, priority=True, id="cycle_mode"),  # app/tui/permissions/permission_wiring.py
         *_switch_bindings(),
     ]
 
@@ -217,7 +217,7 @@ class MainScreen(PaintTimerScreen):
         elif memory_commands.is_memory_note(text):
             memory_commands.save_note(self.app, view, text)
         else:
-            self.app.submit_prompt(view.workstream, text)  # type: ignore[attr-defined]
+            self.app.turns.submit(view.workstream, text)  # type: ignore[attr-defined]
 
     async def _command(self, view: WorkstreamView, text: str) -> None:
         from app.tui.commands.slash_handlers import run_command
@@ -245,20 +245,20 @@ class MainScreen(PaintTimerScreen):
 
     @on(WorkstreamView.Changed)
     def workstream_changed(self) -> None:
-        self.app.refresh_chrome()  # type: ignore[attr-defined]
+        self.app.workspace.refresh_chrome()  # type: ignore[attr-defined]
 
     @on(WorkstreamView.ApprovalNeeded)
     def approval_needed(self, message: WorkstreamView.ApprovalNeeded) -> None:
-        self.app.approval_arrived(message.view)  # type: ignore[attr-defined]
+        self.app.workspace.approval_arrived(message.view)  # type: ignore[attr-defined]
 
     @on(TabBar.Selected)
     def tab_selected(self, message: TabBar.Selected) -> None:
-        self.app.switch_to_index(message.index)  # type: ignore[attr-defined]
+        self.app.workspace.switch_to_index(message.index)  # type: ignore[attr-defined]
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         view = next((a for a in event.widget.ancestors_with_self if isinstance(a, WorkstreamView)), None)
         if view is not None:
-            self.app.view_focused(view)  # type: ignore[attr-defined]
+            self.app.workspace.view_focused(view)  # type: ignore[attr-defined]
 
     def action_copy_reply(self) -> None:
         self.app.daily.copy_reply()  # type: ignore[attr-defined]  # app/tui/comforts/daily_actions.py
@@ -266,11 +266,17 @@ class MainScreen(PaintTimerScreen):
     def action_copy_code(self) -> None:
         self.app.daily.copy_code()  # type: ignore[attr-defined]
 
+    def action_cycle_mode(self) -> None:
+        self.app.permissions.cycle_mode()  # type: ignore[attr-defined]  # app/tui/permissions/permission_wiring.py
+
+    def action_mcp_inspector(self) -> None:
+        self.app.mcp.open_inspector()  # type: ignore[attr-defined]  # app/tui/mcp/mcp_wiring.py
+
     def action_edit_prompt(self) -> None:
         """Compose the focused prompt in $VISUAL / $EDITOR (app/tui/comforts/editor_compose.py)."""
         from app.tui.comforts.editor_compose import edit_prompt
 
-        if not self.app._booted():  # type: ignore[attr-defined]  # says "Still starting up"
+        if not self.app.booted():  # type: ignore[attr-defined]  # says "Still starting up"
             return
         view = self.view_for(self.app.focused_id)
         if view is not None:
@@ -280,4 +286,4 @@ class MainScreen(PaintTimerScreen):
         self._double_escape = getattr(self, "_double_escape", None) or DoubleEscape()
         if self._double_escape.pressed(self.app, self.view_for(self.app.focused_id)):
             return  # Esc Esc on an empty prompt: the rewind screen (app/tui/checkpoint_wiring.py)
-        self.app.cancel_turn(self.app.workstream)  # type: ignore[attr-defined]
+        self.app.turns.cancel(self.app.workstream)  # type: ignore[attr-defined]

@@ -94,7 +94,7 @@ class McpInspectorScreen(Screen):
 
     @property
     def manager(self) -> Any:
-        return getattr(self.app, "mcp", None)
+        return getattr(getattr(self.app, "mcp", None), "manager", None)
 
     @property
     def selected(self) -> str | None:
@@ -310,7 +310,7 @@ class McpInspectorScreen(Screen):
         from app.settings.config_edit import write_mcp_server
 
         await asyncio.to_thread(write_mcp_server, self.config_path, config.name, entry)
-        manager = self.app.ensure_mcp()  # the first server creates the manager
+        manager = self.app.mcp.ensure_manager()  # the first server creates the manager
         self._listen()
         manager.add_server(config)
         self.show_servers()

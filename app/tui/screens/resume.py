@@ -154,5 +154,5 @@ class ResumeScreen(ModalScreen[str | None]):
                              callback=confirmed)
 
     async def _delete(self, workstream_id: str) -> None:
-        await self.app.forget_workstream(workstream_id)  # type: ignore[attr-defined]
+        await self.app.workspace.forget_workstream(workstream_id)  # type: ignore[attr-defined]
         self.load(self.query_one(Input).value)

@@ -49,11 +49,11 @@ async def open_agent_workstream(app: Any, name: str) -> Any:
     if name not in agent_names(app):
         known = ", ".join(agent_names(app)) or "none: add [agents.NAME] with command (and args) to config.toml"
         raise LookupError(f"no agent named '{name}' (configured: {known})")
-    workstream, evicted = await app.manager.create(protect=app._protected(), settings={AGENT_KEY: name})
+    workstream, evicted = await app.manager.create(protect=app.workspace.protected(), settings={AGENT_KEY: name})
     workstream.model = f"agent {name}"
     workstream.title_generated = True  # its conversation is not sent to Whimbrel's model for a title
-    await app._mount_view(workstream, evicted)
-    app.show_workstream(workstream)
+    await app.workspace.mount_view(workstream, evicted)
+    app.workspace.show_workstream(workstream)
     return workstream
 
 
@@ -83,7 +83,7 @@ def pick_new_workstream(app: Any) -> None:
         if choice is None:
             return
         if choice.agent == "":
-            opening = checkpoint_wiring.new_workstream_in_worktree(app) if choice.worktree else app.new_workstream()
+            opening = checkpoint_wiring.new_workstream_in_worktree(app) if choice.worktree else app.workspace.new_workstream()
             app.run_worker(opening, group="tabs", exit_on_error=False)
         else:
             if choice.worktree:

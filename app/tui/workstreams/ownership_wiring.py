@@ -82,7 +82,7 @@ class OwnershipWiring:
     async def _heartbeat(self) -> None:
         """Refresh leases; a workstream another window took over meanwhile stops here and turns read-only."""
         for workstream in await self.app.manager.heartbeat():
-            self.app.cancel_turn(workstream)
+            self.app.turns.cancel(workstream)
             await self._show_held(workstream)
 
     async def _poll_read_only(self) -> None:
@@ -101,7 +101,7 @@ class OwnershipWiring:
             await view.transcript.show_history(messages)
         if workstream.id == self.app.focused_id and self.app.screen is self.app.main_screen:
             self.app.main_screen.set_focus(view.focus_target)
-        self.app.refresh_chrome()
+        self.app.workspace.refresh_chrome()
 
     async def take_over(self, message: WorkstreamView.TakeOver) -> None:
         """Reopen the workstream as this window's own (its other window has gone), in the same pane."""
@@ -119,9 +119,9 @@ class OwnershipWiring:
                         severity="warning", timeout=8)
             return
         await message.view.remove()
-        view = await self.app._mount_view(workstream, None)
+        view = await self.app.workspace.mount_view(workstream, None)
         view.history_shown = False  # apply_layout renders it afresh
-        self.app.apply_layout()
+        self.app.workspace.apply_layout()
         self.app.notify(f"“{workstream.name}” is yours now: new turns run in this window.")
 
     async def release(self) -> None:

@@ -46,7 +46,7 @@ async def open_subagent_pane(app: Any, view: Any, name: str = "") -> str:
     except LayoutError as error:
         await pane.remove()
         raise PaneRefused(str(error)) from None
-    app.apply_layout()
+    app.workspace.apply_layout()
     return agent
 
 
@@ -58,7 +58,7 @@ async def close_subagent_panes(app: Any, workstream_id: str, agent: str | None =
     for pane in closing:
         await _close(app, pane)
     if closing and relayout:
-        app.apply_layout()
+        app.workspace.apply_layout()
     return len(closing)
 
 
@@ -91,5 +91,5 @@ async def close_focused_subagent_pane(app: Any) -> bool:
     if pane is None:
         return False
     await _close(app, pane)
-    app.apply_layout()
+    app.workspace.apply_layout()
     return True

@@ -26,7 +26,7 @@ async def tools_command(app, view, args: str) -> None:
     if words[0] != "mode" or len(words) != 2 or words[1] not in (*MODES, "default"):
         raise CommandError(USAGE)
     await modes.set(words[1])  # the transcript says so (the ToolModeChanged event)
-    app.refresh_chrome()
+    app.workspace.refresh_chrome()
 
 
 def cycle_tool_mode(app) -> None:
@@ -40,7 +40,7 @@ def cycle_tool_mode(app) -> None:
 
     async def switch() -> None:
         await modes.set(following)
-        app.refresh_chrome()
+        app.workspace.refresh_chrome()
         app.notify(f"Tool mode: {following}")
 
     app.run_worker(switch(), group="tool-mode", exit_on_error=False)
