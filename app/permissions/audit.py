@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from app.storage.dialect import glob, like
 from app.vocabulary.secrets import redact, redact_value
 
 REDACTED = "[redacted]"
@@ -97,17 +98,18 @@ def query(engine: Any, *, since: float | None = None, tool: str | None = None, d
     if since is not None:
         where.append("created_at >= ?")
         params.append(since)
-    if tool:
-        where.append("tool GLOB ?")
-        params.append(tool)
-    if decision:
-        where.append("decision = ?")
-        params.append(decision)
-    if workstream:
-        where.append("(workstream_id LIKE ? ESCAPE '/' OR agent = ?)")
-        params += [_prefix_pattern(workstream), workstream]
-    sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "")
     with reader(engine).connect() as conn:
+        if tool:
+            condition, pattern = glob(conn, "tool", tool)
+            where.append(condition)
+            params.append(pattern)
+        if decision:
+            where.append("decision = ?")
+            params.append(decision)
+        if workstream:
+            where.append(f"(workstream_id {like(conn)} ? ESCAPE '/' OR agent = ?)")
+            params += [_prefix_pattern(workstream), workstream]
+        sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "")
         rows = conn.execute(sql + " ORDER BY created_at, id LIMIT ?", [*params, limit])
         return [AuditRow(**r._mapping).redacted() for r in rows]
 

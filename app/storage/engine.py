@@ -46,8 +46,9 @@ sqlite3.register_converter("BOOLEAN", lambda value: value not in (b"0", b""))
 
 
 def marks(values: Sequence[Any]) -> str:
-    """`?, ?, …`, one per value, for `IN (…)` (none: SQLite's empty list, which matches nothing)."""
-    return ", ".join("?" * len(values))
+    """`?, ?, …`, one per value, for `IN (…)` only; for no values `NULL`, which no value is IN on either
+    database (PostgreSQL has no empty list)."""
+    return ", ".join("?" * len(values)) or "NULL"
 
 
 class StoreLockedError(RuntimeError):
@@ -126,6 +127,8 @@ class Result:
 
 class Connection:
     """One pooled sqlite3 connection, lent out for one `with` block."""
+
+    dialect = "sqlite"  # statements that differ between databases ask (app/storage/dialect.py)
 
     def __init__(self, raw: sqlite3.Connection) -> None:
         self.raw = raw
@@ -224,6 +227,8 @@ def connect_raw(path: Path) -> sqlite3.Connection:
 class Engine:
     """Connections to one SQLite file, lent out per transaction and pooled (safe across threads)."""
 
+    dialect = "sqlite"
+
     def __init__(self, path: Path, *, reads_only: bool = False, pool: "Engine | None" = None) -> None:
         self.path = Path(path)
         self._reads_only = reads_only
@@ -231,6 +236,10 @@ class Engine:
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self.notices: list[str] = []  # what was found wrong with the file's place at opening (file modes)
+
+    def for_reads(self) -> "Engine":
+        """The same pool, for reads only: its transactions never take the write lock."""
+        return Engine(self.path, reads_only=True, pool=self._pool)
 
     def _checkout(self) -> Connection:
         pool = self._pool
@@ -292,9 +301,9 @@ class Engine:
             raw.close()
 
 
-def reader(engine: Engine) -> Engine:
-    """The same pool, for reads only: its transactions never take the write lock."""
-    return Engine(engine.path, reads_only=True, pool=engine._pool)
+def reader(engine: Any) -> Any:
+    """The same pool, for reads only: its transactions never take the write lock (either database)."""
+    return engine.for_reads()
 
 
 def make_engine(path: Path) -> Engine:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from app.storage.engine import Connection, Engine, Row, begin_immediate, connect_raw, marks
 from app.storage.lease_rules import HEARTBEAT_INTERVAL, STALE_AFTER, Lease, Owner, pid_alive
@@ -42,7 +42,7 @@ class LeaseMixin:
     _engine: Engine
     _reads: Engine
     _clock: Callable[[], float]
-    path: Path
+    path: Path | None  # None on PostgreSQL
     writer: Owner | None = None  # set by the app: writes need its lease (or no lease at all)
     _heartbeat: sqlite3.Connection | None = None  # refresh_leases' own connection, once used
 
@@ -91,19 +91,27 @@ class LeaseMixin:
         ids = list(workstream_ids)
         if not ids:
             return []
+        if self.path is None:  # PostgreSQL: the engine's pool (no file to hold a connection on)
+            with self._engine.begin() as conn:
+                return self._beat(conn.execute, owner, ids)
         conn = self._heartbeat_connection()
         begin_immediate(conn.execute)
         try:
-            conn.execute(f"UPDATE workstream_leases SET heartbeat_at = ? WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
-                         (self._clock(), owner.instance_id, *ids))
-            held = {row[0] for row in conn.execute(
-                f"SELECT workstream_id FROM workstream_leases WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
-                (owner.instance_id, *ids))}
+            gone = self._beat(conn.execute, owner, ids)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        return gone
+
+    def _beat(self, execute: Callable[..., Any], owner: Owner, ids: list[str]) -> list[str]:
+        """In a write transaction: the heartbeat's statements; the ids `owner` no longer holds."""
+        execute(f"UPDATE workstream_leases SET heartbeat_at = ? WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
+                (self._clock(), owner.instance_id, *ids))
+        held = {row[0] for row in execute(
+            f"SELECT workstream_id FROM workstream_leases WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
+            (owner.instance_id, *ids))}
         return [i for i in ids if i not in held]
 
     def _heartbeat_connection(self) -> sqlite3.Connection:
@@ -123,7 +131,7 @@ class LeaseMixin:
         sql, params = "DELETE FROM workstream_leases WHERE instance_id = ?", [owner.instance_id]
         if workstream_ids is not None:
             ids = list(workstream_ids)
-            sql += f" AND workstream_id IN ({', '.join('?' * len(ids))})"
+            sql += f" AND workstream_id IN ({marks(ids)})"
             params += ids
         with self._engine.begin() as conn:
             conn.execute(sql, params)

@@ -1,4 +1,4 @@
-"""Versioned schema upgrades for the SQLite store.
+"""Versioned schema upgrades for the store (SQLite or PostgreSQL: the same steps, app/storage/dialect.py).
 
 `MIGRATIONS` is an ordered list of `(version, function)` pairs. `migrate(engine)` reads the
 version recorded in the `schema_version` table (0 for a new file) and runs every migration
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from app.storage.dialect import table_exists
 from app.storage.engine import Connection, Engine
 from app.storage.schema import TABLES, create_tables
 
@@ -110,7 +111,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
 
 def current_version(conn: Connection) -> int:
     """The schema version recorded in the database; 0 when it has none yet."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").first() is None:
+    if not table_exists(conn, "schema_version"):
         return 0
     return conn.execute("SELECT version FROM schema_version").scalar() or 0
 

@@ -440,8 +440,15 @@ DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 
+# The tables keyed by an integer `id` the database numbers (SERIAL on PostgreSQL): an insert returns it.
+SERIAL_TABLES = frozenset(name for name, statements in TABLES.items()
+                          if "    id INTEGER NOT NULL," in statements[0] and "PRIMARY KEY (id)" in statements[0])
+
+
 def create_tables(conn, *names: str) -> None:
     """Create the tables `names` (and their indexes) where they do not exist yet."""
+    from app.storage.dialect import ddl
+
     for name in names:
         for statement in TABLES[name]:
-            conn.execute(statement)
+            conn.execute(ddl(statement, conn.dialect))
