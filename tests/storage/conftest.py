@@ -9,7 +9,6 @@ from typing import Iterator
 import pytest
 
 from app.storage.store import Store
-from tests.pg_fixtures import pg_server, store_target  # noqa: F401  (fixtures)
 
 
 class Clock:
