@@ -18,6 +18,11 @@ Adding version 2 takes three steps:
 3. Update the table's statement in `schema.py`, so a new database has the column too.
 
 Migrations never change once released; fix a mistake with a further migration.
+
+This list is frozen at version 16: schema changes from now on are Alembic revisions
+(app/storage/revisions/, run by app/storage/schema_upgrade.py), whose baseline is this list's end.
+A store made before Alembic goes through these steps first (cheap: each only creates what is
+missing), then Alembic takes over; `schema_version` stays, as the version exports record.
 Version 1 creates the tables straight from `schema.py`; on a new database it therefore
 already produces the latest schema, so `migrate` runs it and then records the latest
 version without replaying the later (purely incremental) migrations.
@@ -120,6 +125,22 @@ def _record_version(conn: Connection, version: int) -> None:
     create_tables(conn, "schema_version")
     conn.execute("DELETE FROM schema_version")
     conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+
+def upgrade_in(conn: Connection, migrations: Sequence[tuple[int, Migration]] = MIGRATIONS) -> int:
+    """Inside the caller's write transaction (Alembic's baseline revision): every step above the
+    recorded version, as `migrate` runs them; the version reached."""
+    stored, latest = current_version(conn), migrations[-1][0]
+    if stored > latest:
+        raise RuntimeError(f"the database is at schema version {stored}, but this Whimbrel only knows "
+                           f"up to version {latest}; please upgrade Whimbrel")
+    for version, step in migrations:
+        if version > stored:
+            step(conn)
+            _record_version(conn, latest if version == 1 else version)
+            if version == 1:
+                break
+    return latest
 
 
 def migrate(engine: Engine, migrations: Sequence[tuple[int, Migration]] = MIGRATIONS) -> int:

@@ -23,6 +23,7 @@ from app.storage.engine import Connection, Engine, Row, make_engine, reader
 from app.storage.location import is_server_url
 from app.storage.fts import ensure_fts
 from app.storage.migrations import migrate
+from app.storage.schema_upgrade import ensure_revision
 from app.storage.pieces import insert_message, update_row
 from app.storage.history import HistoryMixin, last_seq, workstream_rows
 from app.storage.search import escape_like
@@ -93,7 +94,8 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
             self.path = Path(path)
             self._engine = make_engine(self.path)  # writes: each transaction takes the lock up front
         self._reads = reader(self._engine)
-        migrate(self._engine)
+        migrate(self._engine)  # a store made before Alembic: to version 16, the baseline
+        ensure_revision(self._engine, path, connect_args)  # Alembic's revisions (app/storage/schema_upgrade.py)
         if self.path is None:  # PostgreSQL: a GIN index over the words (app/storage/pg_fts.py)
             from app.storage.pg_fts import ensure_index
 
