@@ -228,8 +228,13 @@ def main(argv: list[str]) -> int:
         verbs.choices["policy"].print_help(sys.stderr)
         return 2
     handler = {"check": check, "list": listing, "review": review}.get(getattr(args, "action", ""), audit_log)
+    from app.storage.engine import StoreUnavailable
+
     try:
         return handler(args)
     except (ConfigError, ValueError) as error:
         print(f"whimbrel: {inert(str(error))}", file=sys.stderr)
         return 2
+    except StoreUnavailable as error:
+        print(f"whimbrel: {inert(str(error))}", file=sys.stderr)
+        return 1

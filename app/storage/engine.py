@@ -55,6 +55,10 @@ class StoreLockedError(RuntimeError):
     """Another process held the database's write lock for longer than LOCK_PATIENCE."""
 
 
+class StoreUnavailable(RuntimeError):
+    """The store's server cannot be reached (PostgreSQL: down, refused, wrong password); said in words."""
+
+
 class Row(tuple):
     """One result row: a tuple whose values are also attributes named after their columns."""
 

@@ -36,7 +36,8 @@ import psycopg
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 
-from app.storage.engine import LOCK_PATIENCE, Params, Row, StoreLockedError, _row_class
+from app.storage.engine import LOCK_PATIENCE, Params, Row, StoreLockedError, StoreUnavailable, _row_class
+from app.storage.location import shown_url
 
 POOL_SIZE = 5
 # The key of the advisory lock every write transaction takes: one store, one writer at a time.
@@ -219,8 +220,14 @@ class PgEngine:
         return PgEngine(self.url, reads_only=True, pool=self)
 
     def _checkout(self) -> Connection:
-        with _driver_errors():
+        from sqlalchemy.exc import DBAPIError
+
+        try:
             return Connection(self._sa.raw_connection())
+        except (DBAPIError, psycopg.OperationalError) as error:
+            reason = str(getattr(error, "orig", None) or error).strip().splitlines()
+            raise StoreUnavailable(f"cannot reach the PostgreSQL store {shown_url(self.url)}: "
+                                   f"{reason[0] if reason else type(error).__name__}") from None
 
     def _checkin(self, conn: Connection) -> None:
         if not conn.raw.closed and conn.in_transaction:
