@@ -14,6 +14,7 @@ COMMANDS = {
     "acp": "serve the Agent Client Protocol on stdio, for editors",
     "export": "write a saved workstream to a file or stdout, as JSON or Markdown",
     "import": "add a workstream written by `whimbrel export --format json` to the store",
+    "db": "the store: status, migrate, copy a history into a team's PostgreSQL",
     "policy": "check, list and review permission rules",
     "audit": "the audit log of tool calls",
     "completion": "print a shell completion script: bash, zsh or fish",
@@ -74,6 +75,9 @@ def parser_for(name: str) -> argparse.ArgumentParser:
     if name in ("export", "import"):
         from app.transfer.workstream_transfer import build_parser
         return build_parser(name)
+    if name == "db":
+        from app.transfer.db_cli import build_parser
+        return build_parser()
     if name in ("policy", "audit"):
         from app.permissions.cli import build_parser
         return subcommands(build_parser())[name]

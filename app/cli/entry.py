@@ -22,6 +22,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.mcp.cli import main as mcp_main
 
         return mcp_main(argv[1:])
+    if argv[:1] == ["db"]:
+        from app.transfer.db_cli import main as db_main
+
+        return db_main(argv[1:])
     if argv[:1] in (["export"], ["import"]):
         from app.transfer.workstream_transfer import main as transfer_main
 
