@@ -19,9 +19,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", type=Path, default=None, help="the data dir (default: the user data dir)")
     parser.add_argument("--config", type=Path, default=None, help="config.toml to read [database] from")
     verbs = parser.add_subparsers(dest="action", required=True)
-    verbs.add_parser("status", help="which store, its schema version and revision, the live instances")
-    verbs.add_parser("migrate", help="bring the store's schema up to this Whimbrel's (Alembic)")
-    copy = verbs.add_parser("copy", help="copy this store's history into another (idempotent)")
+    for verb, about in (("status", "which store, its schema version and revision, the live instances"),
+                        ("migrate", "bring the store's schema up to this Whimbrel's (Alembic)")):
+        verbs.add_parser(verb, help=about, description=about[0].upper() + about[1:] + ".")
+    copy = verbs.add_parser("copy", help="copy this store's history into another (idempotent)", description=(
+        "Copy this store's workstreams, memories, accepted policy files and audit rows into another store "
+        "(a team's PostgreSQL); what the target already has is skipped, so it can be run again."))
     copy.add_argument("--to", required=True, help="the target: a postgresql:// URL or a SQLite file's path")
     return parser
 
