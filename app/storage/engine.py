@@ -93,12 +93,13 @@ def _row_factory(cursor: sqlite3.Cursor, values: tuple) -> Row:
 
 
 class Result:
-    """A statement's outcome: its rows (read once, like a cursor), `rowcount` and `lastrowid`."""
+    """A statement's outcome: its rows (read once, like a cursor), `rowcount` and `lastrowid` (None on
+    PostgreSQL, whose psycopg cursor this also wraps: an insert there returns its id by RETURNING)."""
 
-    def __init__(self, cursor: sqlite3.Cursor) -> None:
+    def __init__(self, cursor: Any) -> None:
         self._cursor = cursor
         self.rowcount: int = cursor.rowcount
-        self.lastrowid: int | None = cursor.lastrowid
+        self.lastrowid: int | None = getattr(cursor, "lastrowid", None)
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self._cursor)
@@ -228,7 +229,55 @@ def connect_raw(path: Path) -> sqlite3.Connection:
     return raw
 
 
-class Engine:
+class Lending:
+    """Transactions on lent connections, the same on both databases: a reader's block is one read
+    transaction (READ_BEGIN … COMMIT), a writer's `begin()` the connection's write transaction, a
+    writer's `connect()` autocommit. The engine supplies `_checkout`, `_checkin` and `_reads_only`."""
+
+    READ_BEGIN = "BEGIN"
+    _reads_only: bool
+
+    def _checkout(self) -> Any:
+        raise NotImplementedError
+
+    def _checkin(self, conn: Any) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def begin(self) -> Iterator[Any]:
+        """A transaction, committed when the block ends and rolled back when it raises. On a writer it
+        takes the write lock up front (SQLite: BEGIN IMMEDIATE); on a reader none."""
+        conn = self._checkout()
+        try:
+            if self._reads_only:
+                conn.raw.execute(self.READ_BEGIN)
+                try:
+                    yield conn
+                finally:
+                    if not getattr(conn.raw, "closed", False):  # a PostgreSQL connection the server dropped
+                        conn.raw.execute("COMMIT")  # a read's end: nothing to keep or undo
+            else:
+                with conn.begin():
+                    yield conn
+        finally:
+            self._checkin(conn)
+
+    @contextmanager
+    def connect(self) -> Iterator[Any]:
+        """On a reader, a read transaction (one snapshot for the block). On a writer, a connection in
+        autocommit mode: each statement is its own transaction."""
+        if self._reads_only:
+            with self.begin() as conn:
+                yield conn
+            return
+        conn = self._checkout()
+        try:
+            yield conn
+        finally:
+            self._checkin(conn)
+
+
+class Engine(Lending):
     """Connections to one SQLite file, lent out per transaction and pooled (safe across threads)."""
 
     dialect = "sqlite"
@@ -263,38 +312,6 @@ class Engine:
                 pool._idle.append(conn.raw)
                 return
         conn.raw.close()
-
-    @contextmanager
-    def begin(self) -> Iterator[Connection]:
-        """A transaction, committed when the block ends and rolled back when it raises. On a writer it
-        starts with BEGIN IMMEDIATE (the write lock up front); on a reader with a plain BEGIN."""
-        conn = self._checkout()
-        try:
-            if self._reads_only:
-                conn.raw.execute("BEGIN")
-                try:
-                    yield conn
-                finally:
-                    conn.raw.execute("COMMIT")  # a read's end: nothing to keep or undo
-            else:
-                with conn.begin():
-                    yield conn
-        finally:
-            self._checkin(conn)
-
-    @contextmanager
-    def connect(self) -> Iterator[Connection]:
-        """On a reader, a read transaction (BEGIN; one snapshot for the block). On a writer, a
-        connection in autocommit mode: each statement is its own transaction."""
-        if self._reads_only:
-            with self.begin() as conn:
-                yield conn
-            return
-        conn = self._checkout()
-        try:
-            yield conn
-        finally:
-            self._checkin(conn)
 
     def dispose(self) -> None:
         """Close every idle connection (lent ones close when they come back, if disposed again)."""

@@ -36,7 +36,8 @@ import psycopg
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 
-from app.storage.engine import LOCK_PATIENCE, Params, Row, StoreLockedError, StoreUnavailable, _row_class
+from app.storage.engine import (LOCK_PATIENCE, Lending, Params, Result, StoreLockedError, StoreUnavailable,
+                                _row_class)
 from app.storage.location import shown_url
 
 POOL_SIZE = 5
@@ -92,41 +93,6 @@ def _row_factory(cursor: psycopg.Cursor) -> Any:
         return tuple
     cls = _row_class(tuple(column.name for column in cursor.description))
     return cls
-
-
-class Result:
-    """A statement's outcome, as on SQLite: its rows, `rowcount`; `lastrowid` is None (use RETURNING)."""
-
-    lastrowid = None
-
-    def __init__(self, cursor: psycopg.Cursor) -> None:
-        self._cursor = cursor
-        self.rowcount: int = cursor.rowcount
-
-    def _rows(self) -> list[Row]:
-        return self._cursor.fetchall() if self._cursor.description is not None else []
-
-    def __iter__(self) -> Iterator[Row]:
-        return iter(self._rows())
-
-    def all(self) -> list[Row]:
-        return self._rows()
-
-    def first(self) -> Row | None:
-        return self._cursor.fetchone() if self._cursor.description is not None else None
-
-    def one(self) -> Row:
-        rows = self._cursor.fetchmany(2) if self._cursor.description is not None else []
-        if len(rows) != 1:
-            raise LookupError(f"expected one row, got {'none' if not rows else 'several'}")
-        return rows[0]
-
-    def scalar(self) -> Any:
-        row = self.first()
-        return None if row is None else row[0]
-
-    def scalars(self) -> list[Any]:
-        return [row[0] for row in self._rows()]
 
 
 class Connection:
@@ -194,10 +160,12 @@ def _configure(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.execute(f"SET lock_timeout = '{int(LOCK_PATIENCE * 1000)}ms'")
 
 
-class PgEngine:
-    """Pooled connections to one PostgreSQL database, lent out per transaction (safe across threads)."""
+class PgEngine(Lending):
+    """Pooled connections to one PostgreSQL database, lent out per transaction (safe across threads);
+    `begin()` and `connect()` are the SQLite engine's (app/storage/engine.py's Lending)."""
 
     dialect = "postgresql"
+    READ_BEGIN = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
     path = None
 
     def __init__(self, url: str, *, connect_args: Mapping[str, Any] | None = None,
@@ -238,35 +206,6 @@ class PgEngine:
         if conn.discard:
             conn.pooled.invalidate()
         conn.pooled.close()
-
-    @contextmanager
-    def begin(self) -> Iterator[Connection]:
-        conn = self._checkout()
-        try:
-            if self._reads_only:
-                conn.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                try:
-                    yield conn
-                finally:
-                    if not conn.raw.closed:
-                        conn.raw.execute("COMMIT")
-            else:
-                with conn.begin():
-                    yield conn
-        finally:
-            self._checkin(conn)
-
-    @contextmanager
-    def connect(self) -> Iterator[Connection]:
-        if self._reads_only:
-            with self.begin() as conn:
-                yield conn
-            return
-        conn = self._checkout()
-        try:
-            yield conn
-        finally:
-            self._checkin(conn)
 
     def dispose(self) -> None:
         self._sa.dispose()
