@@ -98,10 +98,10 @@ def test_copy_into_postgresql_is_row_for_row_and_idempotent(tmp_path: Path, pg_s
 
     status = whimbrel("db", "status", "--db-url", url, cwd=tmp_path, env=env)
     assert status.returncode == 0, status.stderr
-    assert "store: PostgreSQL postgresql://" in status.stdout and "revision r0001" in status.stdout
+    assert "store: PostgreSQL postgresql://" in status.stdout and "revision r0002" in status.stdout
     assert "workstreams: 2" in status.stdout and "live instances: 0" in status.stdout
     migrated = whimbrel("db", "migrate", "--db-url", url, cwd=tmp_path, env=env)
-    assert migrated.returncode == 0 and migrated.stdout.strip().endswith("at revision r0001"), migrated.stderr
+    assert migrated.returncode == 0 and migrated.stdout.strip().endswith("at revision r0002"), migrated.stderr
 
 
 def test_status_names_the_sqlite_file_and_the_live_instances(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from app.storage.dialect import glob, like
+from app.storage.identity import who
 from app.vocabulary.secrets import redact, redact_value
 
 REDACTED = "[redacted]"
@@ -47,6 +48,7 @@ class AuditRow:
     agent: str | None = None
     created_at: float = 0.0
     id: int | None = None
+    who: str | None = None  # the instance that wrote it (user@host or [team] name): filled in by `append`
 
     def redacted(self) -> "AuditRow":
         """This row with every text it keeps redacted (rows written before a pattern was known too)."""
@@ -78,6 +80,7 @@ def append(engine: Any, row: AuditRow) -> int:
     """Write one row (its own short transaction), every text redacted; returns its id."""
     values = {k: v for k, v in asdict(row.redacted()).items() if k != "id"}
     values["created_at"] = row.created_at or time.time()
+    values["who"] = row.who or who()
     with engine.begin() as conn:
         return int(conn.insert("audit_log", values))
 

@@ -129,6 +129,10 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "sslmode": Key(STRING, attr="database_sslmode"),
         "sslrootcert": Key(STRING, attr="database_sslrootcert"),
     },
+    # who this instance is in a shared store (app/storage/identity.py); default user@host
+    "team": {
+        "name": Key(STRING, attr="team_name"),
+    },
     # what every command Whimbrel starts for the model gets (app/sandbox/jail.py, docs/security.md)
     "sandbox": {
         "env_pass": Key(STRINGS, default=(), attr="sandbox_env_pass"),  # extra variables: NAME or PREFIX_*
@@ -293,6 +297,7 @@ class Config:
     checkpoints_enabled: bool = True  # [checkpoints]
     checkpoint_ignore: list[str] = field(default_factory=list)
     checkpoint_max_file_mb: float = 10.0
+    team_name: str | None = None  # [team] name: who this instance is (app/storage/identity.py)
     database_url: str | None = None  # [database]: a PostgreSQL store (app/storage/location.py)
     database_password_file: str | None = None
     database_sslmode: str | None = None

@@ -85,7 +85,12 @@ def _password(config: Any, environ: Mapping[str, str]) -> str | None:
 
 
 def choose_store(data_dir: Path, config: Any = None, environ: Mapping[str, str] | None = None) -> StoreChoice:
-    """The store to open, by the order above; StoreConfigError when its settings cannot be used."""
+    """The store to open, by the order above; StoreConfigError when its settings cannot be used.
+    The config's `[team] name`, when it has one, becomes who this instance is (app/storage/identity.py)."""
+    from app.storage.identity import set_name
+
+    if config is not None:
+        set_name(getattr(config, "team_name", None))
     environ = os.environ if environ is None else environ
     url = environ.get(URL_VARIABLE) or getattr(config, "database_url", None)
     if not url:

@@ -7,12 +7,13 @@ hand-written migrations (app/storage/migrations.py) reach at their version 16.
 Opening a store (`ensure_revision`, after `migrations.migrate`):
 
 - its recorded revision is HEAD: nothing to do, and nothing imported (the everyday case);
-- it has no revision and HEAD is the baseline (a new store, or one made before Alembic, which
-  `migrate` has just brought to version 16): the baseline is stamped, as `alembic stamp` would,
-  inside the store's write transaction, still without importing Alembic or SQLAlchemy, so a SQLite
-  store's start costs what it did;
-- anything else (a revision after the baseline to apply): Alembic runs the pending revisions on one
-  connection of the store's own database, under the store's write lock (`upgrade`).
+- it has no revision: a new store (the frozen steps' version 1 makes the current schema from
+  app/storage/schema.py) is stamped HEAD, one made before Alembic (brought to version 16 by `migrate`)
+  the baseline, as `alembic stamp` would, inside the store's write transaction, without importing
+  Alembic or SQLAlchemy, so a new SQLite store's start costs what it did;
+- a revision behind HEAD (a store made before Alembic, or by an older Whimbrel): Alembic runs the
+  pending revisions on one connection of the store's own database, under its write lock (`upgrade`).
+  That happens once per store and version, and loads Alembic and SQLAlchemy in that process only.
 
 `whimbrel db migrate` always goes through Alembic (`upgrade`).
 """
@@ -25,7 +26,7 @@ from typing import Any
 from app.storage.dialect import table_exists
 
 BASELINE = "r0001"
-HEAD = "r0001"  # the newest revision in app/storage/revisions/versions (a test keeps them equal)
+HEAD = "r0002"  # the newest revision in app/storage/revisions/versions (a test keeps them equal)
 SCRIPTS = Path(__file__).with_name("revisions")
 # Alembic's own statement for its table, to the whitespace (a test compares the two paths' schemas)
 _VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS alembic_version (\n\tversion_num VARCHAR(32) NOT NULL, \n\t"
@@ -39,19 +40,20 @@ def recorded_revision(conn: Any) -> str | None:
     return conn.execute("SELECT version_num FROM alembic_version").scalar()
 
 
-def ensure_revision(engine: Any, location: Path | str | None = None, connect_args: dict | None = None) -> str:
-    """Bring the store to HEAD (see the module's docstring); the revision it is at."""
+def ensure_revision(engine: Any, location: Path | str | None = None, connect_args: dict | None = None, *,
+                    fresh: bool = False) -> str:
+    """Bring the store to HEAD (see the module's docstring); the revision it is at. `fresh`: the
+    store had no schema before this opening, so the frozen steps made the current schema (HEAD's)."""
     with engine.connect() as conn:
         if recorded_revision(conn) == HEAD:
             return HEAD
-    if HEAD == BASELINE:
-        with engine.begin() as conn:
-            if recorded_revision(conn) is None:
-                conn.execute(_VERSION_TABLE)
-                conn.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (BASELINE,))
-        with engine.connect() as conn:
-            if recorded_revision(conn) == HEAD:
-                return HEAD
+    with engine.begin() as conn:
+        if recorded_revision(conn) is None:  # new (at HEAD), or made before Alembic (at the baseline)
+            conn.execute(_VERSION_TABLE)
+            conn.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (HEAD if fresh else BASELINE,))
+    with engine.connect() as conn:
+        if recorded_revision(conn) == HEAD:
+            return HEAD
     return upgrade(location if location is not None else engine.url, connect_args)
 
 

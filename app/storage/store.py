@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from app.vocabulary.messages import Message
-from app.storage.dialect import like
+from app.storage.dialect import like, table_exists
+from app.storage.identity import who
 from app.storage.codec import message_rows, rows_to_messages
 from app.storage.drafts import DraftMixin
 from app.storage.engine import Connection, Engine, Row, make_engine, reader
@@ -94,8 +95,10 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
             self.path = Path(path)
             self._engine = make_engine(self.path)  # writes: each transaction takes the lock up front
         self._reads = reader(self._engine)
+        with self._engine.connect() as conn:
+            fresh = not table_exists(conn, "schema_version")
         migrate(self._engine)  # a store made before Alembic: to version 16, the baseline
-        ensure_revision(self._engine, path, connect_args)  # Alembic's revisions (app/storage/schema_upgrade.py)
+        ensure_revision(self._engine, path, connect_args, fresh=fresh)  # Alembic (app/storage/schema_upgrade.py)
         if self.path is None:  # PostgreSQL: a GIN index over the words (app/storage/pg_fts.py)
             from app.storage.pg_fts import ensure_index
 
@@ -210,7 +213,9 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
         """Insert `rows` after the workstream's last row (consecutive seq numbers); their ids."""
         now = self._clock()
         seq = last_seq(conn, workstream_id)
-        return [insert_message(conn, {"workstream_id": workstream_id, "seq": seq + offset, "created_at": now, **row})
+        me = who()  # the instance that wrote them (app/storage/identity.py)
+        return [insert_message(conn, {"workstream_id": workstream_id, "seq": seq + offset, "created_at": now,
+                                      "who": me, **row})
                 for offset, row in enumerate(rows, start=1)]
 
     # -- a reply while it streams: stored as appended pieces (app/storage/drafts.py) ------

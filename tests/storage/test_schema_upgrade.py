@@ -1,7 +1,8 @@
 """Alembic keeps the store's schema revision; a store made by the code before it upgrades in place.
 
 - A store written the way main's code writes it (the frozen hand-written migrations to version 16, in a
-  subprocess with no Alembic: every existing user's file) opens with every row, at the baseline revision.
+  subprocess with no Alembic: every existing user's file) opens with every row, upgraded by Alembic to
+  HEAD (r0002 adds `who`).
 - A new store stamped by the fast path (no Alembic, no SQLAlchemy imported) has exactly the schema
   Alembic's own upgrade makes, on SQLite and on PostgreSQL.
 - HEAD in app/storage/schema_upgrade.py is Alembic's head.
@@ -15,6 +16,7 @@ import sys
 from pathlib import Path
 
 from app.storage import schema_upgrade
+from app.storage.identity import who
 from app.storage.store import Store
 from app.vocabulary.messages import Message
 from tests.pg_fixtures import stored_rows
@@ -25,8 +27,12 @@ ROOT = Path(__file__).resolve().parents[2]
 _BEFORE_ALEMBIC = """
 import sys
 from pathlib import Path
+from app.storage import schema
 from app.storage.engine import make_engine
 from app.storage.migrations import MIGRATIONS, migrate
+# version 16's tables: today's without the columns Alembic's revisions added since (r0002: who)
+schema.TABLES.update({name: tuple(s.replace("    who TEXT,\\n", "") for s in statements)
+                      for name, statements in schema.TABLES.items()})
 engine = make_engine(Path(sys.argv[1]))
 assert migrate(engine, MIGRATIONS) == 16
 with engine.begin() as conn:
@@ -51,13 +57,19 @@ def test_a_store_made_before_alembic_upgrades_in_place(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'alembic_version'").fetchall() == []
+    assert "who" not in {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
     conn.close()
     store = Store(path)
     try:
         assert [m.content for m in store.load_messages("w1")] == ["the migration ran"]
         assert [h.message_id for h in store.search("migr")] == [1]  # the index was built for old rows
-        assert stored_rows(store, "SELECT version_num FROM alembic_version") == [("r0001",)]
+        assert stored_rows(store, "SELECT version_num FROM alembic_version") == [(schema_upgrade.HEAD,)]
         assert stored_rows(store, "SELECT version FROM schema_version") == [(16,)]
+        assert stored_rows(store, "SELECT who FROM messages") == [(None,)], "r0002 added the column"
+        ws = store.create_workstream()
+        store.add_message(ws, Message(role="user", content="after the upgrade"))
+        assert stored_rows(store, "SELECT who FROM messages WHERE workstream_id = 'w1'") == [(None,)]
+        assert stored_rows(store, f"SELECT who FROM messages WHERE workstream_id = '{ws}'") == [(who(),)]
     finally:
         store.close()
 
@@ -72,7 +84,7 @@ def _sqlite_schema(path: Path) -> list[tuple]:
 
 
 def test_the_fast_path_makes_the_schema_alembic_makes_on_sqlite(tmp_path: Path) -> None:
-    assert schema_upgrade.upgrade(tmp_path / "alembic.db") == "r0001"
+    assert schema_upgrade.upgrade(tmp_path / "alembic.db") == schema_upgrade.HEAD
     Store(tmp_path / "fast.db").close()
     alembic, fast = _sqlite_schema(tmp_path / "alembic.db"), _sqlite_schema(tmp_path / "fast.db")
     assert len(fast) > 40 and alembic == fast
@@ -85,12 +97,13 @@ _PG_INDEXES = "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'pu
 
 def test_the_fast_path_makes_the_schema_alembic_makes_on_postgresql(pg_server) -> None:
     by_alembic, fast = pg_server.database(), pg_server.database()
-    assert schema_upgrade.upgrade(by_alembic) == "r0001"
+    assert schema_upgrade.upgrade(by_alembic) == schema_upgrade.HEAD
     stores = [Store(by_alembic), Store(fast)]
     try:
         schemas = [(stored_rows(s, _PG_SCHEMA), stored_rows(s, _PG_INDEXES)) for s in stores]
         assert len(schemas[0][0]) > 150 and schemas[0] == schemas[1]
-        assert [stored_rows(s, "SELECT version_num FROM alembic_version") for s in stores] == [[("r0001",)]] * 2
+        assert [stored_rows(s, "SELECT version_num FROM alembic_version") for s in stores] == \
+            [[(schema_upgrade.HEAD,)]] * 2
         ws = stores[0].create_workstream()
         stores[0].add_message(ws, Message(role="user", content="numbered by a sequence"))
         assert stored_rows(stores[0], "SELECT id FROM messages") == [(1,)]
