@@ -83,9 +83,10 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
     `fts=None` uses FTS5 when SQLite has it; `fts=False` forces the LIKE fallback.
     """
 
-    def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time,
+    def __init__(self, path: Path | str, *, clock: Callable[[], float] | None = None,
                  fts: bool | None = None, connect_args: dict[str, Any] | None = None) -> None:
-        self._clock = clock
+        self._clock = clock or time.time
+        self._server_clock = clock is None and is_server_url(path)  # leases by the server's clock (leases.py)
         if is_server_url(path):  # a PostgreSQL store (app/storage/pg_engine.py): no file of ours
             from app.storage.pg_engine import PgEngine
 

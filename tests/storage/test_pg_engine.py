@@ -73,3 +73,20 @@ def test_search_uses_the_word_index(server_store: Store) -> None:
             f"EXPLAIN SELECT m.id FROM messages m WHERE {pg_fts.matching('m')}", {"q": "'engine':*"}))
         conn.execute("RESET enable_seqscan")
     assert pg_fts.INDEX_NAME in plan
+
+
+def test_leases_go_by_the_servers_clock_whatever_a_machines_says(server_store: Store) -> None:
+    """A machine an hour behind holds a lease; another machine still sees it live (by its own clock the
+    heartbeat would be an hour old, and it would take the workstream over)."""
+    from app.storage.leases import Owner
+
+    behind = Store(server_store.engine.url)
+    behind._clock = lambda: time.time() - 3600  # its messages' times say so; its leases go by the server
+    ws = behind.create_workstream()
+    try:
+        assert behind.take_lease(ws, Owner("behind", 1, "laptop")) is None
+        holder = server_store.take_lease(ws, Owner("other", 2, "buildbox"))
+        assert holder is not None and holder.owner.instance_id == "behind"
+        assert [lease.workstream_id for lease in server_store.live_leases()] == [ws]
+    finally:
+        behind.close()
