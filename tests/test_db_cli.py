@@ -136,3 +136,32 @@ def test_copy_into_a_team_store_that_already_has_work_renumbers_and_keeps_theirs
     finally:
         source.close()
         target.close()
+
+
+def test_a_headless_turn_goes_to_the_team_store_named_in_the_config(fake_openai, tmp_path: Path, pg_server,
+                                                                   monkeypatch) -> None:
+    """`whimbrel run` with `[database] url` and `[team] name` in config.toml: the turn, its tool call and its
+    audit row are in PostgreSQL, each saying who; nothing is written to the data dir's SQLite file."""
+    from tests.fake_llm.script import TextReply, ToolCallReply
+    from tests.headless.helpers import model_flags, run_whimbrel
+
+    url = pg_server.database()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[database]\nurl = "{url}"\n\n[team]\nname = "alice (laptop)"\n')
+    monkeypatch.setenv("WHIMBREL_CONFIG", str(config))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.md").write_text("hello\n")
+    fake_openai.queue(ToolCallReply([("read_file", json.dumps({"path": "notes.md"}), "r1")]), TextReply("It says hello."))
+    done = run_whimbrel(workspace, "--output", "json", *model_flags(fake_openai.base_url), "read notes.md")
+    assert done.returncode == 0, done.stderr
+    store = Store(url)
+    try:
+        assert stored_rows(store, "SELECT role, who FROM messages ORDER BY seq") == [
+            ("user", "alice (laptop)"), ("assistant", "alice (laptop)"), ("tool_call", "alice (laptop)"),
+            ("tool_result", "alice (laptop)"), ("assistant", "alice (laptop)")]
+        [row] = audit.query(store.engine)
+        assert (row.tool, row.who) == ("read_file", "alice (laptop)")
+    finally:
+        store.close()
+    assert not (Path(os.environ["WHIMBREL_DATA_DIR"]) / "whimbrel.db").exists()
