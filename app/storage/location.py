@@ -109,6 +109,16 @@ def choose_store(data_dir: Path, config: Any = None, environ: Mapping[str, str] 
     return StoreChoice(url, args)
 
 
+def chosen_or_file(data_dir: Path, config: Any = None) -> tuple[StoreChoice, str | None]:
+    """The store to open and None; or, when its settings cannot be used, the data dir's file and what
+    was wrong (the window says it and goes on rather than refusing to start)."""
+    try:
+        return choose_store(data_dir, config), None
+    except StoreConfigError as error:
+        fallback = StoreChoice(Path(data_dir).expanduser() / "whimbrel.db")
+        return fallback, f"{error}; using {fallback.shown}"
+
+
 def take_db_url_flag(argv: list[str], environ: Any = None) -> list[str]:
     """`argv` without `--db-url URL` / `--db-url=URL`, whose URL goes to WHIMBREL_DATABASE_URL."""
     environ = os.environ if environ is None else environ

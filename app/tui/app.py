@@ -263,13 +263,11 @@ class WhimbrelApp(WorkspaceOps, McpWiring, PermissionWiring, ScreensPaintAfterBa
     async def _open_store(self, store_class):
         """Open the database; when that fails, say why and let the user retry, go on with a
         temporary store (deleted at exit), or quit. Returns None when quitting."""
-        from app.storage.location import StoreChoice, choose_store, shown_url
+        from app.storage.location import chosen_or_file, shown_url
 
-        try:  # the data dir's SQLite file, or a team's PostgreSQL ([database], WHIMBREL_DATABASE_URL)
-            chosen = choose_store(self.options.data_dir, self.options.config)
-        except ValueError as error:
-            chosen = StoreChoice(self.options.data_dir / "whimbrel.db")
-            self.notify(f"{error}; using {chosen.shown}", severity="error", timeout=30)
+        chosen, problem = chosen_or_file(self.options.data_dir, self.options.config)  # SQLite or a team's PostgreSQL
+        if problem:
+            self.notify(problem, severity="error", timeout=30)
         path, connect_args = chosen.location, chosen.connect_args
         while True:
             try:

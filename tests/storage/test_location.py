@@ -75,3 +75,11 @@ def test_an_unreachable_server_is_reported_without_its_password(tmp_path: Path) 
                           capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     assert "hunter2" not in done.stdout + done.stderr
+
+
+def test_the_window_falls_back_to_the_file_and_says_why(tmp_path: Path) -> None:
+    from app.storage.location import chosen_or_file
+
+    chosen, problem = chosen_or_file(tmp_path, _config(url="mysql://x@y/z"))
+    assert chosen.location == tmp_path / "whimbrel.db" and "not a PostgreSQL one" in problem
+    assert chosen_or_file(tmp_path, _config())[1] is None
