@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_llm.fixtures import fake_openai, fake_openai_session  # noqa: F401  (re-exported fixtures)
+from tests.pg_fixtures import keep_sqlite_only_tests_off_postgresql, pg_server, store_target  # noqa: F401
 from tests.fake_llm.anthropic_fixtures import fake_anthropic, fake_anthropic_session  # noqa: F401
 
 pytest_plugins = ("tests.process_leaks", "tests.network_guard")
@@ -76,9 +77,12 @@ def pytest_collection_modifyitems(config, items):
         if function is not None and inspect.iscoroutinefunction(function) and \
                 path.is_relative_to(ROOT / "tests") and path.relative_to(ROOT / "tests").parts[0] in WATCHED:
             item.fixturenames.append("loop_watchdog")
+    keep_sqlite_only_tests_off_postgresql(config, items)
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only: the test inspects SQLite itself; its PostgreSQL run "
+                            "(tests/pg_fixtures.py) is not collected")
     config.addinivalue_line("markers", "loop_held_known(reason): the event loop is known to be held over a "
                             "second during this test (the reason says by what); the watchdog warns instead of failing")
     config.addinivalue_line("markers", "holds_loop_on_purpose: the test holds its event loop itself (to test the "

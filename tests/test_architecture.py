@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = ("openai", "anthropic", "mcp", "sqlalchemy", "jsonschema", "markdown_it", "tree_sitter_bash")
+HEAVY = ("openai", "anthropic", "mcp", "sqlalchemy", "alembic", "psycopg", "jsonschema", "markdown_it", "tree_sitter_bash")
 
 
 def loaded_after(imports: str) -> set[str]:

@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_PARTY = {"app", "tools", "widgets", "styles"}
 # The SDKs whose next major version changes APIs the code calls (as mcp 1 -> 2 did): capped below it.
-CAPPED = {"textual", "rich", "openai", "anthropic", "mcp", "mcp-types", "httpx2", "agent-client-protocol"}
+CAPPED = {"textual", "rich", "openai", "anthropic", "mcp", "mcp-types", "httpx2", "agent-client-protocol",
+          "sqlalchemy", "psycopg", "alembic"}
 
 
 def third_party_imports() -> dict[str, set[str]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from app.storage.pieces import insert_message, with_pieces
-from app.storage.engine import Connection, Row, reader
+from app.storage.engine import Connection, Row, marks, reader
 
 
 @dataclass(frozen=True)
@@ -355,8 +355,8 @@ def expired_checkpoints(store: Any, retention_days: float, now: float | None = N
 
 
 def delete_checkpoints(store: Any, ids: list[int]) -> None:
-    with store.engine.begin() as conn:  # no ids: SQLite's empty `IN ()` matches nothing
-        conn.execute(f"DELETE FROM checkpoints WHERE id IN ({', '.join('?' * len(ids))})", list(ids))
+    with store.engine.begin() as conn:  # no ids: `IN (NULL)` matches nothing
+        conn.execute(f"DELETE FROM checkpoints WHERE id IN ({marks(ids)})", list(ids))
 
 
 # -- worktrees -----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ COMMANDS = {
     "serve": "serve the window to a browser: one app per tab, behind a token (docs/serve.md)",  # = app.serve.cli.ABOUT
     "export": "write a saved workstream to a file or stdout, as JSON or Markdown",
     "import": "add a workstream written by `whimbrel export --format json` to the store",
+    "db": "the store: status, migrate, copy a history into a team's PostgreSQL",
     "policy": "check, list and review permission rules",
     "audit": "the audit log of tool calls",
     "completion": "print a shell completion script: bash, zsh or fish",
@@ -78,6 +79,9 @@ def parser_for(name: str) -> argparse.ArgumentParser:
     if name in ("export", "import"):
         from app.transfer.workstream_transfer import build_parser
         return build_parser(name)
+    if name == "db":
+        from app.transfer.db_cli import build_parser
+        return build_parser()
     if name in ("policy", "audit"):
         from app.permissions.cli import build_parser
         return subcommands(build_parser())[name]

@@ -14,10 +14,18 @@ __all__ = ["build_parser", "main", "run_app", "exit_hint"]
 def main(argv: list[str] | None = None) -> int:
     entry_point = argv is None  # the process's own command line: it may end without tearing Python down
     argv = sys.argv[1:] if argv is None else argv
+    if any(word.startswith("--db-url") for word in argv):  # the store, for any command (app/storage/location.py)
+        from app.storage.location import take_db_url_flag
+
+        argv = take_db_url_flag(argv)
     if argv[:1] == ["mcp"]:
         from app.mcp.cli import main as mcp_main
 
         return mcp_main(argv[1:])
+    if argv[:1] == ["db"]:
+        from app.transfer.db_cli import main as db_main
+
+        return db_main(argv[1:])
     if argv[:1] in (["export"], ["import"]):
         from app.transfer.workstream_transfer import main as transfer_main
 

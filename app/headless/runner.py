@@ -125,11 +125,15 @@ class HeadlessRun:
     async def run(self) -> int:
         from app.storage.async_store import AsyncStore
 
+        from app.storage.location import choose_store, shown_url
+
         path = self.options.data_dir / "whimbrel.db"
-        try:
-            store = await AsyncStore.open(path)
+        try:  # the data dir's SQLite file, or a team's PostgreSQL (app/storage/location.py)
+            chosen = choose_store(self.options.data_dir, self.options.config)
+            path = chosen.location
+            store = await AsyncStore.open(path, chosen.connect_args)
         except Exception as error:  # noqa: BLE001 - any cause (permissions, disk, corruption) is reported
-            return self._fail_early(f"could not open {path}: {str(error).splitlines()[0][:300]}",
+            return self._fail_early(f"could not open {shown_url(path)}: {str(error).splitlines()[0][:300]}",
                                     exit_codes.ERROR)
         self._store = store
         try:

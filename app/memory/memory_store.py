@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 
 from app.memory.records import (CONTENT_LIMIT, Memory, check_content, check_description, check_name, check_scope,
                                 check_type, InvalidMemory, Visibility)
+from app.storage.dialect import like
 from app.storage.engine import Connection, Engine, Row, marks, reader
 
 NARROWEST_FIRST = {"workstream": 0, "workspace": 1, "global": 2}
@@ -126,10 +127,11 @@ class MemoryStore:
                scope: str | None = None, limit: int = 20) -> list[Memory]:
         """Memories whose name, description or content contains every word of `query` literally
         (LIKE with %, _ and \\ escaped), most recently updated first."""
-        words = [("(name LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\' OR content LIKE ? ESCAPE '\\')",
-                  [like_pattern(word)] * 3) for word in query.split()]
-        where, params = _where(visibility, type, scope, *words)
         with self._reads.connect() as conn:
+            op = like(conn)
+            words = [(f"(name {op} ? ESCAPE '\\' OR description {op} ? ESCAPE '\\' OR content {op} ? ESCAPE '\\')",
+                      [like_pattern(word)] * 3) for word in query.split()]
+            where, params = _where(visibility, type, scope, *words)
             rows = conn.execute("SELECT * FROM memories" + where + NEWEST_FIRST + " LIMIT ?", [*params, limit])
             return [_memory(r) for r in rows]
 

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.storage.engine import Connection, marks
+from app.storage.dialect import group_concat, like
 from app.storage.fts import FTS_TABLE
+from app.storage.pg_fts import tsquery
 from app.storage.search import MARK_END, MARK_START, Term, fts_query, like_snippet, parse_query
 from app.memory.memory_store import like_pattern
 from app.memory.records import RecallError
@@ -43,10 +45,14 @@ class RecallHit:
 
 _SELECT = f"""
     SELECT m.id, m.workstream_id, m.role, m.created_at, m.content, w.title, w.alias, w.id AS wid,
-           (SELECT group_concat(c.tool_name, ', ') FROM messages c
+           (SELECT {{concat}} FROM messages c
              WHERE c.workstream_id = m.workstream_id AND c.role = 'tool_call'
                AND c.tool_call_id = m.tool_call_id) AS call_tool,
            m.tool_name"""
+
+
+def _select(conn: Connection) -> str:
+    return _SELECT.replace("{concat}", group_concat(conn, "c.tool_name", ", "))
 
 
 def _hit(row: Any, snippet: str) -> RecallHit:
@@ -71,6 +77,18 @@ def _filters(workstream_id: str | None, role: str | None) -> tuple[str, dict[str
     return sql, params
 
 
+def _words(conn: Connection, query: str, limit: int, where: str, params: dict[str, Any],
+           terms: list[Term], *, syntax: bool) -> list[RecallHit]:
+    """PostgreSQL's word index (app/storage/pg_fts.py): ids by rank, then their rows, as `_fts` does."""
+    from app.storage import pg_fts
+
+    ids = [row[0] for row in conn.execute(f"""
+        SELECT m.id FROM messages m WHERE {pg_fts.matching('m', syntax=syntax)} {where}
+        ORDER BY {pg_fts.rank('m', syntax=syntax)} DESC, m.id DESC LIMIT :limit""",
+        {"q": query, "limit": limit, **params})]
+    return _rows_for(conn, ids, terms)
+
+
 def _fts(conn: Connection, match: str, limit: int, where: str, params: dict[str, Any],
          terms: list[Term]) -> list[RecallHit]:
     # Rank alone picks the ids; rows and snippets follow for those few. FTS5's snippet() over every
@@ -86,7 +104,7 @@ def _fts(conn: Connection, match: str, limit: int, where: str, params: dict[str,
 def _rows_for(conn: Connection, ids: list[int], terms: list[Term]) -> list[RecallHit]:
     if not ids:
         return []
-    rows = conn.execute(f"""{_SELECT} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
+    rows = conn.execute(f"""{_select(conn)} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
         WHERE m.id IN ({marks(ids)})""", ids).all()
     by_id = {row.id: row for row in rows}
     return [_hit(by_id[i], like_snippet(by_id[i].content, terms)) for i in ids if i in by_id]
@@ -100,8 +118,8 @@ def _highlight_terms(query: str) -> list[Term]:
 
 
 def _like(conn: Connection, words: list[str], limit: int, where: str, params: dict[str, Any]) -> list[RecallHit]:
-    conds = " ".join(f"AND m.content LIKE :w{i} ESCAPE '\\'" for i in range(len(words)))
-    sql = f"""{_SELECT} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
+    conds = " ".join(f"AND m.content {like(conn)} :w{i} ESCAPE '\\'" for i in range(len(words)))
+    sql = f"""{_select(conn)} FROM messages m JOIN workstreams w ON w.id = m.workstream_id
         WHERE m.role IN ('user', 'assistant', 'tool_result') {conds} {where}
         ORDER BY m.id DESC LIMIT :limit"""
     values = {f"w{i}": like_pattern(word) for i, word in enumerate(words)}
@@ -127,6 +145,8 @@ def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, synt
         if not use_fts:
             raise RecallError("this SQLite has no FTS5, so syntax=true cannot be used; search without it "
                               "(words and \"phrases\" are matched literally)")
+        if conn.dialect == "postgresql":  # websearch syntax: "phrases", or, -word; never an error
+            return _words(conn, query, limit, where, params, _highlight_terms(query), syntax=True)
         try:
             return _fts(conn, query, limit, where, params, _highlight_terms(query))
         except sqlite3.OperationalError as error:
@@ -135,11 +155,14 @@ def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, synt
     if not terms:
         raise RecallError("the query has no words to look for")
     indexable = all(re.search(r"[^\W_]", t.text) for t in terms)  # a letter or digit in each term
-    match = fts_query(terms) if use_fts and indexable else None
+    postgres = conn.dialect == "postgresql"
+    match = (tsquery(terms) if postgres else fts_query(terms)) if use_fts and indexable else None
     if match is not None:  # punctuation the word index cannot see must still match literally
         literal = [t.text for t in terms if _PUNCTUATION.search(t.text)]
         for number, piece in enumerate(literal):
-            where += f" AND m.content LIKE :lit{number} ESCAPE '\\'"
+            where += f" AND m.content {like(conn)} :lit{number} ESCAPE '\\'"
             params[f"lit{number}"] = like_pattern(piece)
+        if postgres:
+            return _words(conn, match, limit, where, params, terms, syntax=False)
         return _fts(conn, match, limit, where, params, terms)
     return _like(conn, [t.text for t in terms], limit, where, params)

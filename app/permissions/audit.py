@@ -12,6 +12,8 @@ import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from app.storage.dialect import glob, like
+from app.storage.identity import who
 from app.vocabulary.secrets import redact, redact_value
 
 REDACTED = "[redacted]"
@@ -46,6 +48,7 @@ class AuditRow:
     agent: str | None = None
     created_at: float = 0.0
     id: int | None = None
+    who: str | None = None  # the instance that wrote it (user@host or [team] name): filled in by `append`
 
     def redacted(self) -> "AuditRow":
         """This row with every text it keeps redacted (rows written before a pattern was known too)."""
@@ -77,6 +80,7 @@ def append(engine: Any, row: AuditRow) -> int:
     """Write one row (its own short transaction), every text redacted; returns its id."""
     values = {k: v for k, v in asdict(row.redacted()).items() if k != "id"}
     values["created_at"] = row.created_at or time.time()
+    values["who"] = row.who or who()
     with engine.begin() as conn:
         return int(conn.insert("audit_log", values))
 
@@ -97,17 +101,18 @@ def query(engine: Any, *, since: float | None = None, tool: str | None = None, d
     if since is not None:
         where.append("created_at >= ?")
         params.append(since)
-    if tool:
-        where.append("tool GLOB ?")
-        params.append(tool)
-    if decision:
-        where.append("decision = ?")
-        params.append(decision)
-    if workstream:
-        where.append("(workstream_id LIKE ? ESCAPE '/' OR agent = ?)")
-        params += [_prefix_pattern(workstream), workstream]
-    sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "")
     with reader(engine).connect() as conn:
+        if tool:
+            condition, pattern = glob(conn, "tool", tool)
+            where.append(condition)
+            params.append(pattern)
+        if decision:
+            where.append("decision = ?")
+            params.append(decision)
+        if workstream:
+            where.append(f"(workstream_id {like(conn)} ? ESCAPE '/' OR agent = ?)")
+            params += [_prefix_pattern(workstream), workstream]
+        sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "")
         rows = conn.execute(sql + " ORDER BY created_at, id LIMIT ?", [*params, limit])
         return [AuditRow(**r._mapping).redacted() for r in rows]
 

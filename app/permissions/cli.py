@@ -56,17 +56,18 @@ def _context(args: argparse.Namespace):
     """(config, workspace, store engine or None) from the flags; ConfigError propagates."""
     from app.settings.config import load_config
     from app.settings.paths import chosen_config_path, default_data_dir
+    from app.storage.location import choose_store
 
     config_path, named_by = chosen_config_path(args.config)
     config = load_config(config_path, named_by)
     workspace = (args.workdir or Path.cwd()).expanduser().resolve()
     data_dir = (args.data_dir or default_data_dir()).expanduser()
-    db = data_dir / "whimbrel.db"
     engine = None
-    if db.exists():
+    chosen = choose_store(data_dir, config)  # the SQLite file, or a team's PostgreSQL (app/storage/location.py)
+    if chosen.is_server or Path(chosen.location).exists():
         from app.storage.store import Store
 
-        engine = Store(db).engine
+        engine = Store(chosen.location, connect_args=chosen.connect_args).engine
     return config, workspace, engine, data_dir, config_path
 
 
@@ -184,9 +185,11 @@ def review(args: argparse.Namespace) -> int:
     waiting = [found for found in files if found.state == "unreviewed"]
     if args.accept and waiting:
         if engine is None:
+            from app.storage.location import choose_store
             from app.storage.store import Store
 
-            engine = Store(data_dir / "whimbrel.db").engine
+            chosen = choose_store(data_dir, config)
+            engine = Store(chosen.location, connect_args=chosen.connect_args).engine
         done = accept_files(engine, waiting)
         print("\nAccepted: " + ", ".join(inert(str(found.path)) for found in done) +
               " (its rules, hooks and MCP servers apply from now on).")
@@ -225,8 +228,13 @@ def main(argv: list[str]) -> int:
         verbs.choices["policy"].print_help(sys.stderr)
         return 2
     handler = {"check": check, "list": listing, "review": review}.get(getattr(args, "action", ""), audit_log)
+    from app.storage.engine import StoreUnavailable
+
     try:
         return handler(args)
     except (ConfigError, ValueError) as error:
         print(f"whimbrel: {inert(str(error))}", file=sys.stderr)
         return 2
+    except StoreUnavailable as error:
+        print(f"whimbrel: {inert(str(error))}", file=sys.stderr)
+        return 1

@@ -122,6 +122,17 @@ SECTIONS: dict[str, dict[str, Key]] = {
         "ignore": Key(STRINGS, default=(), attr="checkpoint_ignore"),  # gitignore patterns, beside .gitignore
         "max_file_mb": Key(NUMBER, 10.0, attr="checkpoint_max_file_mb", minimum=0),
     },
+    # the store a team shares: PostgreSQL instead of the data dir's SQLite file (app/storage/location.py)
+    "database": {
+        "url": Key(STRING, attr="database_url"),
+        "password_file": Key(STRING, attr="database_password_file"),
+        "sslmode": Key(STRING, attr="database_sslmode"),
+        "sslrootcert": Key(STRING, attr="database_sslrootcert"),
+    },
+    # who this instance is in a shared store (app/storage/identity.py); default user@host
+    "team": {
+        "name": Key(STRING, attr="team_name"),
+    },
     # what every command Whimbrel starts for the model gets (app/sandbox/jail.py, docs/security.md)
     "sandbox": {
         "env_pass": Key(STRINGS, default=(), attr="sandbox_env_pass"),  # extra variables: NAME or PREFIX_*
@@ -286,6 +297,11 @@ class Config:
     checkpoints_enabled: bool = True  # [checkpoints]
     checkpoint_ignore: list[str] = field(default_factory=list)
     checkpoint_max_file_mb: float = 10.0
+    team_name: str | None = None  # [team] name: who this instance is (app/storage/identity.py)
+    database_url: str | None = None  # [database]: a PostgreSQL store (app/storage/location.py)
+    database_password_file: str | None = None
+    database_sslmode: str | None = None
+    database_sslrootcert: str | None = None
     sandbox_env_pass: list[str] = field(default_factory=list)  # [sandbox]
     sandbox_max_file_mb: float = 1024.0
     sandbox_max_processes: int = 8192

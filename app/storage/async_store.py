@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
+from app.storage.location import is_server_url
 from app.storage.write_refused import WriteRefused
 
 if TYPE_CHECKING:  # store.py and its mixins are imported on the worker, off the caller's thread
@@ -25,10 +26,10 @@ if TYPE_CHECKING:  # store.py and its mixins are imported on the worker, off the
 T = TypeVar("T")
 
 
-def _open_store(path: Path) -> Store:
+def _open_store(location: Path | str, connect_args: dict[str, Any] | None = None) -> Store:
     from app.storage.store import Store
 
-    return Store(path)
+    return Store(location, connect_args=connect_args)
 
 
 class AsyncStore:
@@ -60,12 +61,14 @@ class AsyncStore:
                 "Restart Whimbrel to start a new store.")
 
     @classmethod
-    async def open(cls, path: Path) -> AsyncStore:
-        """Import the store, open and migrate the database, all off the event loop."""
+    async def open(cls, path: Path | str, connect_args: dict[str, Any] | None = None) -> AsyncStore:
+        """Import the store, open and migrate the database, all off the event loop. `path` is a SQLite
+        file or a PostgreSQL URL (app/storage/location.py); `connect_args` the driver's (password, TLS)."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="whimbrel-db")
         loop = asyncio.get_running_loop()
+        location = path if is_server_url(path) else Path(path)
         try:
-            store = await loop.run_in_executor(executor, _open_store, Path(path))
+            store = await loop.run_in_executor(executor, _open_store, location, connect_args)
         except BaseException:
             executor.shutdown(wait=False)
             raise

@@ -46,12 +46,17 @@ sqlite3.register_converter("BOOLEAN", lambda value: value not in (b"0", b""))
 
 
 def marks(values: Sequence[Any]) -> str:
-    """`?, ?, …`, one per value, for `IN (…)` (none: SQLite's empty list, which matches nothing)."""
-    return ", ".join("?" * len(values))
+    """`?, ?, …`, one per value, for `IN (…)` only; for no values `NULL`, which no value is IN on either
+    database (PostgreSQL has no empty list)."""
+    return ", ".join("?" * len(values)) or "NULL"
 
 
 class StoreLockedError(RuntimeError):
     """Another process held the database's write lock for longer than LOCK_PATIENCE."""
+
+
+class StoreUnavailable(RuntimeError):
+    """The store's server cannot be reached (PostgreSQL: down, refused, wrong password); said in words."""
 
 
 class Row(tuple):
@@ -88,12 +93,13 @@ def _row_factory(cursor: sqlite3.Cursor, values: tuple) -> Row:
 
 
 class Result:
-    """A statement's outcome: its rows (read once, like a cursor), `rowcount` and `lastrowid`."""
+    """A statement's outcome: its rows (read once, like a cursor), `rowcount` and `lastrowid` (None on
+    PostgreSQL, whose psycopg cursor this also wraps: an insert there returns its id by RETURNING)."""
 
-    def __init__(self, cursor: sqlite3.Cursor) -> None:
+    def __init__(self, cursor: Any) -> None:
         self._cursor = cursor
         self.rowcount: int = cursor.rowcount
-        self.lastrowid: int | None = cursor.lastrowid
+        self.lastrowid: int | None = getattr(cursor, "lastrowid", None)
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self._cursor)
@@ -126,6 +132,8 @@ class Result:
 
 class Connection:
     """One pooled sqlite3 connection, lent out for one `with` block."""
+
+    dialect = "sqlite"  # statements that differ between databases ask (app/storage/dialect.py)
 
     def __init__(self, raw: sqlite3.Connection) -> None:
         self.raw = raw
@@ -221,8 +229,58 @@ def connect_raw(path: Path) -> sqlite3.Connection:
     return raw
 
 
-class Engine:
+class Lending:
+    """Transactions on lent connections, the same on both databases: a reader's block is one read
+    transaction (READ_BEGIN … COMMIT), a writer's `begin()` the connection's write transaction, a
+    writer's `connect()` autocommit. The engine supplies `_checkout`, `_checkin` and `_reads_only`."""
+
+    READ_BEGIN = "BEGIN"
+    _reads_only: bool
+
+    def _checkout(self) -> Any:
+        raise NotImplementedError
+
+    def _checkin(self, conn: Any) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def begin(self) -> Iterator[Any]:
+        """A transaction, committed when the block ends and rolled back when it raises. On a writer it
+        takes the write lock up front (SQLite: BEGIN IMMEDIATE); on a reader none."""
+        conn = self._checkout()
+        try:
+            if self._reads_only:
+                conn.raw.execute(self.READ_BEGIN)
+                try:
+                    yield conn
+                finally:
+                    if not getattr(conn.raw, "closed", False):  # a PostgreSQL connection the server dropped
+                        conn.raw.execute("COMMIT")  # a read's end: nothing to keep or undo
+            else:
+                with conn.begin():
+                    yield conn
+        finally:
+            self._checkin(conn)
+
+    @contextmanager
+    def connect(self) -> Iterator[Any]:
+        """On a reader, a read transaction (one snapshot for the block). On a writer, a connection in
+        autocommit mode: each statement is its own transaction."""
+        if self._reads_only:
+            with self.begin() as conn:
+                yield conn
+            return
+        conn = self._checkout()
+        try:
+            yield conn
+        finally:
+            self._checkin(conn)
+
+
+class Engine(Lending):
     """Connections to one SQLite file, lent out per transaction and pooled (safe across threads)."""
+
+    dialect = "sqlite"
 
     def __init__(self, path: Path, *, reads_only: bool = False, pool: "Engine | None" = None) -> None:
         self.path = Path(path)
@@ -231,6 +289,10 @@ class Engine:
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self.notices: list[str] = []  # what was found wrong with the file's place at opening (file modes)
+
+    def for_reads(self) -> "Engine":
+        """The same pool, for reads only: its transactions never take the write lock."""
+        return Engine(self.path, reads_only=True, pool=self._pool)
 
     def _checkout(self) -> Connection:
         pool = self._pool
@@ -251,38 +313,6 @@ class Engine:
                 return
         conn.raw.close()
 
-    @contextmanager
-    def begin(self) -> Iterator[Connection]:
-        """A transaction, committed when the block ends and rolled back when it raises. On a writer it
-        starts with BEGIN IMMEDIATE (the write lock up front); on a reader with a plain BEGIN."""
-        conn = self._checkout()
-        try:
-            if self._reads_only:
-                conn.raw.execute("BEGIN")
-                try:
-                    yield conn
-                finally:
-                    conn.raw.execute("COMMIT")  # a read's end: nothing to keep or undo
-            else:
-                with conn.begin():
-                    yield conn
-        finally:
-            self._checkin(conn)
-
-    @contextmanager
-    def connect(self) -> Iterator[Connection]:
-        """On a reader, a read transaction (BEGIN; one snapshot for the block). On a writer, a
-        connection in autocommit mode: each statement is its own transaction."""
-        if self._reads_only:
-            with self.begin() as conn:
-                yield conn
-            return
-        conn = self._checkout()
-        try:
-            yield conn
-        finally:
-            self._checkin(conn)
-
     def dispose(self) -> None:
         """Close every idle connection (lent ones close when they come back, if disposed again)."""
         pool = self._pool
@@ -292,9 +322,9 @@ class Engine:
             raw.close()
 
 
-def reader(engine: Engine) -> Engine:
-    """The same pool, for reads only: its transactions never take the write lock."""
-    return Engine(engine.path, reads_only=True, pool=engine._pool)
+def reader(engine: Any) -> Any:
+    """The same pool, for reads only: its transactions never take the write lock (either database)."""
+    return engine.for_reads()
 
 
 def make_engine(path: Path) -> Engine:

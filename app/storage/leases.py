@@ -1,6 +1,8 @@
 """Workstream leases: which running Whimbrel has a workstream open, so only that one writes to it.
 
-Two windows may share one store. Each running app is an `Owner` (a random instance id, its pid
+Two windows may share one store, or (on PostgreSQL) several machines. On PostgreSQL heartbeats are
+written and judged by the server's clock (`_lease_clock`), so machines whose clocks disagree still
+agree on who is stale; "the process is gone" is only decided on the holder's own host. Each running app is an `Owner` (a random instance id, its pid
 and host). Opening a workstream takes its lease; the owner refreshes the heartbeat of every lease
 it holds every HEARTBEAT_INTERVAL seconds and releases them on close and quit. A lease whose
 heartbeat is older than STALE_AFTER, or whose process is gone (same host, pid not running), is
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from app.storage.engine import Connection, Engine, Row, begin_immediate, connect_raw, marks
 from app.storage.lease_rules import HEARTBEAT_INTERVAL, STALE_AFTER, Lease, Owner, pid_alive
@@ -42,9 +44,18 @@ class LeaseMixin:
     _engine: Engine
     _reads: Engine
     _clock: Callable[[], float]
-    path: Path
+    path: Path | None  # None on PostgreSQL
     writer: Owner | None = None  # set by the app: writes need its lease (or no lease at all)
+    _server_clock: bool = False  # PostgreSQL with no clock given: leases by the server's clock
     _heartbeat: sqlite3.Connection | None = None  # refresh_leases' own connection, once used
+
+    def _lease_clock(self, conn: Connection) -> float:
+        """The time leases are written and judged by. On PostgreSQL the server's clock, one for every
+        machine (theirs may disagree by seconds, more than a heartbeat's grace); on SQLite, and where a
+        test set the store's clock, the store's clock."""
+        if self._server_clock:
+            return float(conn.execute("SELECT extract(epoch FROM clock_timestamp())").scalar())
+        return self._clock()
 
     def _check_writer(self, conn: Connection, workstream_id: str) -> None:
         """Inside a write transaction: WriteRefused when an instance other than `writer` holds the lease."""
@@ -61,8 +72,8 @@ class LeaseMixin:
         Returns None when `owner` holds it now; otherwise the live lease of whoever does.
         Raises LookupError for an unknown workstream.
         """
-        now = self._clock()
         with self._engine.begin() as conn:
+            now = self._lease_clock(conn)
             row = conn.execute(f"{_SELECT} WHERE workstream_id = ?", (workstream_id,)).first()
             current = _lease(row) if row else None
             if current is not None and not current.is_free_for(owner, now, stale_after=stale_after):
@@ -91,19 +102,27 @@ class LeaseMixin:
         ids = list(workstream_ids)
         if not ids:
             return []
+        if self.path is None:  # PostgreSQL: the engine's pool (no file to hold a connection on)
+            with self._engine.begin() as conn:
+                return self._beat(conn.execute, owner, ids, self._lease_clock(conn))
         conn = self._heartbeat_connection()
         begin_immediate(conn.execute)
         try:
-            conn.execute(f"UPDATE workstream_leases SET heartbeat_at = ? WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
-                         (self._clock(), owner.instance_id, *ids))
-            held = {row[0] for row in conn.execute(
-                f"SELECT workstream_id FROM workstream_leases WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
-                (owner.instance_id, *ids))}
+            gone = self._beat(conn.execute, owner, ids, self._clock())
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        return gone
+
+    def _beat(self, execute: Callable[..., Any], owner: Owner, ids: list[str], now: float) -> list[str]:
+        """In a write transaction: the heartbeat's statements; the ids `owner` no longer holds."""
+        execute(f"UPDATE workstream_leases SET heartbeat_at = ? WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
+                (now, owner.instance_id, *ids))
+        held = {row[0] for row in execute(
+            f"SELECT workstream_id FROM workstream_leases WHERE instance_id = ? AND workstream_id IN ({marks(ids)})",
+            (owner.instance_id, *ids))}
         return [i for i in ids if i not in held]
 
     def _heartbeat_connection(self) -> sqlite3.Connection:
@@ -123,15 +142,15 @@ class LeaseMixin:
         sql, params = "DELETE FROM workstream_leases WHERE instance_id = ?", [owner.instance_id]
         if workstream_ids is not None:
             ids = list(workstream_ids)
-            sql += f" AND workstream_id IN ({', '.join('?' * len(ids))})"
+            sql += f" AND workstream_id IN ({marks(ids)})"
             params += ids
         with self._engine.begin() as conn:
             conn.execute(sql, params)
 
     def live_leases(self, *, stale_after: float = STALE_AFTER) -> list[Lease]:
         """Every lease refreshed within `stale_after` seconds: the workstreams open somewhere now."""
-        live, params = live_lease_ids(self._clock(), stale_after)
         with self._reads.connect() as conn:
+            live, params = live_lease_ids(self._lease_clock(conn), stale_after)
             return [_lease(row) for row in conn.execute(f"{_SELECT} WHERE workstream_id IN ({live})", params)]
 
     def lease(self, workstream_id: str) -> Lease | None:

@@ -1,4 +1,4 @@
-"""Versioned schema upgrades for the SQLite store.
+"""Versioned schema upgrades for the store (SQLite or PostgreSQL: the same steps, app/storage/dialect.py).
 
 `MIGRATIONS` is an ordered list of `(version, function)` pairs. `migrate(engine)` reads the
 version recorded in the `schema_version` table (0 for a new file) and runs every migration
@@ -18,6 +18,11 @@ Adding version 2 takes three steps:
 3. Update the table's statement in `schema.py`, so a new database has the column too.
 
 Migrations never change once released; fix a mistake with a further migration.
+
+This list is frozen at version 16: schema changes from now on are Alembic revisions
+(app/storage/revisions/, run by app/storage/schema_upgrade.py), whose baseline is this list's end.
+A store made before Alembic goes through these steps first (cheap: each only creates what is
+missing), then Alembic takes over; `schema_version` stays, as the version exports record.
 Version 1 creates the tables straight from `schema.py`; on a new database it therefore
 already produces the latest schema, so `migrate` runs it and then records the latest
 version without replaying the later (purely incremental) migrations.
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from app.storage.dialect import table_exists
 from app.storage.engine import Connection, Engine
 from app.storage.schema import TABLES, create_tables
 
@@ -110,7 +116,7 @@ MIGRATIONS: list[tuple[int, Migration]] = [
 
 def current_version(conn: Connection) -> int:
     """The schema version recorded in the database; 0 when it has none yet."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").first() is None:
+    if not table_exists(conn, "schema_version"):
         return 0
     return conn.execute("SELECT version FROM schema_version").scalar() or 0
 
@@ -119,6 +125,22 @@ def _record_version(conn: Connection, version: int) -> None:
     create_tables(conn, "schema_version")
     conn.execute("DELETE FROM schema_version")
     conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+
+def upgrade_in(conn: Connection, migrations: Sequence[tuple[int, Migration]] = MIGRATIONS) -> int:
+    """Inside the caller's write transaction (Alembic's baseline revision): every step above the
+    recorded version, as `migrate` runs them; the version reached."""
+    stored, latest = current_version(conn), migrations[-1][0]
+    if stored > latest:
+        raise RuntimeError(f"the database is at schema version {stored}, but this Whimbrel only knows "
+                           f"up to version {latest}; please upgrade Whimbrel")
+    for version, step in migrations:
+        if version > stored:
+            step(conn)
+            _record_version(conn, latest if version == 1 else version)
+            if version == 1:
+                break
+    return latest
 
 
 def migrate(engine: Engine, migrations: Sequence[tuple[int, Migration]] = MIGRATIONS) -> int:

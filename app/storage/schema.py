@@ -6,7 +6,8 @@ version 1 of the migrations creates on a new database (app/storage/migrations.py
 that alters a table changes its statement here too, so a new database gets what an old one is migrated to.
 
 The statements are the ones SQLAlchemy's `metadata.create_all` produced when the store used it, so
-databases made before and after share one schema. Their columns have no SQL defaults; `DEFAULTS` is
+databases made before and after share one schema; a column an Alembic revision adds (app/storage/revisions/)
+is added here too, last, where the revision's ALTER TABLE puts it (`who`: app/storage/identity.py). Their columns have no SQL defaults; `DEFAULTS` is
 what `Connection.insert` (app/storage/engine.py) fills in for a column a write leaves out.
 """
 
@@ -44,6 +45,7 @@ CREATE TABLE IF NOT EXISTS audit_log (
     status TEXT NOT NULL,
     duration_ms FLOAT,
     agent TEXT,
+    who TEXT,
     PRIMARY KEY (id)
 )""",
     "CREATE INDEX IF NOT EXISTS ix_audit_log_created ON audit_log (created_at)",
@@ -223,6 +225,7 @@ CREATE TABLE IF NOT EXISTS messages (
     interrupted BOOLEAN NOT NULL,
     raw TEXT,
     created_at FLOAT NOT NULL,
+    who TEXT,
     PRIMARY KEY (id),
     CONSTRAINT ck_messages_role CHECK (role IN ('system', 'user', 'assistant', 'tool_call', 'tool_result')),
     FOREIGN KEY(workstream_id) REFERENCES workstreams (id) ON DELETE CASCADE
@@ -440,8 +443,15 @@ DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 
+# The tables keyed by an integer `id` the database numbers (SERIAL on PostgreSQL): an insert returns it.
+SERIAL_TABLES = frozenset(name for name, statements in TABLES.items()
+                          if "    id INTEGER NOT NULL," in statements[0] and "PRIMARY KEY (id)" in statements[0])
+
+
 def create_tables(conn, *names: str) -> None:
     """Create the tables `names` (and their indexes) where they do not exist yet."""
+    from app.storage.dialect import ddl
+
     for name in names:
         for statement in TABLES[name]:
-            conn.execute(statement)
+            conn.execute(ddl(statement, conn.dialect))

@@ -1,4 +1,5 @@
-"""Full-text search over every workstream's messages: FTS5 when available, LIKE otherwise.
+"""Full-text search over every workstream's messages: FTS5 when available (on PostgreSQL its word
+index, app/storage/pg_fts.py), LIKE otherwise.
 
 The user's text is never handed to FTS5 as query syntax. It is split into terms on
 whitespace (a double-quoted run is one phrase); every term must match (AND). With FTS5 a
@@ -17,6 +18,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from app.storage.dialect import like
 from app.storage.engine import Connection
 from app.storage.fts import FTS_TABLE, INDEXED_ROLES
 
@@ -143,12 +145,32 @@ def search_fts(conn: Connection, match: str, limit: int, order: Order,
     return [_hit(r, _one_line(r.snippet)) for r in rows]
 
 
+def search_words(conn: Connection, terms: list[Term], limit: int, order: Order,
+                 workstream_id: str | None) -> list[SearchHit]:
+    """PostgreSQL's word index (app/storage/pg_fts.py): the same matches as FTS5; a term with no word
+    (`->`) goes to the LIKE fallback, as on SQLite."""
+    from app.storage import pg_fts
+
+    query = pg_fts.tsquery(terms)
+    if query is None:
+        return search_like(conn, terms, limit, workstream_id)
+    order_by = "m.id DESC" if order == "recent" else f"{pg_fts.rank('m')} DESC, m.id DESC"
+    where = "AND m.workstream_id = :ws" if workstream_id else ""
+    sql = f"""
+        SELECT m.id, m.workstream_id, m.role, m.created_at, m.content, w.title, w.alias
+        FROM messages m JOIN workstreams w ON w.id = m.workstream_id
+        WHERE {pg_fts.matching('m')} {where}
+        ORDER BY {order_by} LIMIT :limit"""
+    rows = conn.execute(sql, {"q": query, "limit": limit, "ws": workstream_id}).all()
+    return [_hit(r, like_snippet(r.content, terms)) for r in rows]
+
+
 def search_like(conn: Connection, terms: list[Term], limit: int,
                 workstream_id: str | None) -> list[SearchHit]:
     conds = [f"m.role IN ({', '.join('?' * len(INDEXED_ROLES))})"]
     params: list[Any] = [*INDEXED_ROLES]
     for t in terms:
-        conds.append("m.content LIKE '%' || ? || '%' ESCAPE '/'")
+        conds.append(f"m.content {like(conn)} '%' || ? || '%' ESCAPE '/'")
         params.append(escape_like(t.text))
     if workstream_id:
         conds.append("m.workstream_id = ?")
@@ -166,6 +188,8 @@ def search(conn: Connection, query: str, *, limit: int, use_fts: bool,
     terms = parse_query(query)
     if not terms or limit <= 0:
         return []
+    if use_fts and conn.dialect == "postgresql":
+        return search_words(conn, terms, limit, order, workstream_id)
     match = fts_query(terms) if use_fts else None
     if match is not None:
         try:

@@ -1,6 +1,6 @@
 """The synchronous store: workstreams, their messages and per-workstream settings.
 
-One `Store` owns one engine on one SQLite file. It is not meant to be called from the UI
+One `Store` owns one engine on one SQLite file or one PostgreSQL database (a `postgresql://` URL). It is not meant to be called from the UI
 event loop directly; `AsyncStore` runs it on a worker thread.
 """
 
@@ -16,11 +16,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from app.vocabulary.messages import Message
+from app.storage.dialect import like, table_exists
+from app.storage.identity import who
 from app.storage.codec import message_rows, rows_to_messages
 from app.storage.drafts import DraftMixin
 from app.storage.engine import Connection, Engine, Row, make_engine, reader
+from app.storage.location import is_server_url
 from app.storage.fts import ensure_fts
 from app.storage.migrations import migrate
+from app.storage.schema_upgrade import ensure_revision
 from app.storage.pieces import insert_message, update_row
 from app.storage.history import HistoryMixin, last_seq, workstream_rows
 from app.storage.search import escape_like
@@ -79,15 +83,30 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
     `fts=None` uses FTS5 when SQLite has it; `fts=False` forces the LIKE fallback.
     """
 
-    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time,
-                 fts: bool | None = None) -> None:
-        self.path = Path(path)
-        self._clock = clock
-        self._engine = make_engine(self.path)  # writes: each transaction takes the lock up front
+    def __init__(self, path: Path | str, *, clock: Callable[[], float] | None = None,
+                 fts: bool | None = None, connect_args: dict[str, Any] | None = None) -> None:
+        self._clock = clock or time.time
+        self._server_clock = clock is None and is_server_url(path)  # leases by the server's clock (leases.py)
+        if is_server_url(path):  # a PostgreSQL store (app/storage/pg_engine.py): no file of ours
+            from app.storage.pg_engine import PgEngine
+
+            self.path = None
+            self._engine = PgEngine(str(path), connect_args=connect_args)
+        else:
+            self.path = Path(path)
+            self._engine = make_engine(self.path)  # writes: each transaction takes the lock up front
         self._reads = reader(self._engine)
-        migrate(self._engine)
-        self.fts_enabled = ensure_fts(self._engine, fts)
-        self._identity = _file_identity(self.path)
+        with self._engine.connect() as conn:
+            fresh = not table_exists(conn, "schema_version")
+        migrate(self._engine)  # a store made before Alembic: to version 16, the baseline
+        ensure_revision(self._engine, path, connect_args, fresh=fresh)  # Alembic (app/storage/schema_upgrade.py)
+        if self.path is None:  # PostgreSQL: a GIN index over the words (app/storage/pg_fts.py)
+            from app.storage.pg_fts import ensure_index
+
+            self.fts_enabled = fts is not False and ensure_index(self._engine)
+        else:
+            self.fts_enabled = ensure_fts(self._engine, fts)
+        self._identity = _file_identity(self.path) if self.path is not None else None
         self.fold_drafts()  # a reply a killed process was streaming: whole, searchable, interrupted
 
     @property
@@ -130,7 +149,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
                 if row:
                     return _info(row)
             rows = conn.execute(
-                f"{_INFO_QUERY} WHERE workstreams.id LIKE ? || '%' ESCAPE '/' "
+                f"{_INFO_QUERY} WHERE workstreams.id {like(conn)} ? || '%' ESCAPE '/' "
                 "ORDER BY workstreams.updated_at DESC LIMIT 6", (escape_like(ref.lower()),)
             ).all()
         if not rows:
@@ -195,7 +214,9 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
         """Insert `rows` after the workstream's last row (consecutive seq numbers); their ids."""
         now = self._clock()
         seq = last_seq(conn, workstream_id)
-        return [insert_message(conn, {"workstream_id": workstream_id, "seq": seq + offset, "created_at": now, **row})
+        me = who()  # the instance that wrote them (app/storage/identity.py)
+        return [insert_message(conn, {"workstream_id": workstream_id, "seq": seq + offset, "created_at": now,
+                                      "who": me, **row})
                 for offset, row in enumerate(rows, start=1)]
 
     # -- a reply while it streams: stored as appended pieces (app/storage/drafts.py) ------
@@ -244,7 +265,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
         SQLite keeps writing into a deleted file without an error, so nothing written after that
         is ever seen again: the caller tells the user instead of pretending to save.
         """
-        return _file_identity(self.path) != self._identity
+        return self.path is not None and _file_identity(self.path) != self._identity
 
     def close(self) -> None:
         """Release every connection (the WAL is checkpointed by SQLite on last close)."""

@@ -132,6 +132,10 @@ def build_parser(verb: str) -> argparse.ArgumentParser:
 def main(verb: str, argv: list[str]) -> int:
     """`whimbrel export …` / `whimbrel import …`; 0 on success, 1 with a message on stderr otherwise."""
     from app.settings.paths import default_data_dir
+    from app.settings.config import ConfigError, load_config
+    from app.settings.paths import chosen_config_path
+    from app.storage.engine import StoreUnavailable
+    from app.storage.location import choose_store
     from app.storage.private import private_dir
     from app.storage.store import Store
     from app.vocabulary.inert import inert
@@ -143,7 +147,8 @@ def main(verb: str, argv: list[str]) -> int:
             data = _read_json(args.file)
             check_importable(data, str(args.file))  # before the store is created or touched
         private_dir(data_dir)  # 0700, as the store's own opening makes it (app/storage/private.py)
-        store = Store(data_dir / "whimbrel.db")
+        chosen = choose_store(data_dir, load_config(*chosen_config_path(None)))  # --db-url, [database] url
+        store = Store(chosen.location, connect_args=chosen.connect_args)
         try:
             if verb == "export":
                 text = (export_markdown_text(store, args.workstream) if args.format == "md" else
@@ -155,7 +160,7 @@ def main(verb: str, argv: list[str]) -> int:
                             + "".join(f"\n  note: {note}" for note in notes)))
         finally:
             store.close()
-    except (TransferError, OSError) as error:
+    except (TransferError, OSError, ConfigError, StoreUnavailable, ValueError) as error:
         print(inert(f"whimbrel {verb}: {error}"), file=sys.stderr)
         return 1
     return 0

@@ -274,26 +274,31 @@ class WhimbrelApp(ScreensPaintAfterBatch):
     async def _open_store(self, store_class):
         """Open the database; when that fails, say why and let the user retry, go on with a
         temporary store (deleted at exit), or quit. Returns None when quitting."""
-        path = self.options.data_dir / "whimbrel.db"
+        from app.storage.location import chosen_or_file, shown_url
+
+        chosen, problem = chosen_or_file(self.options.data_dir, self.options.config)  # SQLite or a team's PostgreSQL
+        if problem:
+            self.notify(problem, severity="error", timeout=30)
+        path, connect_args = chosen.location, chosen.connect_args
         while True:
             try:
-                store = await store_class.open(path)
+                store = await store_class.open(path, connect_args)
                 store.on_lost = self._store_lost
                 return store
             except Exception as error:  # noqa: BLE001 - any cause (permissions, disk, corruption) gets a way out
                 from app.tui.screens.storage_error import StorageErrorScreen
 
                 reason = storage_reason(error)
-                choice = await self.push_screen(StorageErrorScreen(str(path), reason), wait_for_dismiss=True)
+                choice = await self.push_screen(StorageErrorScreen(shown_url(path), reason), wait_for_dismiss=True)
             if choice == "quit":
-                self.exit(return_code=1, message=f"Whimbrel could not open {path}: {reason}")
+                self.exit(return_code=1, message=f"Whimbrel could not open {shown_url(path)}: {reason}")
                 return None
             if choice == "temporary":
                 import tempfile
 
                 self._temporary_data = tempfile.TemporaryDirectory(prefix="whimbrel-temporary-")
                 self.temporary_store = True
-                path = Path(self._temporary_data.name) / "whimbrel.db"
+                path, connect_args = Path(self._temporary_data.name) / "whimbrel.db", {}
                 self.notify("Using a temporary store: nothing from this session is kept after you quit.",
                             severity="warning", timeout=10)
 

@@ -15,6 +15,13 @@ from tests.engine.harness import shutdown
 from tests.fake_llm.script import TextReply, ToolCallReply
 
 
+@pytest.fixture(autouse=True)
+def on_both_databases(store_target, monkeypatch):
+    """Every test here runs on SQLite and on PostgreSQL: the store the session opens (tests/pg_fixtures.py)."""
+    if isinstance(store_target, str):
+        monkeypatch.setenv("WHIMBREL_DATABASE_URL", store_target)
+
+
 @pytest.fixture
 def workspace(tmp_path):
     path = tmp_path / "ws"

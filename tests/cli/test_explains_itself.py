@@ -13,7 +13,7 @@ from app.cli.completion import script
 from app.cli.entry import main
 from app.cli.topics import TOPICS
 
-SUBCOMMANDS = ("mcp", "run", "acp", "serve", "export", "import", "policy", "audit", "completion", "help")
+SUBCOMMANDS = ("mcp", "run", "acp", "serve", "export", "import", "db", "policy", "audit", "completion", "help")
 
 
 def _help(capsys, *argv: str) -> str:

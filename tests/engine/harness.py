@@ -11,6 +11,7 @@ from app.engine.session import Session
 from app.providers.base import ModelSettings
 from app.providers.openai_chat import OpenAIChatProvider
 from app.storage.async_store import AsyncStore
+from app.storage.location import choose_store
 from tools.context import ToolContext
 from tools.registry import ToolRegistry
 
@@ -48,7 +49,8 @@ class Recorder:
 async def make_session(server, workspace: Path, data_dir: Path, recorder: Recorder,
                        *, workstream_id: str | None = None, messages=None, context_window: int | None = 8000):
     """A real Session: real provider over HTTP to the fake server, real tools, real SQLite file."""
-    store = await AsyncStore.open(data_dir / "whimbrel.db")
+    chosen = choose_store(data_dir)  # WHIMBREL_DATABASE_URL, when a test sets it, as the app does
+    store = await AsyncStore.open(chosen.location, chosen.connect_args)
     if workstream_id is None:
         workstream_id = await store.create_workstream(title="test", model="fake-model", workdir=str(workspace))
     provider = OpenAIChatProvider(ModelSettings(model="fake-model", base_url=server.base_url, api_key="x",

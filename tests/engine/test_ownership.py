@@ -29,8 +29,8 @@ async def _manager(db: Path, workspace: Path) -> WorkstreamManager:
 
 
 @pytest.fixture
-async def pair(tmp_path):
-    db = tmp_path / "data" / "whimbrel.db"
+async def pair(tmp_path, store_target):
+    db = store_target  # a SQLite file or a PostgreSQL database (tests/pg_fixtures.py)
     first, second = await _manager(db, tmp_path), await _manager(db, tmp_path)
     yield first, second, db
     for manager in (first, second):

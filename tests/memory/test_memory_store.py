@@ -16,8 +16,8 @@ OTHER_WORKSPACE = Visibility(workstream_id="ws3", workspace="/work/elsewhere")
 
 
 @pytest.fixture
-def memories(tmp_path):
-    store = Store(tmp_path / "whimbrel.db")
+def memories(store_target):
+    store = Store(store_target)
     clock = iter(range(1000, 100000))
     yield MemoryStore(store.engine, clock=lambda: float(next(clock)))
     store.close()
@@ -152,12 +152,12 @@ def test_suggested_names_are_valid():
     assert suggest_name("!!!") == "note"
 
 
-def test_two_instances_upserting_the_same_name_at_once(tmp_path):
+def test_two_instances_upserting_the_same_name_at_once(store_target):
     """Two stores on one file (two windows): the upsert's read and write share one locked transaction,
     so racing saves of one name never collide on the unique constraint."""
     import threading
 
-    stores = [Store(tmp_path / "whimbrel.db") for _ in range(2)]
+    stores = [Store(store_target) for _ in range(2)]
     errors: list[BaseException] = []
 
     def save_many(store: Store, who: int) -> None:

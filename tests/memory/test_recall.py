@@ -26,8 +26,8 @@ def _fill(store: Store) -> tuple[str, str]:
 
 
 @pytest.fixture(params=[True, False], ids=["fts5", "like"])
-def conn(request, tmp_path):
-    store = Store(tmp_path / "whimbrel.db", fts=None if request.param else False)
+def conn(request, store_target):
+    store = Store(store_target, fts=None if request.param else False)
     assert store.fts_enabled is request.param or not request.param
     ids = _fill(store)
     with reader(store.engine).connect() as connection:

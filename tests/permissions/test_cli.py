@@ -86,8 +86,11 @@ def test_a_project_file_applies_only_once_reviewed(place):
     assert changed.stdout.startswith("ask:"), "a changed file waits for a new review"
 
 
-def test_audit_prints_json_lines_since(place):
-    store = Store(place / "data" / "whimbrel.db")
+def test_audit_prints_json_lines_since(place, store_target):
+    """On SQLite (the data dir's file) and on PostgreSQL (`--db-url`, tests/pg_fixtures.py)."""
+    on_server = isinstance(store_target, str)
+    store = Store(store_target if on_server else place / "data" / "whimbrel.db")
+    db = ("--db-url", store_target) if on_server else ()
     now = time.time()
     for tool, age in (("bash", 60), ("write_file", 3 * 86400)):
         audit.append(store.engine, audit.AuditRow("w1", f"c-{tool}", tool, json.dumps(audit.redact_arguments({"api_key": "sk-abcdefghijkl"})),
@@ -95,13 +98,16 @@ def test_audit_prints_json_lines_since(place):
                                                   "low: fine", "workspace-write, network off", "done", 12.0,
                                                   created_at=now - age))
     store.close()
-    done = whimbrel("audit", "--since", "1d", "--json", *flags(place), cwd=place)
+    done = whimbrel("audit", "--since", "1d", "--json", *db, *flags(place), cwd=place)
     assert done.returncode == 0, done.stderr
     [line] = [json.loads(x) for x in done.stdout.splitlines()]
     assert line["tool"] == "bash" and line["decided_by"].startswith("rule allow")
     assert line["arguments"] == {"api_key": "[redacted]"}
-    assert whimbrel("audit", "--since", "1w", "--json", *flags(place), cwd=place).stdout.count("\n") == 2
-    bad = whimbrel("audit", "--since", "yesterday", *flags(place), cwd=place)
+    assert whimbrel("audit", "--since", "1w", "--json", *db, *flags(place), cwd=place).stdout.count("\n") == 2
+    [written] = whimbrel("audit", "--since", "1w", "--tool", "write_*", "--json", *db, *flags(place),
+                         cwd=place).stdout.splitlines()
+    assert json.loads(written)["tool"] == "write_file"
+    bad = whimbrel("audit", "--since", "yesterday", *db, *flags(place), cwd=place)
     assert bad.returncode == 2 and "--since takes a number and a unit" in bad.stderr
 
 
@@ -112,8 +118,8 @@ def test_redaction_of_arguments():
     assert redacted["password"] == "[redacted]" and "ghp_" not in json.dumps(redacted["nested"])
 
 
-def test_retention_prunes_old_rows(tmp_path):
-    store = Store(tmp_path / "whimbrel.db")
+def test_retention_prunes_old_rows(store_target):
+    store = Store(store_target)
     now = time.time()
     for age in (1, 100):
         audit.append(store.engine, audit.AuditRow("w", "c", "bash", "{}", "allowed", "mode", "ask", "low", "none",

@@ -1,4 +1,5 @@
-"""Fixtures for storage tests: a Store on a real SQLite file with a controllable clock."""
+"""Fixtures for storage tests: a Store with a controllable clock, on a real SQLite file and on a real
+PostgreSQL server (tests/pg_fixtures.py): every test that takes `store` runs on both."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(db_path: Path) -> Iterator[Store]:
-    s = Store(db_path, clock=Clock())
+def store(store_target: Path | str) -> Iterator[Store]:
+    s = Store(store_target, clock=Clock())
     yield s
     s.close()

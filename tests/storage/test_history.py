@@ -12,10 +12,13 @@ from app.vocabulary.messages import Message
 from app.storage import history
 from app.storage.async_store import AsyncStore
 from app.storage.store import Store
+from tests.pg_fixtures import stored_rows
 from tests.storage.conftest import Clock
 
 
-def _rows(path: Path, sql: str) -> list[tuple]:
+def _rows(path: Path | Store, sql: str) -> list[tuple]:
+    if isinstance(path, Store):
+        return stored_rows(path, sql)
     conn = sqlite3.connect(path)
     try:
         return conn.execute(sql).fetchall()
@@ -30,7 +33,7 @@ def test_prompt_history_oldest_first_with_consecutive_duplicates_collapsed(store
     for text in ["ls", "ls", "git status", "ls", "ls", "multi\nline"]:
         store.add_prompt_history(ws, text)
     assert store.prompt_history(ws) == ["ls", "git status", "ls", "multi\nline"]
-    assert _rows(store.path, "SELECT text FROM prompt_history ORDER BY id") == \
+    assert _rows(store, "SELECT text FROM prompt_history ORDER BY id") == \
         [("ls",), ("git status",), ("ls",), ("multi\nline",)]
 
 
@@ -58,7 +61,7 @@ def test_prompt_history_is_trimmed_to_the_newest_entries(
     for i in range(12):
         store.add_prompt_history(ws, f"p{i}")
     assert store.prompt_history(ws) == [f"p{i}" for i in range(7, 12)]
-    assert _rows(store.path, "SELECT count(*) FROM prompt_history") == [(5,)]
+    assert _rows(store, "SELECT count(*) FROM prompt_history") == [(5,)]
 
 
 def test_prompt_history_for_unknown_workstream_raises(store: Store) -> None:
@@ -109,10 +112,10 @@ def test_app_state_overwrites_and_none_deletes(store: Store) -> None:
     store.set_app_state("tabs", ["a"])
     store.set_app_state("tabs", ["b", "c"])
     assert store.get_app_state("tabs") == ["b", "c"]
-    assert _rows(store.path, "SELECT count(*) FROM app_state") == [(1,)]
+    assert _rows(store, "SELECT count(*) FROM app_state") == [(1,)]
     store.set_app_state("tabs", None)
     assert store.get_app_state("tabs") is None
-    assert _rows(store.path, "SELECT count(*) FROM app_state") == [(0,)]
+    assert _rows(store, "SELECT count(*) FROM app_state") == [(0,)]
     store.set_app_state("falsy", False)
     assert store.get_app_state("falsy") is False
 

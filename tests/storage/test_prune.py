@@ -8,6 +8,7 @@ from pathlib import Path
 from app.vocabulary.messages import Message
 from app.storage.history import DAY, EMPTY_GRACE
 from app.storage.store import Store
+from tests.pg_fixtures import stored_rows
 from tests.storage.conftest import Clock
 from tests.storage.factories import make_workstream
 
@@ -18,7 +19,9 @@ def _store(db_path: Path, start: float) -> Store:
     return Store(db_path, clock=Clock(start))
 
 
-def _count(path: Path, table: str) -> int:
+def _count(path: Path | Store, table: str) -> int:
+    if isinstance(path, Store):
+        return stored_rows(path, f"SELECT count(*) FROM {table}")[0][0]
     conn = sqlite3.connect(path)
     try:
         return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
@@ -105,7 +108,7 @@ def test_everything_belonging_to_a_pruned_workstream_goes(store: Store) -> None:
     assert store.prune(90, now=NOW) == 1
     for table in ("workstreams", "messages", "prompt_history", "workstream_config",
                   "context_resets"):
-        assert _count(store.path, table) == 0, table
+        assert _count(store, table) == 0, table
     assert store.search("turn") == []
 
 

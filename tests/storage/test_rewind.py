@@ -11,7 +11,10 @@ from app.vocabulary.messages import Message, ToolCall, messages_for_model
 from app.storage.store import Store
 
 
-def _rows(path: Path, sql: str, *args: object) -> list[tuple]:
+def _rows(path: Path | Store, sql: str, *args: object) -> list[tuple]:
+    if isinstance(path, Store):
+        with path.engine.connect() as db:
+            return [tuple(row) for row in db.execute(sql, args)]
     conn = sqlite3.connect(path)
     try:
         return conn.execute(sql, args).fetchall()
@@ -47,7 +50,7 @@ def test_clear_keeps_history_and_moves_the_context_start(store: Store) -> None:
     assert _texts(messages_for_model(conv.messages, conv.context_start)) == ["q2", "a2"]
     assert _texts(store.load_messages(ws)) == _texts(conv.messages)  # display sees everything
     # the reset is stored after the last row (seq 5: the tool_call row is seq 3)
-    assert _rows(store.path, "SELECT seq FROM context_resets WHERE workstream_id = ?", ws) == [(5,)]
+    assert _rows(store, "SELECT seq FROM context_resets WHERE workstream_id = ?", ws) == [(5,)]
 
 
 def test_clear_at_the_end_and_repeated_clears(store: Store) -> None:
@@ -88,7 +91,7 @@ def test_rewind_one_turn_deletes_it_and_everything_after(store: Store) -> None:
     _turn(store, ws, 2, tool=True)
     assert store.rewind(ws, 1) == 1
     assert _texts(store.load_messages(ws)) == ["q1", "a1"]
-    assert _rows(store.path, "SELECT role, content FROM messages WHERE workstream_id = ? "
+    assert _rows(store, "SELECT role, content FROM messages WHERE workstream_id = ? "
                  "ORDER BY seq", ws) == [("user", "q1"), ("assistant", "a1")]
     assert store.search("out2") == [] and store.search("q2") == []
 
@@ -144,7 +147,7 @@ def test_rewind_past_a_clear_undoes_it(store: Store) -> None:
     assert store.rewind(ws, 2) == 2  # removes turns 2 and 3 and the clear between them
     conv = store.load_conversation(ws)
     assert _texts(conv.messages) == ["q1", "a1"] and conv.clears == [2]
-    assert _rows(store.path, "SELECT seq FROM context_resets") == [(2,)]
+    assert _rows(store, "SELECT seq FROM context_resets") == [(2,)]
     _turn(store, ws, 4)
     conv = store.load_conversation(ws)
     assert _texts(conv.messages[conv.context_start:]) == ["q4", "a4"]

@@ -171,6 +171,7 @@ def test_parse_and_quote_query() -> None:
     assert fts_query(parse_query("a ->")) is None  # no word: the LIKE path answers
 
 
+@pytest.mark.sqlite_only
 @needs_fts5
 def test_fts_index_and_triggers_exist_and_prefix_matches(store: Store) -> None:
     assert store.fts_enabled
@@ -258,6 +259,7 @@ def _index_bytes(path: Path) -> int:
     return _db_rows(path, "SELECT coalesce(sum(length(block)), 0) FROM messages_fts_data")[0][0]
 
 
+@pytest.mark.sqlite_only
 @needs_fts5
 def test_the_index_takes_a_bounded_prefix_of_a_huge_message(store: Store) -> None:
     """A text of distinct words (a hex dump) cost the index memory many times its size while it was stored

@@ -75,6 +75,7 @@ def test_seq_is_per_workstream(store: Store, db_path: Path) -> None:
     assert rows == [(a, 1), (b, 1), (a, 2)]
 
 
+@pytest.mark.sqlite_only
 def test_wal_mode_is_on(store: Store, db_path: Path) -> None:
     store.create_workstream()
     assert _raw_rows(db_path, "PRAGMA journal_mode") == [("wal",)]
@@ -164,6 +165,7 @@ def test_repair_interrupted_drops_unanswered_call(store: Store, db_path: Path) -
     assert repaired[2].content == "Let me look."
 
 
+@pytest.mark.sqlite_only
 def test_a_huge_draft_is_written_and_the_store_goes_on_working(store) -> None:
     """A write of LARGE_TEXT or more closes its connection afterwards (the sqlite3 module would keep
     the huge bindings with its cached statements); the next writes and reads open a fresh one."""
@@ -183,6 +185,7 @@ def test_a_huge_draft_is_written_and_the_store_goes_on_working(store) -> None:
         assert conn.execute("PRAGMA foreign_keys").scalar() == 1
 
 
+@pytest.mark.sqlite_only
 def test_engine_is_exposed_for_maintenance(store: Store) -> None:
     with store.engine.connect() as conn:
         assert conn.execute("PRAGMA foreign_keys").scalar() == 1

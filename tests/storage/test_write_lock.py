@@ -22,6 +22,7 @@ def _writer(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(path, isolation_level=None, timeout=0)  # no busy wait: every retry is ours
 
 
+@pytest.mark.sqlite_only
 def test_begin_waits_for_the_lock_and_retries_until_it_is_free(store: Store, db_path: Path) -> None:
     locker, writer = _locker(db_path), _writer(db_path)
     waits: list[float] = []
@@ -42,6 +43,7 @@ def test_begin_waits_for_the_lock_and_retries_until_it_is_free(store: Store, db_
     assert store.get_app_state("k") == 1
 
 
+@pytest.mark.sqlite_only
 def test_a_lock_held_past_patience_is_reported_in_words(store: Store, db_path: Path) -> None:
     locker, writer = _locker(db_path), _writer(db_path)
     try:
@@ -52,6 +54,7 @@ def test_a_lock_held_past_patience_is_reported_in_words(store: Store, db_path: P
         writer.close()
 
 
+@pytest.mark.sqlite_only
 def test_an_open_read_never_blocks_another_processs_write(store: Store, db_path: Path) -> None:
     ws = store.create_workstream(title="readable")
     writer = _writer(db_path)  # timeout 0: it fails at once if anything holds the lock
@@ -66,6 +69,7 @@ def test_an_open_read_never_blocks_another_processs_write(store: Store, db_path:
         writer.close()
 
 
+@pytest.mark.sqlite_only
 def test_a_poll_for_due_watches_takes_no_lock_while_none_is_due(store: Store, db_path: Path) -> None:
     """An idle app polls its watches every few seconds: while none is due that is a plain read, which
     answers while another process holds the write lock; a due watch is still claimed under the lock."""
@@ -83,6 +87,7 @@ def test_a_poll_for_due_watches_takes_no_lock_while_none_is_due(store: Store, db
     assert watch_store.claim_due(store, now=2_000.0, lease=30) == [], "claimed: pushed ahead by its lease"
 
 
+@pytest.mark.sqlite_only
 def test_a_heartbeat_waits_for_another_processs_lock_then_refreshes(store: Store, db_path: Path) -> None:
     """The heartbeat has its own connection: it takes the lock up front like every write,
     waits while another process holds it, refreshes only this owner's leases, and reports lost ones."""

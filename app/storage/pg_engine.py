@@ -1,0 +1,211 @@
+"""The store's engine on PostgreSQL: the same interface as app/storage/engine.py, over psycopg 3.
+
+Every statement in the store is SQL text with `?` or `:name` parameters, written once for both
+databases. This engine translates each statement to psycopg's `%s` / `%(name)s` form (once per
+distinct text, cached), lends out pooled connections and runs transactions the way the SQLite
+engine does, so the code above it is the same for both:
+
+- connections come from SQLAlchemy's pool (`pool_pre_ping`: a connection the server dropped is
+  replaced, not handed out) and run in autocommit at the driver; the engine emits BEGIN itself;
+- a write transaction (`begin()`) starts with BEGIN and takes one transaction-scoped advisory
+  lock for the whole store, which makes writers take turns exactly like SQLite's BEGIN IMMEDIATE
+  (the code that reads the last `seq` and then appends after it relies on that). `lock_timeout`
+  bounds the wait; a timeout is StoreLockedError, as on SQLite;
+- a reader's transaction is REPEATABLE READ READ ONLY: one snapshot for the block, no lock taken;
+- statements go through psycopg's client-side binding (`ClientCursor`), which types parameters as
+  SQLite does (by value), so `? || '%'` or `LIMIT ?` need no casts;
+- the driver's errors the store reacts to come out as the sqlite3 classes the code already
+  catches (IntegrityError for a broken constraint, OperationalError for a rejected query), so
+  callers have one `except` for both databases.
+
+SQLAlchemy and psycopg are imported only here, and this module only when the store's URL is a
+PostgreSQL one: the SQLite store never loads them.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+import zlib
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any, Iterable, Iterator, Mapping
+
+import psycopg
+from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
+
+from app.storage.engine import (LOCK_PATIENCE, Lending, Params, Result, StoreLockedError, StoreUnavailable,
+                                _row_class)
+from app.storage.location import shown_url
+
+POOL_SIZE = 5
+# The key of the advisory lock every write transaction takes: one store, one writer at a time.
+WRITE_LOCK_KEY = zlib.crc32(b"whimbrel store writes")
+
+# Quoted text and identifiers are copied as they are; outside them `?` and `:name` are parameters
+# (`::` is a cast); every `%` is doubled, since psycopg reads `%` as its own marker everywhere.
+_TOKENS = re.compile(r"('(?:[^']|'')*')|(\"(?:[^\"]|\"\")*\")|(::)|(\?)|:([A-Za-z_]\w*)|(%)")
+
+
+@lru_cache(maxsize=512)
+def translate(sql: str) -> str:
+    """`sql` with `?` and `:name` parameters as psycopg's `%s` and `%(name)s`."""
+
+    def one(match: re.Match[str]) -> str:
+        quoted_text, quoted_name, cast, mark, name, percent = match.groups()
+        if quoted_text is not None:
+            return quoted_text.replace("%", "%%")
+        if quoted_name is not None or cast is not None:
+            return match.group(0)
+        if mark is not None:
+            return "%s"
+        if name is not None:
+            return f"%({name})s"
+        return "%%"
+
+    return _TOKENS.sub(one, sql)
+
+
+def _params(params: Params) -> Mapping[str, Any] | tuple[Any, ...]:
+    return params if isinstance(params, Mapping) else tuple(params)
+
+
+@contextmanager
+def _driver_errors() -> Iterator[None]:
+    """The driver's errors as the sqlite3 classes the store's callers catch."""
+    try:
+        yield
+    except psycopg.errors.LockNotAvailable as error:
+        raise StoreLockedError(
+            f"the store's write lock stayed taken by another Whimbrel for {LOCK_PATIENCE:.0f} s; try again"
+        ) from error
+    except psycopg.IntegrityError as error:
+        raise sqlite3.IntegrityError(str(error).strip()) from error
+    except (psycopg.errors.SyntaxError, psycopg.errors.DataException) as error:
+        raise sqlite3.OperationalError(str(error).strip()) from error
+
+
+def _row_factory(cursor: psycopg.Cursor) -> Any:
+    """Rows as the SQLite engine's Row: a tuple that also answers `row.column` and `row._mapping`."""
+    if cursor.description is None:
+        return tuple
+    cls = _row_class(tuple(column.name for column in cursor.description))
+    return cls
+
+
+class Connection:
+    """One pooled psycopg connection, lent out for one `with` block."""
+
+    dialect = "postgresql"
+
+    def __init__(self, pooled: Any) -> None:
+        self.pooled = pooled  # SQLAlchemy's wrapper: `close()` gives it back to the pool
+        self.raw: psycopg.Connection = pooled.driver_connection
+        self.discard = False
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
+    def execute(self, sql: str, params: Params = ()) -> Result:
+        cursor = self.raw.cursor()
+        with _driver_errors():
+            cursor.execute(translate(sql), _params(params))
+        return Result(cursor)
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> Result:
+        cursor = self.raw.cursor()
+        with _driver_errors():
+            cursor.executemany(translate(sql), [_params(r) for r in rows])
+        return Result(cursor)
+
+    def insert(self, table: str, values: Mapping[str, Any]) -> int:
+        """INSERT one row, the schema's defaults filled in; its `id` (0 for a table keyed otherwise)."""
+        from app.storage.schema import DEFAULTS, SERIAL_TABLES
+
+        row = {**DEFAULTS.get(table, {}), **values}
+        columns = ", ".join(f'"{name}"' for name in row)
+        marks = ", ".join(f":{name}" for name in row)
+        returning = " RETURNING id" if table in SERIAL_TABLES else ""
+        result = self.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks}){returning}", row)
+        return result.scalar() if returning else 0
+
+    @contextmanager
+    def begin(self) -> Iterator["Connection"]:
+        """A write transaction: BEGIN and the store's write lock, committed when the block ends."""
+        with _driver_errors():
+            self.raw.execute("BEGIN")
+            self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
+        try:
+            yield self
+        except BaseException:
+            if not self.raw.closed:
+                self.raw.execute("ROLLBACK")
+            raise
+        with _driver_errors():
+            self.raw.execute("COMMIT")
+
+    def invalidate(self) -> None:
+        self.discard = True
+
+
+def _configure(dbapi_connection: Any, _record: Any) -> None:
+    """Each new connection: autocommit at the driver (BEGIN comes from the engine), client-side
+    binding, Whimbrel's rows, and a bound on waiting for the write lock."""
+    dbapi_connection.autocommit = True
+    dbapi_connection.cursor_factory = psycopg.ClientCursor
+    dbapi_connection.row_factory = _row_factory
+    dbapi_connection.execute(f"SET lock_timeout = '{int(LOCK_PATIENCE * 1000)}ms'")
+
+
+class PgEngine(Lending):
+    """Pooled connections to one PostgreSQL database, lent out per transaction (safe across threads);
+    `begin()` and `connect()` are the SQLite engine's (app/storage/engine.py's Lending)."""
+
+    dialect = "postgresql"
+    READ_BEGIN = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    path = None
+
+    def __init__(self, url: str, *, connect_args: Mapping[str, Any] | None = None,
+                 reads_only: bool = False, pool: "PgEngine | None" = None) -> None:
+        self.url = url
+        self._reads_only = reads_only
+        if pool is None:
+            from sqlalchemy import event
+
+            target = make_url(url).set(drivername="postgresql+psycopg")
+            self._sa = create_engine(target, pool_size=POOL_SIZE, max_overflow=10, pool_pre_ping=True,
+                                     connect_args=dict(connect_args or {}))
+            event.listen(self._sa, "connect", _configure)
+        else:
+            self._sa = pool._sa
+        self.notices: list[str] = []
+        self._lock = threading.Lock()
+
+    def for_reads(self) -> "PgEngine":
+        return PgEngine(self.url, reads_only=True, pool=self)
+
+    def _checkout(self) -> Connection:
+        from sqlalchemy.exc import DBAPIError
+
+        try:
+            return Connection(self._sa.raw_connection())
+        except (DBAPIError, psycopg.OperationalError) as error:
+            reason = str(getattr(error, "orig", None) or error).strip().splitlines()
+            raise StoreUnavailable(f"cannot reach the PostgreSQL store {shown_url(self.url)}: "
+                                   f"{reason[0] if reason else type(error).__name__}") from None
+
+    def _checkin(self, conn: Connection) -> None:
+        if not conn.raw.closed and conn.in_transaction:
+            try:
+                conn.raw.execute("ROLLBACK")
+            except psycopg.Error:
+                conn.discard = True
+        if conn.discard:
+            conn.pooled.invalidate()
+        conn.pooled.close()
+
+    def dispose(self) -> None:
+        self._sa.dispose()

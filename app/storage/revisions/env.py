@@ -1,0 +1,13 @@
+"""Alembic's environment for the store: runs on the connection app/storage/schema_upgrade.py hands it.
+
+There is no alembic.ini and no URL here: the caller opens the connection (SQLite or PostgreSQL), takes
+the store's write lock on it and passes it in `config.attributes["connection"]`; every pending
+revision runs in that one transaction.
+"""
+
+from alembic import context
+
+connection = context.config.attributes["connection"]
+context.configure(connection=connection, target_metadata=None, transactional_ddl=True)
+with context.begin_transaction():
+    context.run_migrations()

@@ -1,0 +1,123 @@
+"""Storage benchmark: the same store on SQLite and on a real PostgreSQL server, side by side, in one run.
+
+PostgreSQL is Debian's, started by this script in a temporary directory on a unix socket
+(tests/pg_server.py, as the tests start it) and stopped at the end; nothing else is touched.
+
+- streaming a turn: a reply saved as it streams (`--saves` appended pieces of 40 characters, then the
+  whole reply), median of `--runs`; target PostgreSQL <= 1.2x SQLite;
+- search over `--messages` messages (the issue's figure is 1,000,000; the default is smaller so a run
+  takes a minute): p95 of 50 word and prefix searches, on both; target PostgreSQL <= 50 ms p95;
+- follower latency: not measured yet (followers poll the store; LISTEN/NOTIFY is not wired).
+
+    .venv/bin/python benchmarks/storage.py [--runs 5] [--saves 200] [--messages 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+WORDS = ("migration lease heartbeat sandbox approval rewind checkpoint workstream memory recall "
+         "postgres sqlite index token stream reply tool audit policy").split()
+
+
+def stream_turn(store, saves: int) -> float:
+    """Seconds to store one streamed reply: a user message, `saves` appended pieces, the whole reply."""
+    from app.vocabulary.messages import Message
+
+    ws = store.create_workstream()
+    start = time.perf_counter()
+    store.add_message(ws, Message(role="user", content="stream a long answer"))
+    draft = store.add_message(ws, Message(role="assistant", content="", interrupted=True))
+    text = ""
+    for n in range(saves):
+        piece = f"piece {n:05d} of the reply, forty chars. "[:40]
+        store.append_draft(ws, draft, piece, "")
+        text += piece
+    store.complete_draft(ws, draft, Message(role="assistant", content=text))
+    return time.perf_counter() - start
+
+
+def fill(store, count: int) -> None:
+    """`count` messages of a few random words each, in batches, through the store's own engine."""
+    ws = store.create_workstream()
+    rng = random.Random(7)
+    batch = 5000
+    for first in range(0, count, batch):
+        rows = [{"workstream_id": ws, "seq": n + 1, "role": "user" if n % 2 else "assistant",
+                 "content": " ".join(rng.choice(WORDS) for _ in range(12)) + f" n{n}", "reasoning": "",
+                 "is_error": False, "interrupted": False, "created_at": float(n)}
+                for n in range(first, min(first + batch, count))]
+        with store.engine.begin() as conn:
+            conn.executemany("INSERT INTO messages (workstream_id, seq, role, content, reasoning, is_error, "
+                             "interrupted, created_at) VALUES (:workstream_id, :seq, :role, :content, :reasoning, "
+                             ":is_error, :interrupted, :created_at)", rows)
+    if store.path is None:
+        with store.engine.connect() as conn:
+            conn.execute("ANALYZE messages")
+
+
+def search_p95(store, queries: list[str]) -> float:
+    times = []
+    for query in queries:
+        start = time.perf_counter()
+        store.search(query, limit=20)
+        times.append(time.perf_counter() - start)
+    return statistics.quantiles(times, n=20)[-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="The store on SQLite against PostgreSQL: streaming and search.")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--saves", type=int, default=200)
+    parser.add_argument("--messages", type=int, default=100_000)
+    args = parser.parse_args(argv)
+
+    from app.storage.store import Store
+    from tests.pg_server import PgServer, bin_dir
+
+    binaries = bin_dir()
+    if binaries is None:
+        print("PostgreSQL is not installed (apt-get install postgresql): nothing to compare")
+        return 1
+    server = PgServer(binaries).start()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            stores = {"sqlite": Store(Path(folder) / "whimbrel.db"), "postgresql": Store(server.database())}
+            try:
+                stream = {name: [] for name in stores}
+                for _ in range(args.runs):
+                    for name, store in stores.items():
+                        stream[name].append(stream_turn(store, args.saves))
+                medians = {name: statistics.median(times) for name, times in stream.items()}
+                ratio = medians["postgresql"] / medians["sqlite"]
+                print(f"streaming a turn ({args.saves} saves), median of {args.runs}: "
+                      f"sqlite {medians['sqlite'] * 1000:.0f} ms, postgresql {medians['postgresql'] * 1000:.0f} ms, "
+                      f"{ratio:.2f}x  (target <= 1.2x: {'OK' if ratio <= 1.2 else 'OVER TARGET'})")
+                queries = [random.Random(n).choice(WORDS)[: 3 + n % 5] for n in range(50)]
+                for name, store in stores.items():
+                    start = time.perf_counter()
+                    fill(store, args.messages)
+                    filled = time.perf_counter() - start
+                    p95 = search_p95(store, queries)
+                    verdict = f"  (target <= 50 ms: {'OK' if p95 <= 0.05 else 'OVER TARGET'})" if name == "postgresql" else ""
+                    print(f"search over {args.messages:,} messages on {name}: p95 {p95 * 1000:.1f} ms "
+                          f"(filled in {filled:.1f} s){verdict}")
+                print("follower latency: not measured (followers poll; LISTEN/NOTIFY is not wired yet)")
+            finally:
+                for store in stores.values():
+                    store.close()
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
