@@ -165,3 +165,13 @@ def test_a_headless_turn_goes_to_the_team_store_named_in_the_config(fake_openai,
     finally:
         store.close()
     assert not (Path(os.environ["WHIMBREL_DATA_DIR"]) / "whimbrel.db").exists()
+
+
+def test_the_store_options_work_after_the_verb_as_before_it(tmp_path: Path) -> None:
+    """`whimbrel db status --data-dir X` (as people type it) names the same store as `db --data-dir X status`."""
+    data = tmp_path / "data"
+    Store(data / "whimbrel.db").close()
+    for argv in (("db", "status", "--data-dir", str(data)), ("db", "--data-dir", str(data), "status")):
+        done = whimbrel(*argv, cwd=tmp_path, env={"WHIMBREL_DATA_DIR": str(tmp_path / "elsewhere")})
+        assert done.returncode == 0, done.stderr
+        assert f"store: SQLite {data / 'whimbrel.db'}" in done.stdout, argv

@@ -16,17 +16,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="whimbrel db", description=(
         "The store: SQLite in the data dir, or a team's PostgreSQL (--db-url, WHIMBREL_DATABASE_URL, "
         "[database] url)."))
-    parser.add_argument("--data-dir", type=Path, default=None, help="the data dir (default: the user data dir)")
-    parser.add_argument("--config", type=Path, default=None, help="config.toml to read [database] from")
+    _store_options(parser, default=None)
+    shared = argparse.ArgumentParser(add_help=False)  # the same options after the verb too: `db status --data-dir X`
+    _store_options(shared, default=argparse.SUPPRESS)
     verbs = parser.add_subparsers(dest="action", required=True)
     for verb, about in (("status", "which store, its schema version and revision, the live instances"),
                         ("migrate", "bring the store's schema up to this Whimbrel's (Alembic)")):
-        verbs.add_parser(verb, help=about, description=about[0].upper() + about[1:] + ".")
-    copy = verbs.add_parser("copy", help="copy this store's history into another (idempotent)", description=(
+        verbs.add_parser(verb, help=about, description=about[0].upper() + about[1:] + ".", parents=[shared])
+    copy = verbs.add_parser("copy", help="copy this store's history into another (idempotent)", parents=[shared],
+                            description=(
         "Copy this store's workstreams, memories, accepted policy files and audit rows into another store "
         "(a team's PostgreSQL); what the target already has is skipped, so it can be run again."))
     copy.add_argument("--to", required=True, help="the target: a postgresql:// URL or a SQLite file's path")
     return parser
+
+
+def _store_options(parser: argparse.ArgumentParser, default: Any) -> None:
+    """--data-dir and --config, given before the verb or after it (a verb's copy leaves the first unset)."""
+    parser.add_argument("--data-dir", type=Path, default=default, help="the data dir (default: the user data dir)")
+    parser.add_argument("--config", type=Path, default=default, help="config.toml to read [database] from")
 
 
 def _chosen(args: argparse.Namespace) -> Any:
