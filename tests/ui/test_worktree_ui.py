@@ -134,9 +134,8 @@ async def test_ctrl_n_with_the_worktree_flag_opens_a_workstream_in_its_own_workt
 
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: screen_is(app, NewWorkstreamScreen), message="the dialog again")
+        assert "w opens it in its own worktree" in screen_text(app)  # the key the hint names, in one press
         await pilot.press("w")
-        assert app.screen.query_one("#new-workstream-worktree", Checkbox).value
-        await pilot.press("enter")
         await wait_for(pilot, lambda: len(app.manager) == 3 and
                        getattr(focused_view(app).workstream, "worktree", None) is not None, message="worktree tab")
         isolated = focused_view(app).workstream
@@ -147,6 +146,14 @@ async def test_ctrl_n_with_the_worktree_flag_opens_a_workstream_in_its_own_workt
         await sed_turn(pilot, fake_openai, "s/a + b/a * b/")
         assert "a * b" in (tree / "calc.py").read_text()
         assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+        await pilot.press("ctrl+n")  # or tick the box, then Enter
+        await wait_for(pilot, lambda: screen_is(app, NewWorkstreamScreen), message="the dialog a third time")
+        await pilot.press("tab", "space")
+        assert app.screen.query_one("#new-workstream-worktree", Checkbox).value
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.manager) == 4 and
+                       getattr(focused_view(app).workstream, "worktree", None) is not None, message="ticked")
 
 
 async def test_ctrl_n_outside_a_repository_opens_a_tab_without_asking(fake_openai, tmp_path):
