@@ -150,6 +150,27 @@ async def test_the_audit_screen_lists_calls_and_filters(fake_openai, tmp_path):
         await wait_for_text_on(pilot, "1 call(s)")
 
 
+async def test_the_audit_says_notify_runs_unasked_and_is_not_read_only_as_the_docs_say(fake_openai, tmp_path):
+    from pathlib import Path
+
+    fake_openai.queue(ToolCallReply([("notify", json.dumps({"message": "build done"}), "n1"),
+                                     ("read_file", json.dumps({"path": "missing.txt"}), "r1")]), TextReply("done"))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await submit(pilot, "tell me")
+        await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn")
+        app.call_later(app.action_audit_screen)
+        await wait_for(pilot, lambda: screen_is(app, AuditScreen), message="audit screen")
+        await wait_for_text_on(pilot, "2 call(s)")
+        table = app.screen.query_one("#audit-rows")
+        decided = {str(table.get_row_at(i)[2]): str(table.get_row_at(i)[4]) for i in range(table.row_count)}
+    assert decided["read_file"] == "tool: read_file only reads"
+    assert decided["notify"] == "tool: notify runs unasked (declared safe to; it is not read-only)"
+    docs = (Path(__file__).parents[2] / "docs" / "tools.md").read_text()
+    assert "| `notify` | notifications | runs without asking |" in docs and docs.split("| `notify` |")[1].split("\n")[0]\
+        .rstrip().endswith("| no |")
+
+
 @pytest.mark.skipif(available() is None, reason="no bubblewrap sandbox here")
 async def test_network_on_and_off_per_workstream_shows_in_the_bar_and_is_kept(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
