@@ -18,6 +18,7 @@ from textual.widgets import Checkbox, OptionList, Static
 from textual.widgets.option_list import Option
 
 from widgets.key_hints import key_hint
+from widgets.toggles import MarkedCheckbox
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 
@@ -62,7 +63,7 @@ class NewWorkstreamScreen(ModalScreen["NewWorkstreamChoice | None"]):
                 *(Option(_label(f"agent {name}", command), id=f"agent:{name}") for name, command in self.agents.items()),
                 id="new-workstream-list")
             if self.worktree_possible:
-                yield Checkbox("In its own git worktree: its changes stay apart until merged with /worktree",
+                yield MarkedCheckbox("In its own git worktree: its changes stay apart until merged with /worktree",
                                id="new-workstream-worktree")
             hint = "Enter opens it in a new tab   "
             if self.worktree_possible:
