@@ -4,7 +4,7 @@ answers (elicitation): which widget each field gets, the values it hands back, a
 from __future__ import annotations
 
 from textual.app import App
-from textual.widgets import Checkbox, Input, SelectionList, Static, TextArea
+from textual.widgets import Input, SelectionList, Static, TextArea
 
 from widgets.toggles import MarkedCheckbox
 
