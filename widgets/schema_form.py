@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Checkbox, Input, Select, SelectionList, Static, TextArea
+from textual.widgets import Input, Select, SelectionList, Static, TextArea
 
 from widgets.toggles import MarkedCheckbox
 
