@@ -101,3 +101,20 @@ def test_markdown_export_reads_as_a_transcript(tmp_path, capsys):
     assert main(["export", "greet", "--format", "md", "--data-dir", str(here)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# Fix the greeting") and "write_file" in out and "now says hello" in out
+
+
+def test_a_markdown_export_offered_to_import_says_which_export_imports(tmp_path, capsys):
+    here, there = tmp_path / "here", tmp_path / "there"
+    seeded(here)
+    assert main(["export", "greet", "--format", "md", "--data-dir", str(here), "-o", str(tmp_path / "t.md")]) == 0
+    assert main(["import", str(tmp_path / "t.md"), "--data-dir", str(there)]) == 1
+    err = capsys.readouterr().err
+    assert "is Markdown: a Markdown transcript is for reading and cannot be imported" in err
+    assert "`whimbrel export ID` writes by default" in err and "not JSON" not in err
+    assert main(["export", "greet", "--data-dir", str(here), "-o", str(tmp_path / "t.json")]) == 0  # the default
+    assert main(["import", str(tmp_path / "t.json"), "--data-dir", str(there)]) == 0
+    from app.transfer.workstream_transfer import build_parser
+
+    for verb in ("export", "import"):  # each help says which is which
+        said = " ".join(build_parser(verb).format_help().split())
+        assert "cannot be imported" in said and "`whimbrel export`" in said or "`whimbrel import` reads" in said

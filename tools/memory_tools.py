@@ -82,7 +82,8 @@ async def recall(args: dict[str, Any], ctx: ToolContext) -> str:
     try:
         hits = await service.recall(args["query"], limit=_result_count(args, service),
                                     syntax=bool(args.get("syntax")), role=args.get("role"),
-                                    workstream_id=ctx.workstream_id if args.get("this_workstream") else None)
+                                    workstream_id=ctx.workstream_id if args.get("this_workstream") else None,
+                                    asking=ctx.workstream_id or None)
     except RecallError as error:
         raise ToolError(str(error)) from None
     if not hits:

@@ -50,6 +50,17 @@ class WebAccess:
     resolver: Resolver = system_resolver
 
 
+async def destination_refusal(url: str, web: WebAccess) -> str | None:
+    """Why fetching `url` would be refused at its first hop (its scheme, or where its host resolves),
+    else None; a host that does not resolve is left for the fetch to report. Asked before anyone is
+    asked to approve the fetch, so nobody approves a call that cannot run; the fetch checks again."""
+    try:
+        await _pin(url, web.policy, web.resolver)
+    except ToolError as error:
+        return None if str(error).startswith("could not resolve") else str(error)
+    return None
+
+
 async def _pin(url: str, policy: AddressPolicy, resolve: Resolver) -> tuple[str, str, str]:
     """(url with the checked address as host, the Host header, the name for TLS) for one hop."""
     parts = urlsplit(url)

@@ -79,6 +79,16 @@ def prepare(call: ToolCall, registry: ToolRegistry, ctx: ToolContext,
     return prepared
 
 
+async def refusal_before_asking(prepared: PreparedCall, ctx: ToolContext) -> str | None:
+    """Why a call would be refused when it runs, known before anyone is asked to approve it (a web
+    fetch of an address the address policy refuses), or None."""
+    if prepared.spec is not None and prepared.spec.name == "web_fetch" and prepared.args:
+        from tools.pinned_fetch import destination_refusal
+
+        return await destination_refusal(str(prepared.args.get("url", "")).strip(), ctx.web)
+    return None
+
+
 def approval_reason(prepared: PreparedCall, always_allowed: set[str]) -> str | None:
     """Why the user must approve this call, or None when it may run at once.
 

@@ -15,7 +15,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Checkbox, Input, Select, SelectionList, Static, TextArea
+from textual.widgets import Input, Select, SelectionList, Static, TextArea
+
+from widgets.toggles import MarkedCheckbox
 
 from app.mcp.schema_form import (ANSWERS, BOOLEAN, FORMAT_HINTS, INTEGER, JSON, MULTISELECT, NUMBER, SELECT, STRINGS,
                                  FormField, initial_text)
@@ -68,7 +70,7 @@ class SchemaForm(Vertical):
     def _input(self, index: int, form_field: FormField) -> Widget:
         wid = f"field-{index}"
         if form_field.kind == BOOLEAN:
-            return Checkbox(field_label(form_field), form_field.has_default and bool(form_field.default), id=wid,
+            return MarkedCheckbox(field_label(form_field), form_field.has_default and bool(form_field.default), id=wid,
                             classes="field-input field-checkbox", compact=True)
         if form_field.kind == SELECT:
             values = [c.value for c in form_field.choices]

@@ -79,13 +79,13 @@ def render_messages(messages: list[Message], start: int, all_messages: list[Mess
 
 
 def _card(call: ToolCall, result: Message | None, live: bool) -> ToolCard:
-    """A collapsed card for a stored call: its result's status, or pending / not run without one."""
+    """A card for a stored call, open as a live one is: its result's status, or pending / not run without one."""
     if result is None:
         status, output = ("pending", "") if live else ("not_run", NO_RESULT)
     else:
         status, output = ("error" if result.is_error else "done"), result.content
     return ToolCard(call.id, call.name, _preview(call.name, call.arguments), status=status, output=output,
-                    collapsed=True, arguments=call.arguments)
+                    arguments=call.arguments)
 
 
 def _preview(name: str, arguments: str) -> str:
@@ -118,6 +118,7 @@ class Transcript(VerticalScroll):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.cards: dict[str, ToolCard] = {}
+        self.folded: dict[str, bool] = {}  # call id -> collapsed, as the user left it: kept when redrawn
         self.source: Callable[[], list[Message]] = list
         self.live: Callable[[], bool] = lambda: False  # a turn is running (see render_messages)
         self.first = 0  # index of the first rendered message
@@ -390,6 +391,16 @@ class Transcript(VerticalScroll):
         for widget in widgets:
             if isinstance(widget, ToolCard):
                 self.cards[widget.call_id] = widget
+                if widget.call_id in self.folded:  # redrawn (rewind, paging): as the user left it
+                    widget.collapsed = self.folded[widget.call_id]
+
+    def on_collapsible_collapsed(self, event) -> None:
+        if isinstance(event.collapsible, ToolCard):
+            self.folded[event.collapsible.call_id] = True
+
+    def on_collapsible_expanded(self, event) -> None:
+        if isinstance(event.collapsible, ToolCard):
+            self.folded[event.collapsible.call_id] = False
 
     def _content(self) -> list[Widget]:
         return [w for w in self.children if not isinstance(w, PageMarker)]

@@ -51,7 +51,10 @@ class MergeResult:
 
 
 def _git(cwd: str | Path, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
-    done = safe_git.run(args, cwd, env=safe_git.environment(**IDENTITY), input=stdin, capture_output=True)
+    try:
+        done = safe_git.run(args, cwd, env=safe_git.environment(**IDENTITY), input=stdin, capture_output=True)
+    except OSError as error:  # the worktree's folder is gone, or git is missing: a message, never a crash
+        raise WorktreeError(f"git {args[0]} could not run in {cwd}: {error.strerror or error}") from None
     if check and done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip().splitlines()
         raise WorktreeError(f"git {args[0]} failed: {said[-1] if said else 'exit ' + str(done.returncode)}")
@@ -69,14 +72,32 @@ def repository_root(workspace: Path) -> Path:
     return Path(top)
 
 
+def _branch_exists(main: Path, branch: str) -> bool:
+    return bool(_git(main, "branch", "--list", branch).strip())
+
+
 def create(data_dir: Path, workspace: Path, name: str) -> Worktree:
-    """A new worktree of `workspace`'s repository at its HEAD, on branch whimbrel/`name`."""
+    """A new worktree of `workspace`'s repository at its HEAD, on branch whimbrel/`name`.
+
+    When that branch is taken (a worktree kept before keeps its branch) or its folder is in use, the
+    next free whimbrel/`name`-2, -3, …: entering a worktree again after keeping one always works, and
+    never touches the kept branch."""
     main = repository_root(workspace)
     base = _git(main, "rev-parse", "HEAD").decode().strip()
     key = hashlib.sha256(str(main).encode()).hexdigest()[:12]
-    path = Path(data_dir).resolve() / "worktrees" / key / name
-    branch = f"whimbrel/{name}"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(data_dir).resolve() / "worktrees" / key
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WorktreeError(f"cannot make the worktrees' folder {folder}: {error.strerror or error}") from None
+    _git(main, "worktree", "prune")  # forget worktrees whose folders are gone, so their names free up
+    for number in range(1, 1000):
+        label = name if number == 1 else f"{name}-{number}"
+        path, branch = folder / label, f"whimbrel/{label}"
+        if not path.exists() and not _branch_exists(main, branch):
+            break
+    else:
+        raise WorktreeError(f"every branch name whimbrel/{name}-N is taken; delete some old ones (git branch -D).")
     _git(main, "worktree", "add", "-q", "-b", branch, str(path), base)
     return Worktree(str(path), branch, base, str(main))
 
@@ -158,7 +179,10 @@ def keep(tree: Worktree, message: str) -> str:
     _git(tree.path, "add", "-A")
     if _git(tree.path, "diff", "--cached", "--name-only"):
         _git(tree.path, "commit", "-q", "-m", message)
-    _git(tree.main, "worktree", "remove", "--force", tree.path)
+    try:
+        _git(tree.main, "worktree", "remove", "--force", tree.path)
+    except WorktreeError as error:
+        raise WorktreeError(f"the changes are committed on {tree.branch}, but the worktree stays: {error}") from None
     return tree.branch
 
 

@@ -13,8 +13,8 @@ COMMANDS = {
     "mcp": "inspect and call MCP servers, or serve Whimbrel's tools over MCP (mcp serve)",
     "acp": "serve the Agent Client Protocol on stdio, for editors",
     "serve": "serve the window to a browser: one app per tab, behind a token (docs/serve.md)",  # = app.serve.cli.ABOUT
-    "export": "write a saved workstream to a file or stdout, as JSON or Markdown",
-    "import": "add a workstream written by `whimbrel export --format json` to the store",
+    "export": "write a saved workstream to a file or stdout: JSON (default, importable) or Markdown (for reading)",
+    "import": "add a workstream written by `whimbrel export` (its default JSON, not Markdown) to the store",
     "db": "the store: status, migrate, copy a history into a team's PostgreSQL",
     "policy": "check, list and review permission rules",
     "audit": "the audit log of tool calls",

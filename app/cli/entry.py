@@ -87,8 +87,7 @@ def run_app(argv: list[str]) -> int:
         return 2
     from app.providers.models import ModelRegistry
 
-    models = ModelRegistry.from_config(config, provider=args.provider, base_url=args.base_url,
-                                       api_key=args.api_key, model=args.model, env=os.environ)
+    models = ModelRegistry.from_args(config, args, env=os.environ)
     settings = models.settings(models.default) if models.default else None
     data_dir = (args.data_dir or default_data_dir()).expanduser()
     from app.storage.peek import read_in_background

@@ -35,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", help="model name, or an alias from [models.*] in the config")
     parser.add_argument("--provider", choices=PROVIDERS, default=None,
                         help="API of an ad-hoc --model (default openai; Anthropic's base URL has no /v1)")
+    parser.add_argument("--vision", action="store_true",
+                        help="the --model takes images (/image, pasted image paths)")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="workspace the tools act in (default: the current directory)")
     parser.add_argument("--data-dir", type=Path, default=None,

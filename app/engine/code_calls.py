@@ -40,6 +40,7 @@ class CodeCalls:
         self.session = session
         self.parent_id = ctx.call_id
         self.ctx = ctx
+        self.tool_context = ctx  # what gating.py's checks before asking read (web_fetch's address policy)
         self.guard = session.guard
         self.workstream_id = session.workstream_id
         self.count = 0

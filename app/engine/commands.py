@@ -29,7 +29,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("rewind", "[N | undo]", "rewind files and conversation to a message (Esc Esc); N drops N turns"),
     SlashCommand("fork", "[N] [split] [files]", "a new workstream with the talk up to message N (k in /rewind), optionally its files"),
     SlashCommand("worktree", "[merge | keep | discard]", "work in an own git worktree; then its diff, merge, keep or discard"),
-    SlashCommand("export", "[path]", "save the transcript as Markdown"),
+    SlashCommand("export", "[path]", "save the transcript as Markdown (for reading), or a path ending .json "
+                 "for `whimbrel import`"),
     SlashCommand("model", "[alias]", "list the models, or switch this workstream to one"),
     SlashCommand("cost", "", "tokens and cost per workstream, with tokens per turn"),
     SlashCommand("watches", "", "the background watches: list them, cancel one"),

@@ -121,6 +121,7 @@ class ApprovalItem:
     # a run_code program's call: `name` labels it "from code · <tool>"; these say what it is
     tool: str = ""
     arguments: str = ""
+    review: bool = False  # a plan to accept or reject, not a call: no rule to save, nothing to override
 
 
 Decision = Literal["approve", "deny", "always", "override"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from app.engine import events as ev
 from app.permissions.gate import Verdict
 from app.vocabulary.messages import Message
+from tools.pipeline import refusal_before_asking
 
 if TYPE_CHECKING:
     from app.engine.session_view import SessionView as Session  # what a helper sees of the Session
@@ -43,6 +44,12 @@ async def screen_calls(session: Session, prepared: list[PreparedCall]) -> tuple[
         if item.error:
             await session._finish_call(item, item.error, is_error=True, decision="refused",
                                        decided_by="not run: the call was invalid")
+            continue
+        refused = await refusal_before_asking(item, session.tool_context)
+        if refused:  # it could never run: the model hears why at once, nobody is asked to approve it
+            session.emit(ev.PermissionNoted(item.call.id, f"refused: {refused}"))
+            await session._finish_call(item, refused, is_error=True, decision="refused",
+                                       decided_by=f"{item.call.name.strip()} refused it before asking")
             continue
         late = await read_off_loop(item)
         verdict = late_verdict(late, guard.unattended, item) if late else await guard.screen(item, session.workstream_id)

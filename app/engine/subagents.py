@@ -192,6 +192,6 @@ class Subagents:
         """The plan review: the user accepts, or rejects with notes, before the parent goes on."""
         item = ev.ApprovalItem(f"{call_id}:review", f"{name} · plan review", plan,
                                reason=f"review the plan (saved under {PLAN_DIR}/): approve to accept it, deny "
-                                      f"with feedback to reject it with notes")
+                                      f"with feedback to reject it with notes", review=True)
         decisions = await gating.ask_user(self.parent, [item])
         return decisions.get(item.call_id) or ev.ApprovalDecision("deny")

@@ -73,3 +73,11 @@ def tokens_per_turn(rows: list) -> list[int]:
     for row in rows:
         totals[row.turn] = totals.get(row.turn, 0) + row.prompt_tokens + row.completion_tokens
     return [totals[t] for t in sorted(totals)]
+
+
+def context_at_resume(rows: list, reset_at: float = 0.0) -> int:
+    """How full the context is when a saved workstream opens again: what its last request filled
+    (prompt + completion, as the gauge showed then), or 0 when a compaction or /clear came after it."""
+    if not rows or rows[-1].created_at < reset_at:
+        return 0
+    return rows[-1].prompt_tokens + rows[-1].completion_tokens

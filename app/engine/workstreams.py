@@ -116,6 +116,12 @@ class WorkstreamManager:
                            (compaction.summary, compaction.last_message_id) if compaction else None, settings)
         workstream = self._build(info.id, saved, title=info.title or "", alias=info.alias, model=info.model or "")
         workstream.seen_update = info.updated_at
+        if hasattr(self.store, "list_usage"):  # the gauge reads as it did, not 0 until the next turn
+            from app.engine.usage import context_at_resume
+
+            cleared = conversation.context_start > 0 and conversation.context_start >= len(conversation.messages)
+            workstream.tokens = 0 if cleared else context_at_resume(
+                await self.store.list_usage(info.id), compaction.created_at if compaction else 0.0)
         return workstream
 
     async def close(self, workstream: Workstream) -> None:

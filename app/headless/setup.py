@@ -34,6 +34,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
     parser.add_argument("--provider", choices=PROVIDERS, default=None, help="API of an ad-hoc --model")
+    parser.add_argument("--vision", action="store_true", help="the --model takes images (/image, @image.png)")
     parser.add_argument("--workdir", type=Path, default=None, help="workspace (default: the current directory)")
     parser.add_argument("--data-dir", type=Path, default=None, help="where workstreams are stored")
     parser.add_argument("--config", type=Path, default=None, help="config file")
@@ -56,8 +57,7 @@ def setup_from(args: argparse.Namespace) -> Setup:
     workdir = (args.workdir or Path.cwd()).expanduser()
     if not workdir.is_dir():
         raise SetupProblem(f"--workdir {workdir} is not a directory")
-    models = ModelRegistry.from_config(config, provider=args.provider, base_url=args.base_url,
-                                       api_key=args.api_key, model=args.model, env=os.environ)
+    models = ModelRegistry.from_args(config, args, env=os.environ)
     if not models.default:
         raise SetupProblem("no model is configured: give --model NAME (and --base-url URL), "
                            f"or add [models.*] to {config_path}")

@@ -63,8 +63,12 @@ def _hit(row: Any, snippet: str) -> RecallHit:
                      snippet=" ".join(snippet.split()))
 
 
-def _filters(workstream_id: str | None, role: str | None) -> tuple[str, dict[str, Any]]:
+def _filters(workstream_id: str | None, role: str | None, asking: str | None = None) -> tuple[str, dict[str, Any]]:
     sql, params = "", {}
+    if asking:  # the turn being asked about (its last user message onward) would always be the top hit
+        sql += """ AND NOT (m.workstream_id = :asking AND m.id >= coalesce(
+            (SELECT max(q.id) FROM messages q WHERE q.workstream_id = :asking AND q.role = 'user'), 0))"""
+        params["asking"] = asking
     if workstream_id:
         sql += " AND m.workstream_id = :ws"
         params["ws"] = workstream_id
@@ -136,11 +140,12 @@ def explain_fts_error(query: str, error: sqlite3.OperationalError) -> str:
 
 
 def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, syntax: bool = False,
-           workstream_id: str | None = None, role: str | None = None) -> list[RecallHit]:
-    """Messages matching `query`, best first (FTS5) or newest first (LIKE fallback)."""
+           workstream_id: str | None = None, role: str | None = None, asking: str | None = None) -> list[RecallHit]:
+    """Messages matching `query`, best first (FTS5) or newest first (LIKE fallback). `asking` is the
+    workstream whose current turn asks: that turn (from its last user message on) is left out."""
     if not query.strip():
         raise RecallError("the query is empty: give words or a phrase to look for")
-    where, params = _filters(workstream_id, role)
+    where, params = _filters(workstream_id, role, asking)
     if syntax:
         if not use_fts:
             raise RecallError("this SQLite has no FTS5, so syntax=true cannot be used; search without it "

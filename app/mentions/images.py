@@ -73,6 +73,7 @@ def pasted_image_path(text: str, workdir: Path) -> Path | None:
 def vision_refusal(session) -> str | None:
     """Why the workstream's model cannot take an image, or None when it can."""
     from app.providers.capabilities import capabilities_for
+    from app.providers.models import CLI_ALIAS
 
     provider = session.provider
     if provider is None:
@@ -80,5 +81,8 @@ def vision_refusal(session) -> str | None:
     if capabilities_for(provider.settings).vision:
         return None
     name = session.model_alias or provider.settings.model
+    if name == CLI_ALIAS:  # made from --model: no config entry to set, the flag says it
+        return (f"the model {provider.settings.model} (from --model) does not take images (start Whimbrel "
+                "with --vision as well if it does)")
     return (f"the model {name} does not take images (set capabilities = {{ vision = true }} under "
             f"[models.{name}] in config.toml if it does)")

@@ -151,8 +151,9 @@ class Gate:
 
     def _by_mode(self, call: CallView, risk: Risk, rules: RuleVerdict) -> Verdict:
         mode = self.mode
-        if call.read_only:
-            return Verdict("allow", "tool", f"{call.tool} only reads", risk)
+        if call.read_only:  # declared to run unasked; only some of those only read (notify, memory do not)
+            return Verdict("allow", "tool", f"{call.tool} only reads" if call.changes_nothing else
+                           f"{call.tool} runs unasked (declared safe to; it is not read-only)", risk)
         if mode == "plan" and _plan_reading(call):
             return Verdict("allow", "mode", f"plan mode: `{call.args['command']}` only reads", risk)
         if call.tool == "bash" and not self.sandboxed:

@@ -181,4 +181,30 @@ def assess_call(tool: str, args: dict, paths: list[Path], workspace: Path) -> Ri
         if any(not p.is_relative_to(root) for p in paths):
             return Risk("high", "writes outside the workspace")
         return Risk("low", "edits a file in the workspace")
+    if tool == "web_fetch" and isinstance(args.get("url"), str):
+        return web_risk(args["url"])
     return LOW
+
+
+LOCAL_NAMES = ("localhost", ".localhost", ".local", ".internal", ".lan", ".home.arpa")
+
+
+def web_risk(url: str) -> Risk:
+    """A fetch rated by where it goes: a public host is low, the local network (reachable only where
+    the config allows it) medium, as the address policy's refusal comes before anyone is asked."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url.strip()).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return Risk("medium", "a URL that cannot be read")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        if host == "localhost" or host.endswith(LOCAL_NAMES):
+            return Risk("medium", f"fetches from {host}, a local-network name")
+        return Risk("low", f"fetches from {host}, a public host name (its address is checked before connecting)")
+    if address.is_global:
+        return Risk("low", f"fetches from {address}, a public address")
+    return Risk("medium", f"fetches from {address}, an address on this machine or the local network")

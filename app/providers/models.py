@@ -1,7 +1,6 @@
 """The model registry: aliases from config and CLI, the fallback chain, per-backend breakers.
 
-    registry = ModelRegistry.from_config(config, provider=args.provider, base_url=args.base_url,
-                                         api_key=args.api_key, model=args.model)
+    registry = ModelRegistry.from_args(config, args)    # --model, --base-url, --vision... on the config
     provider = registry.provider(registry.default)       # cached, one per alias
     for alias in registry.chain(registry.default): ...   # primary, then [model] fallback
 
@@ -149,15 +148,23 @@ class ModelRegistry:
 
     # -- building ------------------------------------------------------------------------
     @classmethod
+    def from_args(cls, config: Config, args: Any, env: Mapping[str, str] = os.environ) -> ModelRegistry:
+        """The registry a command line asks for: its --model, --provider, --base-url, --api-key and
+        --vision on top of the config (the window and `whimbrel run` build theirs the same way)."""
+        return cls.from_config(config, provider=args.provider, base_url=args.base_url, api_key=args.api_key,
+                               model=args.model, vision=getattr(args, "vision", False), env=env)
+
+    @classmethod
     def from_config(cls, config: Config, *, provider: str | None = None, base_url: str | None = None,
-                    api_key: str | None = None, model: str | None = None,
+                    api_key: str | None = None, model: str | None = None, vision: bool = False,
                     env: Mapping[str, str] = os.environ, **options: Any) -> ModelRegistry:
         """Aliases from `[models.*]`; CLI flags override or add an ad-hoc default.
 
         `--model ALIAS` picks a configured alias (other flags override its fields);
         `--model NAME` (not an alias) builds the ad-hoc alias "cli" for `--provider`
         (default openai) with the key and base URL from flags, then the provider's env
-        vars (OPENAI_*, ANTHROPIC_*, GEMINI_API_KEY).
+        vars (OPENAI_*, ANTHROPIC_*, GEMINI_API_KEY). `vision` (--vision) says the --model takes images:
+        the ad-hoc model has no config entry where `capabilities = { vision = true }` could go.
         """
         models = {alias: settings_from_entry(entry, env) for alias, entry in config.models.items()}
         default = config.default_model or (next(iter(models)) if len(models) == 1 else None)
@@ -165,13 +172,16 @@ class ModelRegistry:
             default = model
             overrides = {k: v for k, v in (("base_url", base_url), ("api_key", api_key),
                                            ("provider", provider)) if v}
+            if vision:
+                overrides["capabilities"] = {**models[model].capabilities, "vision": True}
             models[model] = dataclasses.replace(models[model], **overrides)
         elif model:
             kind = provider or "openai"
             models[CLI_ALIAS] = ModelSettings(
                 model=model, provider=kind, alias=CLI_ALIAS,
                 base_url=base_url or env.get(BASE_URL_ENV.get(kind, "")) or None,
-                api_key=api_key or env.get(KEY_ENV[kind]) or NO_KEY)
+                api_key=api_key or env.get(KEY_ENV[kind]) or NO_KEY,
+                capabilities={"vision": True} if vision else {})
             default = CLI_ALIAS
         elif default and (base_url or api_key or provider):
             overrides = {k: v for k, v in (("base_url", base_url), ("api_key", api_key),

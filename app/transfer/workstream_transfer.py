@@ -116,15 +116,19 @@ def import_data(store, data: dict[str, Any], source: str) -> tuple[str, list[str
 
 def build_parser(verb: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"whimbrel {verb}", description=(
-        "Write a saved workstream (its messages, usage and alias) to a file or stdout." if verb == "export" else
-        "Add a workstream written by `whimbrel export --format json` to the store, under a new id."))
+        "Write a saved workstream (its messages, usage and alias) to a file or stdout: JSON by default, which "
+        "`whimbrel import` reads; --format md is a transcript for reading, which cannot be imported."
+        if verb == "export" else
+        "Add a workstream written by `whimbrel export` (JSON, its default; or /export NAME.json in the window) "
+        "to the store, under a new id. A Markdown transcript (--format md, /export NAME.md) cannot be imported."))
     if verb == "export":
         parser.add_argument("workstream", help="id, id prefix or alias")
         parser.add_argument("--format", choices=("md", "json"), default="json",
-                            help="json (default) can be imported again; md is a readable transcript")
+                            help="json (default) is what `whimbrel import` reads; md is a transcript for reading, "
+                                 "which cannot be imported")
         parser.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
     else:
-        parser.add_argument("file", type=Path, help="a JSON file written by `whimbrel export --format json`")
+        parser.add_argument("file", type=Path, help="a JSON file written by `whimbrel export` (not --format md)")
     parser.add_argument("--data-dir", type=Path, default=None, help="the store to use (default: the user data dir)")
     return parser
 
@@ -166,10 +170,17 @@ def main(verb: str, argv: list[str]) -> int:
     return 0
 
 
+MARKDOWN_IS_FOR_READING = ("a Markdown transcript is for reading and cannot be imported: import takes the JSON "
+                           "that `whimbrel export ID` writes by default (or `/export NAME.json` in the window)")
+
+
 def _read_json(path: Path) -> Any:
+    text = path.read_text(encoding="utf-8")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(text)
     except json.JSONDecodeError as error:
+        if path.suffix.lower() in (".md", ".markdown") or text.lstrip().startswith("# "):
+            raise TransferError(f"{path} is Markdown: {MARKDOWN_IS_FOR_READING}. Nothing was imported.") from None
         raise TransferError(f"{path} is not JSON ({error.msg} at line {error.lineno}): nothing was imported.") \
             from None
 

@@ -221,6 +221,9 @@ def apply_saved_worktree(app: Any, workstream: Any) -> None:
     saved = _worktrees(app).get(workstream.id)
     if saved and Path(saved["path"]).is_dir():
         work_in(app, workstream, Worktree(**saved))
+    elif saved:  # its folder is gone: it works in the main tree now, and the user must know before approving
+        app.notify(f"“{workstream.name}” worked in the worktree {saved['path']}, which is gone: it now works in "
+                   f"the main tree {app.options.workdir}.", severity="error", timeout=12)
 
 
 async def load_worktrees(app: Any) -> None:
@@ -283,7 +286,9 @@ async def worktree_command(app: Any, view: Any, args: str) -> None:
             tree = await asyncio.to_thread(wt.create, app.options.data_dir, Path(app.options.workdir),
                                            workstream.id[:12])
         except wt.WorktreeError as error:
-            raise CommandError(str(error)) from None
+            said = f"No worktree: {error} This workstream still works in the main tree {app.options.workdir}."
+            app.notify(said, severity="error", timeout=12)  # loud: approved writes land in the real workspace
+            raise CommandError(said) from None
         await app.store.set_config(workstream.id, records.WORKTREE_KEY, tree.as_dict())
         _worktrees(app)[workstream.id] = tree.as_dict()
         work_in(app, workstream, tree)

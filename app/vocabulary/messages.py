@@ -67,7 +67,22 @@ def repair_interrupted(messages: list[Message]) -> list[Message]:
             continue
         else:
             repaired.append(msg)
-    return repaired
+    return _in_call_order(repaired)
+
+
+def _in_call_order(messages: list[Message]) -> list[Message]:
+    """The results right after an assistant message in the order of its calls: parallel calls are
+    stored as they finish, but the model reads result N as the answer to call N."""
+    ordered = list(messages)
+    for start, msg in enumerate(ordered):
+        if msg.role != "assistant" or not msg.tool_calls:
+            continue
+        end = start + 1
+        while end < len(ordered) and ordered[end].role == "tool":
+            end += 1
+        place = {tc.id: i for i, tc in enumerate(msg.tool_calls)}
+        ordered[start + 1:end] = sorted(ordered[start + 1:end], key=lambda m: place.get(m.tool_call_id or "", len(place)))
+    return ordered
 
 
 def messages_for_model(messages: list[Message], context_start: int = 0) -> list[Message]:

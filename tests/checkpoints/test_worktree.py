@@ -101,3 +101,27 @@ def test_not_a_repository_says_so(tmp_path):
     plain.mkdir()
     with pytest.raises(wt.WorktreeError, match="not a git repository"):
         wt.create(tmp_path / "data", plain, "x")
+
+
+def test_a_worktree_again_after_keeping_one_gets_a_new_branch_and_the_kept_one_stays(repo, tmp_path):
+    data = tmp_path / "data"
+    first = wt.create(data, repo, "abc")
+    (Path(first.path) / "geometry.py").write_text("kept\n")
+    assert wt.keep(first, "kept work") == "whimbrel/abc"
+    again = wt.create(data, repo, "abc")  # the branch whimbrel/abc exists now: a new name, not a failure
+    assert again.branch == "whimbrel/abc-2" and Path(again.path).is_dir() and again.path != first.path
+    assert (Path(again.path) / "geometry.py").read_text() == ORIGINAL
+    assert git(repo, "show", "whimbrel/abc:geometry.py") == "kept\n"  # the kept branch is untouched
+    third = wt.create(data, repo, "abc")
+    assert third.branch == "whimbrel/abc-3"
+
+
+def test_a_worktree_whose_folder_is_gone_is_an_error_not_a_crash(repo, tmp_path):
+    import shutil
+
+    tree = wt.create(tmp_path / "data", repo, "gone")
+    shutil.rmtree(tree.path)
+    with pytest.raises(wt.WorktreeError):
+        wt.keep(tree, "nothing")
+    wt.discard(tree)
+    assert "whimbrel/gone" not in git(repo, "branch", "--list")

@@ -66,7 +66,7 @@ def test_mcp_help_lists_serve_and_the_verbs_explain_server(capsys):
 
 
 def test_export_format_has_help(capsys):
-    assert "can be imported again" in _help(capsys, "export")
+    assert "is what `whimbrel import` reads" in " ".join(_help(capsys, "export").split())
 
 
 def test_policy_without_an_action_prints_the_actions(capsys):

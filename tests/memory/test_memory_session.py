@@ -249,3 +249,25 @@ async def test_a_resumed_workstream_keeps_its_skill(fake_openai, tmp_path):
     assert "# Skill: review\nReview strictly." in _system(fake_openai.requests[1])
     assert (await store.get_config(first.workstream_id))["skill"]["version"] == "abc123def456"
     await close(models, store)
+
+
+async def test_recall_leaves_out_the_turn_that_asks(fake_openai, tmp_path):
+    """The question itself matches its own words: it is left out; an earlier turn of the same
+    workstream, and other workstreams, are found."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    store = await AsyncStore.open(tmp_path / "data" / "whimbrel.db")
+    old = await store.create_workstream(title="retry design", model="m", workdir=str(workspace))
+    from app.vocabulary.messages import Message
+
+    await store.add_message(old, Message(role="assistant", content="Decided: the retry backoff doubles each time."))
+    models = registry_for({"local": openai_model(fake_openai, "local")})
+    session = await _session(models, store, MemoryService(store), workspace, None, Recorder())
+    fake_openai.queue(TextReply("Noted."))
+    await session.run_turn("earlier: the retry backoff caps at a minute")
+    fake_openai.queue(ToolCallReply(calls=[("recall", '{"query": "retry backoff"}', "c1")]), TextReply("Found."))
+    await session.run_turn("what did we decide about the retry backoff?")
+    found = _tool_results(fake_openai.requests[-1])[0]
+    assert "what did we decide" not in found  # the asking turn is not a hit
+    assert "2 messages found" in found and "doubles each time" in found and "caps at a minute" in found
+    await close(models, store)

@@ -178,7 +178,8 @@ def test_a_worktree_tab(snap_compare, tmp_path):
 
 
 def test_ctrl_n_offers_a_worktree_in_a_git_workspace(snap_compare, tmp_path):
-    """Ctrl+N in a git repository: the new-workstream dialog with its worktree flag turned on (W)."""
+    """Ctrl+N in a git repository: the new-workstream dialog with its worktree box ticked (Tab, Space),
+    its hint naming w, which opens the choice in a worktree in one press."""
     from app.tui.screens.new_workstream import NewWorkstreamScreen
 
     git_workspace(tmp_path)
@@ -187,7 +188,7 @@ def test_ctrl_n_offers_a_worktree_in_a_git_workspace(snap_compare, tmp_path):
         await steady(pilot)
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: screen_is(pilot.app, NewWorkstreamScreen), message="the dialog")
-        await pilot.press("w")
+        await pilot.press("tab", "space")
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)

@@ -70,6 +70,17 @@ async def test_name_ws_and_export(fake_openai, tmp_path):
         await wait_for(pilot, lambda: exported.exists())
         text = exported.read_text()
         assert "what is the answer?" in text and "The answer is **42**." in text
+        await send(pilot, "/export answer.json")  # the JSON `whimbrel import` reads
+        await wait_for(pilot, lambda: "`whimbrel import` reads it" in screen_text(app), message="json export")
+    from app.cli import main
+
+    assert main(["import", str(tmp_path / "ws" / "answer.json"), "--data-dir", str(tmp_path / "other")]) == 0
+    from app.storage.store import Store
+
+    store = Store(tmp_path / "other" / "whimbrel.db")
+    [imported] = store.list_workstreams()
+    assert [m.content for m in store.load_messages(imported.id)][-1] == "The answer is **42**."
+    store.close()
 
 
 async def test_rewind_and_retry(fake_openai, tmp_path):

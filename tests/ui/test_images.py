@@ -107,3 +107,35 @@ def test_anthropic_and_responses_get_the_image_in_their_own_shape():
                                                             "data": "AAAA"}}]
     [item] = to_responses_input([message])
     assert item["content"][1] == {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}
+
+
+async def test_the_refusal_for_a_model_from_flags_gives_advice_that_works_when_followed(fake_openai, tmp_path):
+    """`--model m` has no [models.*] entry: the refusal names the flag to add, and adding it works."""
+    import re
+
+    from app.cli.window import build_parser
+    from app.providers.models import ModelRegistry
+    from app.settings.config import load_config
+
+    (tmp_path / "ws").mkdir()
+    png(tmp_path / "ws" / "diagram.png")
+    words = ["--model", "fake-model", "--base-url", fake_openai.base_url, "--api-key", "x"]
+
+    def app_from(argv: list[str], where: Path):
+        models = ModelRegistry.from_args(load_config(tmp_path / "no-config.toml"), build_parser().parse_args(argv))
+        return make_app(where, settings=models.settings(models.default), models=models)
+
+    app = app_from(words, tmp_path)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await submit(pilot, "/image diagram.png")
+        await wait_for(pilot, lambda: "does not take images" in screen_text(app))
+        advice = re.search(r"start Whimbrel with (--\w+) as well", screen_text(app))
+        assert advice and "[models." not in screen_text(app)
+    second = tmp_path / "second"
+    (second / "ws").mkdir(parents=True)
+    png(second / "ws" / "diagram.png")
+    app = app_from([*words, advice.group(1)], second)  # exactly what it said
+    async with app.run_test(size=(140, 30)) as pilot:
+        await submit(pilot, "/image diagram.png")
+        await wait_for(pilot, lambda: "goes with your next message" in screen_text(app))
+        assert app.pending_images

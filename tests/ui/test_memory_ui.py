@@ -175,3 +175,22 @@ async def test_external_editor_where_the_terminal_cannot_be_handed_over(fake_ope
         await pilot.press("ctrl+e")
         await wait_for_text(pilot, "cannot be handed to an editor")
         assert (await app.memory_service.get(here, "a_note")).content == "text"
+
+
+async def test_the_browser_gives_descriptions_the_table_s_room(tmp_path):
+    long = "which command runs the whole test suite before a commit"
+    app = make_app(tmp_path)
+    async with app.run_test(size=(200, 34)) as pilot:
+        await booted(pilot)
+        here = focused_view(app).workstream.session.memory_context.visibility
+        await app.memory_service.save(here, "test_command", "make check", description=long, type="project")
+        await app.memory_service.save(here, "short", "x", description="short one", type="user")
+        await send(pilot, "/memory")
+        await wait_for(pilot, lambda: screen_is(app, MemoryBrowser) and len(app.screen.shown) == 2, message="rows")
+        table = app.screen.query_one(DataTable)
+
+        def drawn_rows() -> list[str]:  # the table's lines as drawn (the header is line 0)
+            return ["".join(segment.text for segment in table.render_line(y)) for y in range(1, table.row_count + 1)]
+
+        await wait_for(pilot, lambda: any(long in line and "test_command" in line for line in drawn_rows()),
+                       message="the whole description in the table's row")

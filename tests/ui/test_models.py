@@ -10,7 +10,7 @@ from app.providers.base import ModelSettings
 from app.providers.models import ModelRegistry
 from app.tui.screens.approval import ApprovalScreen
 from tests.fake_llm.script import ErrorReply, TextReply, ToolCallReply
-from tests.ui.helpers import make_app, screen_is, screen_text, send, wait_for
+from tests.ui.helpers import booted, make_app, screen_is, screen_text, send, take_turn, wait_for
 from widgets.status_bar import StatusBar
 
 
@@ -78,3 +78,20 @@ async def test_unknown_model_alias_is_a_one_line_message(fake_openai, fake_anthr
         await send(pilot, "/model gpt-9")
         await wait_for(pilot, lambda: "no model called 'gpt-9'" in screen_text(app))
         assert "local" in screen_text(app) and "claude" in screen_text(app)
+
+
+async def test_the_context_gauge_after_a_restart_reads_what_the_last_request_filled(fake_openai, tmp_path):
+    fake_openai.queue(TextReply("Hello there.", usage=(5200, 48)))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await booted(pilot)
+        await take_turn(pilot, "hi")
+        status = app.main_screen.query_one(StatusBar)
+        await wait_for(pilot, lambda: "5.2k / 32.0k" in str(status.describe()), message="the live gauge")
+        workstream_id = app.workstream.id
+    again = make_app(tmp_path, fake_openai.base_url, resume=workstream_id[:8])
+    async with again.run_test(size=(140, 30)) as pilot:
+        await booted(pilot)
+        status = again.main_screen.query_one(StatusBar)
+        await wait_for(pilot, lambda: "5.2k / 32.0k" in str(status.describe()), message="the gauge on resume")
+    assert len(fake_openai.requests) == 1  # no turn was needed to know it

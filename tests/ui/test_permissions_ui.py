@@ -10,6 +10,7 @@ import pytest
 from app.permissions.project import policy_path
 from app.tui.screens.approval import ApprovalScreen
 from app.tui.screens.audit import AuditScreen
+from app.tui.screens.confirm import ConfirmScreen
 from app.tui.screens.policy import PolicyScreen
 from app.tui.screens.rule_save import RuleSaveScreen
 from app.sandbox.bwrap import available
@@ -105,6 +106,9 @@ async def test_the_policy_screen_adds_lists_and_deletes_rules(fake_openai, tmp_p
         await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
         app.call_later(app.permissions.open_policy_screen)
         await wait_for(pilot, lambda: screen_is(app, PolicyScreen), message="policy screen")
+        assert app.focused is app.screen.query_one("#policy-new-rule")  # typing goes where it is expected
+        await pilot.press(*"bash(git")
+        assert app.screen.query_one("#policy-new-rule").value == "bash(git"
         app.screen.query_one("#policy-new-rule").value = "bash(git * main)"
         app.screen.query_one("#policy-add-button").press()  # not a click: a toast may cover the button
         await wait_for_text_on(pilot, "Added allow bash(git * main)")
@@ -114,7 +118,15 @@ async def test_the_policy_screen_adds_lists_and_deletes_rules(fake_openai, tmp_p
         app.screen.query_one("#policy-add-button").press()  # not a click: a toast may cover the button
         await wait_for_text_on(pilot, "Not added: the pattern is several commands")
         app.screen.query_one("#policy-rules").focus()
+        await pilot.press("d")  # asks first; n keeps the rule
+        await wait_for(pilot, lambda: screen_is(app, ConfirmScreen), message="the question")
+        assert "Delete the rule allow bash(git * main)" in screen_text(app)
+        await pilot.press("n")
+        await wait_for_text_on(pilot, "Kept bash(git * main)")
+        assert "bash(git * main)" in policy_path(tmp_path / "ws").read_text()
         await pilot.press("d")
+        await wait_for(pilot, lambda: screen_is(app, ConfirmScreen), message="the question again")
+        await pilot.press("y")
         await wait_for_text_on(pilot, "Deleted bash(git * main) (project)")
         assert "bash(git * main)" not in policy_path(tmp_path / "ws").read_text()
 
@@ -133,8 +145,30 @@ async def test_the_audit_screen_lists_calls_and_filters(fake_openai, tmp_path):
         rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
         assert [(r[2], r[3]) for r in rows] == [("bash", "approved"), ("read_file", "allowed")]  # newest first
         assert rows[0][4] == "user" and rows[1][4].startswith("tool: read_file only reads")
-        app.screen.query_one("#audit-tool").value = "bash"
+        assert app.focused is app.screen.query_one("#audit-tool")  # typing filters at once
+        await pilot.press(*"bash")
         await wait_for_text_on(pilot, "1 call(s)")
+
+
+async def test_the_audit_says_notify_runs_unasked_and_is_not_read_only_as_the_docs_say(fake_openai, tmp_path):
+    from pathlib import Path
+
+    fake_openai.queue(ToolCallReply([("notify", json.dumps({"message": "build done"}), "n1"),
+                                     ("read_file", json.dumps({"path": "missing.txt"}), "r1")]), TextReply("done"))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await submit(pilot, "tell me")
+        await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn")
+        app.call_later(app.action_audit_screen)
+        await wait_for(pilot, lambda: screen_is(app, AuditScreen), message="audit screen")
+        await wait_for_text_on(pilot, "2 call(s)")
+        table = app.screen.query_one("#audit-rows")
+        decided = {str(table.get_row_at(i)[2]): str(table.get_row_at(i)[4]) for i in range(table.row_count)}
+    assert decided["read_file"] == "tool: read_file only reads"
+    assert decided["notify"] == "tool: notify runs unasked (declared safe to; it is not read-only)"
+    docs = (Path(__file__).parents[2] / "docs" / "tools.md").read_text()
+    assert "| `notify` | notifications | runs without asking |" in docs and docs.split("| `notify` |")[1].split("\n")[0]\
+        .rstrip().endswith("| no |")
 
 
 @pytest.mark.skipif(available() is None, reason="no bubblewrap sandbox here")

@@ -64,6 +64,10 @@ async def test_the_plan_review_accepts_and_the_parent_goes_on(fake_openai, tmp_p
         await wait_for(pilot, lambda: screen_is(app, ApprovalScreen) and "plan review" in screen_text(app),
                        message="the plan review")
         assert "1. Add the flag in app/cli.py" in screen_text(app)
+        keys = str(app.screen.query_one("#approval-keys").render())
+        assert "always" not in keys and "override" not in keys and "deny with feedback" in keys
+        await pilot.press("a", "exclamation_mark")  # mean nothing here: no rule dialog, nothing decided
+        assert screen_is(app, ApprovalScreen) and not app.screen.decisions
         await pilot.press("y")
         await wait_for(pilot, lambda: "Implementing the plan." in screen_text(app), message="final answer")
         plans = list((tmp_path / "ws" / ".whimbrel" / "plans").glob("*.md"))

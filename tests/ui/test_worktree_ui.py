@@ -134,9 +134,8 @@ async def test_ctrl_n_with_the_worktree_flag_opens_a_workstream_in_its_own_workt
 
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: screen_is(app, NewWorkstreamScreen), message="the dialog again")
+        assert "w opens it in its own worktree" in screen_text(app)  # the key the hint names, in one press
         await pilot.press("w")
-        assert app.screen.query_one("#new-workstream-worktree", Checkbox).value
-        await pilot.press("enter")
         await wait_for(pilot, lambda: len(app.manager) == 3 and
                        getattr(focused_view(app).workstream, "worktree", None) is not None, message="worktree tab")
         isolated = focused_view(app).workstream
@@ -148,6 +147,14 @@ async def test_ctrl_n_with_the_worktree_flag_opens_a_workstream_in_its_own_workt
         assert "a * b" in (tree / "calc.py").read_text()
         assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
 
+        await pilot.press("ctrl+n")  # or tick the box, then Enter
+        await wait_for(pilot, lambda: screen_is(app, NewWorkstreamScreen), message="the dialog a third time")
+        await pilot.press("tab", "space")
+        assert app.screen.query_one("#new-workstream-worktree", Checkbox).value
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.manager) == 4 and
+                       getattr(focused_view(app).workstream, "worktree", None) is not None, message="ticked")
+
 
 async def test_ctrl_n_outside_a_repository_opens_a_tab_without_asking(fake_openai, tmp_path):
     app = make_app(tmp_path, fake_openai.base_url)
@@ -156,3 +163,37 @@ async def test_ctrl_n_outside_a_repository_opens_a_tab_without_asking(fake_opena
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: len(app.manager) == 2, message="second tab")
         assert getattr(focused_view(app).workstream, "worktree", None) is None
+
+
+async def test_a_worktree_again_after_keep_works_and_a_failed_one_says_where_writes_go(fake_openai, tmp_path):
+    workspace = tmp_path / "ws"
+    git_repo(workspace)
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await booted(pilot)
+        workstream = focused_view(app).workstream
+        await send(pilot, "/worktree")
+        await wait_for_text(pilot, "now works in its own worktree")
+        await sed_turn(pilot, fake_openai, "s/a + b/a + b  # kept/")
+        await send(pilot, "/worktree keep")
+        await wait_for_text(pilot, "Kept the worktree's changes on branch")
+        assert workstream.worktree is None
+
+        await send(pilot, "/worktree")  # again, after keep: a new branch, and the tools act there
+        await wait_for(pilot, lambda: workstream.worktree is not None, message="a second worktree")
+        tree = Path(workstream.worktree.path)
+        assert workstream.worktree.branch == f"whimbrel/{workstream.id[:12]}-2"
+        assert workstream.session.tool_context.workspace == tree.resolve()
+        await sed_turn(pilot, fake_openai, "s/a + b/a - b/")
+        assert "a - b" in (tree / "calc.py").read_text()
+        assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+        await send(pilot, "/worktree discard")
+        await wait_for_text(pilot, "Discarded the worktree")
+
+        (tmp_path / "data" / "worktrees").rename(tmp_path / "moved")
+        (tmp_path / "data" / "worktrees").write_text("not a folder")  # the next worktree cannot be made
+        await send(pilot, "/worktree")
+        await wait_for_text(pilot, f"still works in the main tree {workspace}")
+        assert workstream.worktree is None and workstream.session.tool_context.workspace == workspace.resolve()
+        assert any("still works in the main tree" in str(note.message) and note.severity == "error"
+                   for note in app._notifications)

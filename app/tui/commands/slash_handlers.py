@@ -163,12 +163,32 @@ async def _export(app, view, args: str) -> None:
     path = Path(args.strip() or f"{slug}.md").expanduser()
     if not path.is_absolute():
         path = Path(workstream.workdir or ".") / path
-    text = export_markdown(workstream.name, workstream.session.messages)
+    importable = path.suffix.lower() == ".json"  # what `whimbrel import` reads; Markdown is for reading
+    if importable:
+        text = await _export_json(app, workstream)
+    else:
+        text = export_markdown(workstream.name, workstream.session.messages)
     try:
         await _write_text(path, text)
     except OSError as error:
         raise CommandError(f"Could not write {path}: {error.strerror or error}") from None
-    await view.transcript.add_notice(f"Exported {len(workstream.session.messages)} messages to {path}")
+    how = ("as JSON: `whimbrel import` reads it" if importable else
+           "as Markdown, for reading (`/export NAME.json` writes one `whimbrel import` reads)")
+    await view.transcript.add_notice(f"Exported {len(workstream.session.messages)} messages to {path} {how}")
+
+
+async def _export_json(app, workstream) -> str:
+    import json
+
+    from app.transfer.workstream_transfer import TransferError, export_data
+
+    if app.store is None or not workstream.id:
+        raise CommandError("This workstream is not stored, so there is nothing to export as JSON.")
+    try:
+        data = await app.store.run(export_data, app.store.store, workstream.id)
+    except TransferError as error:
+        raise CommandError(str(error)) from None
+    return json.dumps(data, indent=2, ensure_ascii=False)
 
 
 async def _write_text(path: Path, text: str) -> None:

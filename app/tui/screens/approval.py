@@ -101,14 +101,23 @@ class ApprovalScreen(ModalScreen[Decisions]):
                     yield ApprovalEntry(item, self.judge[0] if self.judge else None)
             yield Input(placeholder="Tell the model what to do instead, then Enter (Esc to go back)",
                         id="approval-feedback")
-            yield Static(
-                f"[b]{key_hint(self, 'approval.approve')}[/] approve   [b]{key_hint(self, 'approval.approve_all')}[/] "
-                f"approve all   [b]{key_hint(self, 'approval.deny')}[/] deny   [b]{key_hint(self, 'approval.always')}[/] "
-                f"always…   [b]{key_hint(self, 'approval.deny_with_feedback')}[/] deny with feedback   "
-                f"[b]{key_hint(self, 'approval.override_critical')}[/] override critical   "
-                f"[b]{key_hint(self, 'approval.deny_all')}[/] deny the rest",
-                id="approval-keys",
-            )
+            yield Static(self._keys(), id="approval-keys")
+
+    def _keys(self) -> str:
+        """The keys that mean something here: a plan review has no rule to save and nothing to override."""
+        calls = not all(item.review for item in self.items)
+        return "   ".join(f"[b]{key_hint(self, binding)}[/] {words}" for binding, words, shown in (
+            ("approval.approve", "approve", True), ("approval.approve_all", "approve all", True),
+            ("approval.deny", "deny", True), ("approval.always", "always…", calls),
+            ("approval.deny_with_feedback", "deny with feedback", True),
+            ("approval.override_critical", "override critical", calls),
+            ("approval.deny_all", "deny the rest", True)) if shown)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Always and override are hidden (and do nothing) on a plan review."""
+        if action in ("always", "override") and self.index < len(self.items) and self._current().review:
+            return False
+        return True
 
     def on_mount(self) -> None:
         self._highlight()
@@ -126,6 +135,8 @@ class ApprovalScreen(ModalScreen[Decisions]):
         """A Text, not markup: the workstream's title may come from the model."""
         where = f" in “{inert(self.workstream_title, multiline=False)}”" if self.workstream_title else ""
         count = len(self.items)
+        if all(item.review for item in self.items):
+            return Text(f"Review the plan{where}")
         return Text(f"Approve tool call {min(self.index + 1, count)} of {count}{where}")
 
     def _entries(self) -> list[ApprovalEntry]:

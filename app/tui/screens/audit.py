@@ -49,7 +49,7 @@ class AuditScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self._shown: tuple | None = None  # the filters whose rows are on screen
-        self.query_one(DataTable).focus()  # the rows first; Tab reaches the filters
+        self.query_one("#audit-tool", Input).focus()  # typing filters at once; Tab reaches the rows
         self.reload()
 
     def on_input_changed(self, _event: Input.Changed) -> None:

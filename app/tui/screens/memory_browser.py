@@ -83,6 +83,10 @@ class MemoryBrowser(ModalScreen[None]):
         self.load()
 
     # -- listing --------------------------------------------------------------------------
+    def on_resize(self) -> None:
+        """The description column's width follows the table's: measured again at a new size."""
+        self.load()
+
     @on(Input.Changed, "#memory-search")
     @on(Select.Changed)
     def filters_changed(self) -> None:
@@ -106,10 +110,15 @@ class MemoryBrowser(ModalScreen[None]):
         table = self.query_one(DataTable)
         table.clear(columns=True)
         rows = [(Text(m.name, style="bold"), m.type, m.scope, str(m.access_count), m.description) for m in found]
-        widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(
-            ("name", "type", "scope", "uses", "description"))]
-        for header, width, most in zip(("name", "type", "scope", "uses", "description"), widths, (24, 9, 10, 4, 18)):
-            table.add_column(header, width=min(width, most))  # the detail pane shows everything
+        headers = ("name", "type", "scope", "uses", "description")
+        widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(headers)]
+        widths = [min(width, most) for width, most in zip(widths, (24, 9, 10, 4, widths[-1]))]
+        # the description gets the rest of the table's width (each column has a cell of padding each side);
+        # what still does not fit, the detail pane shows whole
+        room = table.scrollable_content_region.width - sum(widths[:-1]) - 2 * len(headers) - 1
+        widths[-1] = min(widths[-1], max(room, 18))
+        for header, width in zip(headers, widths):
+            table.add_column(header, width=width)
         table.add_rows(rows)
         self.query_one("#memory-status", Static).update(f"{len(found)} memor{'y' if len(found) == 1 else 'ies'}")
         self.show_current()

@@ -7,7 +7,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Input, Label, RadioSet, Static
+
+from widgets.toggles import MarkedRadioButton
 
 from widgets.key_hints import key_hint
 from app.memory.records import SCOPES, TYPES, InvalidMemory, check_name, suggest_name
@@ -43,10 +45,10 @@ class MemoryNoteScreen(ModalScreen[tuple[str, str, str] | None]):
             with Horizontal(id="note-choices"):
                 with RadioSet(id="note-type"):
                     for kind in TYPES:
-                        yield RadioButton(f"{kind} — {TYPE_HELP[kind]}", value=kind == "project", name=kind)
+                        yield MarkedRadioButton(f"{kind} — {TYPE_HELP[kind]}", value=kind == "project", name=kind)
                 with RadioSet(id="note-scope"):
                     for scope in SCOPES:
-                        yield RadioButton(f"{scope} — {SCOPE_HELP[scope]}", value=scope == "workspace", name=scope)
+                        yield MarkedRadioButton(f"{scope} — {SCOPE_HELP[scope]}", value=scope == "workspace", name=scope)
             yield Static("", id="note-error")
             yield Static(f"[b]Enter[/b] or [b]{key_hint(self, 'memory_note.save')}[/b] save · [b]Tab[/b] next · "
                          f"[b]{key_hint(self, 'memory_note.cancel')}[/b] cancel",

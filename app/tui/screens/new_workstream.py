@@ -18,6 +18,7 @@ from textual.widgets import Checkbox, OptionList, Static
 from textual.widgets.option_list import Option
 
 from widgets.key_hints import key_hint
+from widgets.toggles import MarkedCheckbox
 from app.vocabulary.inert import inert
 from styles import STYLES_DIR
 
@@ -40,12 +41,13 @@ def _label(title: str, detail: str) -> Text:
 
 
 class NewWorkstreamScreen(ModalScreen["NewWorkstreamChoice | None"]):
-    """Enter opens the highlighted choice in a new tab; W toggles the worktree flag; Esc cancels."""
+    """Enter opens the highlighted choice in a new tab (in its own worktree when the box is ticked);
+    w opens it in its own worktree at once; Esc cancels."""
 
     CSS_PATH = STYLES_DIR / "providers.tcss"
     DEFAULT_CSS = "NewWorkstreamScreen { align: center middle; } #new-workstream-worktree { margin: 1 0 0 0; }"
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="new_workstream.cancel"),
-                Binding("w", "toggle_worktree", "Worktree", show=True, id="new_workstream.worktree")]
+                Binding("w", "open_in_worktree", "Open in a worktree", show=True, id="new_workstream.worktree")]
 
     def __init__(self, model: str, agents: dict[str, str], *, worktree_possible: bool = False) -> None:
         super().__init__()
@@ -61,9 +63,12 @@ class NewWorkstreamScreen(ModalScreen["NewWorkstreamChoice | None"]):
                 *(Option(_label(f"agent {name}", command), id=f"agent:{name}") for name, command in self.agents.items()),
                 id="new-workstream-list")
             if self.worktree_possible:
-                yield Checkbox("In its own git worktree (W): its changes stay apart until merged with /worktree",
+                yield MarkedCheckbox("In its own git worktree: its changes stay apart until merged with /worktree",
                                id="new-workstream-worktree")
-            hint = f"Enter opens it in a new tab   {key_hint(self, 'new_workstream.cancel')} cancels"
+            hint = "Enter opens it in a new tab   "
+            if self.worktree_possible:
+                hint += f"{key_hint(self, 'new_workstream.worktree')} opens it in its own worktree   "
+            hint += f"{key_hint(self, 'new_workstream.cancel')} cancels"
             if self.agents:
                 hint += "   (agents come from [agents.*] in config.toml)"
             yield Static(hint, classes="hint")
@@ -71,15 +76,23 @@ class NewWorkstreamScreen(ModalScreen["NewWorkstreamChoice | None"]):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
 
-    def action_toggle_worktree(self) -> None:
-        if self.worktree_possible:
-            box = self.query_one("#new-workstream-worktree", Checkbox)
-            box.value = not box.value
+    def action_open_in_worktree(self) -> None:
+        """One press: the highlighted choice opens in a new tab, in its own worktree."""
+        options = self.query_one(OptionList)
+        highlighted = options.highlighted if options.highlighted is not None else 0
+        self._open(options.get_option_at_index(highlighted).id or OWN, worktree=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.worktree_possible if action == "toggle_worktree" else True
+        return self.worktree_possible if action == "open_in_worktree" else True
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        choice = event.option.id or OWN
-        worktree = self.worktree_possible and self.query_one("#new-workstream-worktree", Checkbox).value
+        ticked = self.worktree_possible and self.query_one("#new-workstream-worktree", Checkbox).value
+        self._open(event.option.id or OWN, worktree=ticked)
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        """Ticked or not, the keyboard goes back to the list, where Enter opens the choice (on the
+        box Enter would only tick it again)."""
+        self.query_one(OptionList).focus()
+
+    def _open(self, choice: str, *, worktree: bool) -> None:
         self.dismiss(NewWorkstreamChoice("" if choice == OWN else choice.removeprefix("agent:"), worktree))

@@ -1,6 +1,9 @@
 """The policy screen (palette, /policy): every rule with its scope and place, the broken ones and why,
 the project files that start things (`.whimbrel/policy.toml`, `.mcp.json`) with their review state and
-what each would run; add a rule, delete the selected one (d), accept the project files shown (A)."""
+what each would run; add a rule, delete the selected one (d, after a yes), accept the project files shown (A).
+
+Focus starts in the new rule's field, where typing is expected; when project files wait for review it
+starts on the rules, where A (accept) and d work."""
 
 from __future__ import annotations
 
@@ -53,9 +56,14 @@ class PolicyScreen(ModalScreen[None]):
                          id="policy-keys")
 
     def on_mount(self) -> None:
+        from app.permissions.review import reviews
+
         table = self.query_one(DataTable)
         table.add_columns("decision", "scope", "rule", "where")
         self.show()
+        loaded = self.setup.loaded
+        waiting = loaded and any(review.waiting for review in reviews(loaded.project_files, _project_env(self.setup)))
+        (table if waiting else self.query_one("#policy-new-rule", Input)).focus()
 
     def show(self) -> None:
         loaded = self.setup.loaded
@@ -114,7 +122,17 @@ class PolicyScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
             return
-        self._delete(self.rows[table.cursor_row])
+        rule = self.rows[table.cursor_row]
+        from app.tui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete(rule)
+            else:
+                self._message(f"Kept {rule.spec}.")
+
+        self.app.push_screen(ConfirmScreen(f"Delete the rule {rule.decision} {inert(rule.spec, multiline=False)} "
+                                           f"({rule.scope}, {inert(rule.where, multiline=False)})?"), answered)
 
     @work(group="policy-edit", exclusive=True, exit_on_error=False)
     async def _delete(self, rule) -> None:
@@ -142,13 +160,18 @@ class PolicyScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+def _project_env(setup):
+    from app.permissions.project import project_env
+
+    return project_env(getattr(setup, "config", None))
+
+
 def project_text(setup) -> Text:
     """The project files that start things: each one's state and what it would run (its text inert)."""
-    from app.permissions.project import project_env
     from app.permissions.review import STATE_WORDS, reviews
 
     loaded = setup.loaded
-    found = reviews(loaded.project_files, project_env(getattr(setup, "config", None))) if loaded else []
+    found = reviews(loaded.project_files, _project_env(setup)) if loaded else []
     if not found:
         return Text("Project files: none (.whimbrel/policy.toml, .mcp.json)")
     text = Text()

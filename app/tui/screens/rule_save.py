@@ -10,7 +10,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, RadioSet, Static
+
+from widgets.toggles import MarkedRadioButton
 
 from app.engine.events import ApprovalItem
 from app.vocabulary.inert import inert
@@ -42,7 +44,7 @@ class RuleSaveScreen(ModalScreen[tuple[list[str], str] | None]):
                 yield Input(value=rule, id=f"rule-{number}", classes="rule-input")
             with RadioSet(id="rule-scope"):
                 for index, (key, label) in enumerate(SCOPES):
-                    yield RadioButton(label, value=index == 0, id=f"scope-{key}")
+                    yield MarkedRadioButton(label, value=index == 0, id=f"scope-{key}")
             yield Static(self._where(), id="rule-where")
             with Horizontal(id="rule-buttons"):
                 yield Button("Save and approve", variant="primary", id="rule-save")

@@ -15,6 +15,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static, Switch
 
+from widgets.toggles import MarkedSwitch
+
 from widgets.key_hints import BindingInfo, key_display, key_hint
 from app.tui.comforts.settings_file import SETTINGS, Setting, current_values, parse
 
@@ -88,7 +90,7 @@ class SettingsScreen(ModalScreen["SavedSettings | None"]):
     def _editor(self, setting: Setting):
         value = self.values[(setting.section, setting.key)]
         if setting.kind == "bool":
-            return Switch(bool(value), id=_field_id(setting))
+            return MarkedSwitch(bool(value), id=_field_id(setting))
         if setting.kind == "choice":
             names = list(setting.choices) or (self.themes if setting.key == "theme" else self.models)
             options = [(name, name) for name in names]

@@ -81,10 +81,14 @@ class WorktreeScreen(ModalScreen[str | None]):
             result = await asyncio.to_thread(wt.merge, self.worktree)
         except wt.WorktreeError as error:
             self.busy = False
-            self._status(str(error))
+            self._stayed(error)
             return
         if result.clean:
-            await asyncio.to_thread(wt.discard, self.worktree)
+            try:
+                await asyncio.to_thread(wt.discard, self.worktree)
+            except wt.WorktreeError as error:  # merged all the same: the main tree has the changes now
+                self.app.notify(f"The worktree {self.worktree.path} could not be removed: {error}",
+                                severity="warning", timeout=10)
             self.dismiss(f"Merged the worktree into {self.worktree.main}: {len(result.merged)} file(s) "
                          f"({', '.join(result.merged) or 'no changes'}). The workstream works there again.")
             return
@@ -120,6 +124,11 @@ class WorktreeScreen(ModalScreen[str | None]):
                 said = f"Discarded the worktree and branch {self.worktree.branch}; the workstream works in {self.worktree.main} again."
         except wt.WorktreeError as error:
             self.busy = False
-            self._status(str(error))
+            self._stayed(error)
             return
         self.dismiss(said)
+
+    def _stayed(self, error: Exception) -> None:
+        """A merge, keep or discard failed: say why, and where the workstream works now (still the worktree)."""
+        self._status(Text(f"{error}. The workstream still works in the worktree "
+                          f"{self.worktree.path} (branch {self.worktree.branch}).", style="bold red"))
