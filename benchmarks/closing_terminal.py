@@ -25,6 +25,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.pty_terminal import process_tree  # noqa: E402
+
 GRACE = 5.0  # seconds a hung-up Whimbrel may take to end
 FIRST_SCREEN = "for work"  # the prompt's placeholder: the first screen is shown
 START_PATIENCE = 60.0
@@ -35,24 +39,6 @@ def tmux(socket_name: str, *args: str, check: bool = True) -> str:
     if check and done.returncode != 0:
         raise RuntimeError(f"tmux {' '.join(args)}: {done.stderr.strip()}")
     return done.stdout
-
-
-def descendants(pid: int) -> set[int]:
-    """Every process below `pid`, read from /proc (the pane's shell, Whimbrel, its children)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            found.add(child)
-            todo.append(child)
-    return found
 
 
 def alive(pid: int) -> bool:
@@ -82,7 +68,7 @@ def one_close(delay: float, home: Path, round_number: int) -> list[int]:
             raise RuntimeError(f"no first screen within {START_PATIENCE:.0f} s")
         time.sleep(0.01)
     time.sleep(delay)
-    processes = {pane} | descendants(pane)
+    processes = set(process_tree(pane))
     tmux(socket_name, "kill-server", check=False)
     until = time.monotonic() + GRACE
     while time.monotonic() < until and any(alive(pid) for pid in processes):

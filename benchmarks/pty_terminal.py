@@ -27,6 +27,24 @@ def _controlling_tty() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+
+def process_tree(root: int) -> list[int]:
+    """`root` and every process below it, read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
 class Terminal:
     """One program on its own pty; `output` is everything it has written so far."""
 
@@ -98,20 +116,7 @@ class Terminal:
 
     def pids(self) -> list[int]:
         """The program and every process below it."""
-        children: dict[int, list[int]] = {}
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                except (OSError, IndexError, ValueError):
-                    continue
-                children.setdefault(parent, []).append(int(entry.name))
-        found, todo = [], [self.process.pid]
-        while todo:
-            pid = todo.pop()
-            found.append(pid)
-            todo.extend(children.get(pid, []))
-        return found
+        return process_tree(self.process.pid)
 
     def rss_mb(self) -> float:
         """Resident memory of the whole process tree, in MB."""
