@@ -159,7 +159,7 @@ async def test_the_audit_says_notify_runs_unasked_and_is_not_read_only_as_the_do
     async with app.run_test(size=(160, 40)) as pilot:
         await submit(pilot, "tell me")
         await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn")
-        app.call_later(app.action_audit_screen)
+        app.call_later(app.permissions.open_audit_screen)
         await wait_for(pilot, lambda: screen_is(app, AuditScreen), message="audit screen")
         await wait_for_text_on(pilot, "2 call(s)")
         table = app.screen.query_one("#audit-rows")
