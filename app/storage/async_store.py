@@ -207,6 +207,10 @@ class AsyncStore:
     async def lease(self, workstream_id: str) -> Lease | None:
         return await self.run(self.store.lease, workstream_id)
 
+    async def live_instances(self) -> list:
+        """The team view's rows: app/storage/team.py."""
+        return await self.run(self.store.live_instances)
+
     async def aclose(self) -> None:
         """Finish queued work, close the database, and stop the worker thread."""
         try:

@@ -29,6 +29,7 @@ from app.storage.pieces import insert_message, update_row
 from app.storage.history import HistoryMixin, last_seq, workstream_rows
 from app.storage.search import escape_like
 from app.storage.leases import LeaseMixin
+from app.storage.team import TeamMixin
 from app.storage.usage_store import UsageMixin
 
 LARGE_TEXT = 1_000_000  # characters: a write this large closes its connection afterwards
@@ -74,7 +75,7 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
-class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
+class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin, TeamMixin):
     """Synchronous access to Whimbrel's SQLite database (migrated on open).
 
     Search, prompt history, app state, pruning, /clear and /rewind live in `HistoryMixin`;
