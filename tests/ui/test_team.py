@@ -4,6 +4,7 @@ Enter opens its workstream here, read-only."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,8 @@ from app.storage.leases import Owner
 from app.storage.store import Store
 from app.tui.screens.team import TeamScreen
 from app.vocabulary.messages import Message
-from tests.ui.helpers import booted, make_app, screen_is, submit, wait_for
+from tests.fake_llm.script import TextReply, ToolCallReply
+from tests.ui.helpers import answer_approval, booted, make_app, screen_is, submit, wait_for
 
 
 @pytest.fixture
@@ -70,3 +72,22 @@ async def test_team_lists_the_other_instance_live_and_enter_follows_it(tmp_path,
         await wait_for(pilot, lambda: "One row per open workstream" in
                        "".join(m.content or "" for m in app.workstream.session.messages),
                        message="the streaming reply is followed")
+
+
+async def test_a_turn_waiting_for_approval_is_shown_to_other_instances(fake_openai, tmp_path, store) -> None:
+    fake_openai.queue(ToolCallReply([("write_file", json.dumps({"path": "a.txt", "content": "hi"}), "w1")]))
+    fake_openai.queue(TextReply("Written."))
+    app = make_app(tmp_path, fake_openai.base_url)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await answer_approval(pilot, "write a.txt")
+        ws = app.workstream.id
+
+        def state_seen_by_the_other_instance() -> str:
+            return next(w.state for i in store.live_instances() for w in i.workstreams if w.id == ws)
+
+        await wait_for(pilot, lambda: state_seen_by_the_other_instance() == "approval",
+                       message="the other instance sees the turn waiting for approval")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn ends")
+        await wait_for(pilot, lambda: state_seen_by_the_other_instance() == "idle",
+                       message="no longer waiting once answered")
