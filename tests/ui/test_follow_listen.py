@@ -4,10 +4,7 @@ names a live process) still shows in the app, as it commits."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-import pytest
+import asyncio
 
 import app.engine.ownership as ownership
 from app.storage.leases import Owner
@@ -17,23 +14,21 @@ from app.vocabulary.messages import Message
 from tests.ui.helpers import booted, make_app, screen_text, wait_for
 
 
-@pytest.fixture
-def other_window():
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    yield process
-    process.kill()
-    process.wait()
+def _owner_holding_a_workstream(url: str, pid: int) -> tuple[Store, str]:
+    owner = Store(url)
+    ws = owner.create_workstream(title="streamed")
+    owner.add_message(ws, Message(role="user", content="Write the plan."))
+    assert owner.take_lease(ws, Owner("0" * 32, pid, Owner.this_process().host)) is None
+    return owner, ws
 
 
 async def test_the_follower_shows_each_save_without_polling(tmp_path, pg_server, other_window, monkeypatch) -> None:
-    url = pg_server.database()
+    url = await asyncio.to_thread(pg_server.database)
     monkeypatch.setenv(URL_VARIABLE, url)
     monkeypatch.setattr(ownership, "READ_ONLY_POLL", 600.0)  # only a notification can refresh the pane
-    owner = Store(url)
+    # The other instance's store, opened and written off the app's loop, as another process would.
+    owner, ws = await asyncio.to_thread(_owner_holding_a_workstream, url, other_window.pid)
     try:
-        ws = owner.create_workstream(title="streamed")
-        owner.add_message(ws, Message(role="user", content="Write the plan."))
-        assert owner.take_lease(ws, Owner("0" * 32, other_window.pid, Owner.this_process().host)) is None
         app = make_app(tmp_path, resume=ws[:8])
         async with app.run_test(size=(120, 34)) as pilot:
             await booted(pilot)
@@ -42,12 +37,12 @@ async def test_the_follower_shows_each_save_without_polling(tmp_path, pg_server,
             await wait_for(pilot, lambda: listener is not None and listener.listening.is_set(),
                            message="the app listens on PostgreSQL")
             draft = Message(role="assistant", content="Step one: the schema.", interrupted=True)
-            owner.start_draft(ws, draft)
-            await wait_for(pilot, lambda: "Step one: the schema." in screen_text(app), timeout=5,
+            await asyncio.to_thread(owner.start_draft, ws, draft)
+            await wait_for(pilot, lambda: "Step one: the schema." in screen_text(app), timeout=10,
                            message="the draft's first save is shown")
             for n in range(3):
-                owner.append_draft(ws, draft.db_id, f" Step {n + 2}: part {n}.", "")
-                await wait_for(pilot, lambda: f"Step {n + 2}: part {n}." in screen_text(app), timeout=5,
+                await asyncio.to_thread(owner.append_draft, ws, draft.db_id, f" Step {n + 2}: part {n}.", "")
+                await wait_for(pilot, lambda: f"Step {n + 2}: part {n}." in screen_text(app), timeout=10,
                                message=f"save {n + 2} is shown")
     finally:
-        owner.close()
+        await asyncio.to_thread(owner.close)

@@ -3,8 +3,6 @@ that window has gone; restoring never takes tabs another window holds."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,15 +29,6 @@ def _conversation(store: Store, title: str) -> str:
     store.add_message(ws, Message(role="user", content="What is the plan?"))
     store.add_message(ws, Message(role="assistant", content="First the schema, then the store."))
     return ws
-
-
-@pytest.fixture
-def other_window():
-    """A live process standing in for another Whimbrel window; `.kill()` makes it gone."""
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    yield process
-    process.kill()
-    process.wait()
 
 
 def _owner_of(process) -> Owner:

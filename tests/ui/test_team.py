@@ -5,8 +5,6 @@ Enter opens its workstream here, read-only."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,15 +17,6 @@ from app.tui.screens.team import TeamScreen
 from app.vocabulary.messages import Message
 from tests.fake_llm.script import TextReply, ToolCallReply
 from tests.ui.helpers import answer_approval, booted, make_app, screen_is, submit, wait_for
-
-
-@pytest.fixture
-def other_window():
-    """A live process standing in for another Whimbrel window."""
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    yield process
-    process.kill()
-    process.wait()
 
 
 @pytest.fixture
