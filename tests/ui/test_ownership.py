@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
+from app.storage.identity import who
 from app.storage.leases import Owner
 from app.storage.store import Store
 from app.vocabulary.messages import Message
@@ -98,7 +99,8 @@ async def test_resume_browser_opens_it_read_only_and_enter_takes_over(tmp_path, 
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ResumeScreen", message="resume browser")
         table = app.screen.query_one(DataTable)
         await wait_for(pilot, lambda: table.row_count == 1, message="the saved workstream listed")
-        assert table.get_row_at(0)[0].plain == "from the browser  · open in another window"
+        # who holds it: the lease's name, here this test process's own (user@host)
+        assert table.get_row_at(0)[0].plain == f"from the browser  · open in another window by {who()}"
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: app.workstream.id == ws, message="opened and focused")
         view = app.main_screen.view_for(ws)
