@@ -12,6 +12,7 @@ from pathlib import Path
 from app.checkpoints.records import fork_workstream
 from app.memory.memory_store import MemoryStore
 from app.memory.records import Visibility
+from app.storage.identity import who
 from app.storage.schema_upgrade import HEAD
 from app.permissions import audit
 from app.storage.leases import Owner
@@ -113,7 +114,8 @@ def test_status_names_the_sqlite_file_and_the_live_instances(tmp_path: Path) -> 
     done = whimbrel("db", "status", cwd=tmp_path, env={"WHIMBREL_DATA_DIR": str(data)})
     assert done.returncode == 0, done.stderr
     assert f"store: SQLite {data / 'whimbrel.db'}" in done.stdout
-    assert "live instances: 1" in done.stdout and f"buildbox pid {os.getpid()} (abcdef12): 1 workstream open" in done.stdout
+    assert "live instances: 1" in done.stdout
+    assert f"{who()} on buildbox pid {os.getpid()} (abcdef12): 1 workstream open" in done.stdout  # who holds it
 
 
 def test_copy_into_a_team_store_that_already_has_work_renumbers_and_keeps_theirs(tmp_path: Path, pg_server) -> None:
