@@ -1,17 +1,21 @@
 """A read-only pane on PostgreSQL follows the owner's stream by LISTEN/NOTIFY: with the fallback poll
 set to ten minutes, each save of another instance's streaming reply (a second Store handle whose lease
-names a live process) still shows in the app, as it commits."""
+names a live process) still shows in the app, as it commits; so does its new state in the team view
+(/team), whose own refresh is set to ten minutes."""
 
 from __future__ import annotations
 
 import asyncio
 
+from textual.widgets import DataTable
+
 import app.engine.ownership as ownership
+import app.tui.screens.team as team
 from app.storage.leases import Owner
 from app.storage.location import URL_VARIABLE
 from app.storage.store import Store
 from app.vocabulary.messages import Message
-from tests.ui.helpers import booted, make_app, screen_text, wait_for
+from tests.ui.helpers import booted, make_app, screen_text, submit, wait_for
 
 
 def _owner_holding_a_workstream(url: str, pid: int) -> tuple[Store, str]:
@@ -44,5 +48,34 @@ async def test_the_follower_shows_each_save_without_polling(tmp_path, pg_server,
                 await asyncio.to_thread(owner.append_draft, ws, draft.db_id, f" Step {n + 2}: part {n}.", "")
                 await wait_for(pilot, lambda: f"Step {n + 2}: part {n}." in screen_text(app), timeout=10,
                                message=f"save {n + 2} is shown")
+    finally:
+        await asyncio.to_thread(owner.close)
+
+
+def _rows(app) -> list[list[str]]:
+    """The team view's (workstream, state) cells."""
+    table = app.screen.query_one(DataTable)
+    return [[str(cell) for cell in table.get_row_at(n)][3:5] for n in range(table.row_count)]
+
+
+async def test_the_team_view_follows_writes_without_polling(tmp_path, pg_server, other_window, monkeypatch) -> None:
+    url = await asyncio.to_thread(pg_server.database)
+    monkeypatch.setenv(URL_VARIABLE, url)
+    monkeypatch.setattr(team, "REFRESH", 600.0)  # only a notification can refresh the list
+    owner, ws = await asyncio.to_thread(_owner_holding_a_workstream, url, other_window.pid)
+    try:
+        app = make_app(tmp_path)
+        async with app.run_test(size=(120, 34)) as pilot:
+            await booted(pilot)
+            listener = app.ownership.listener
+            await wait_for(pilot, lambda: listener is not None and listener.listening.is_set(),
+                           message="the app listens on PostgreSQL")
+            await submit(pilot, "/team")
+            await wait_for(pilot, lambda: isinstance(app.screen, team.TeamScreen) and ["streamed", "idle"] in _rows(app),
+                           message="the other instance's workstream is listed")
+            draft = Message(role="assistant", content="Step one.", interrupted=True)
+            await asyncio.to_thread(owner.start_draft, ws, draft)
+            await wait_for(pilot, lambda: ["streamed", "streaming"] in _rows(app), timeout=10,
+                           message="its new state is shown at once")
     finally:
         await asyncio.to_thread(owner.close)

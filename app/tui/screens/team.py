@@ -5,7 +5,8 @@
 
 One row per open workstream: who holds it (app/storage/identity.py), on which host and pid, the
 workstream, its state (streaming while a reply streams into the store, otherwise idle) and when its
-holder last beat. The list refreshes itself every REFRESH seconds: `load` (the store's
+holder last beat. On PostgreSQL it re-reads as soon as any instance writes into a workstream (the
+app's store listener, app/tui/workstreams/ownership_wiring.py); everywhere it also refreshes every REFRESH seconds: `load` (the store's
 `live_instances`, run on the store's own thread by AsyncStore) is awaited in a worker, so the UI never
 waits on the store; the cursor stays on the workstream it was on. Enter dismisses with that
 workstream's id: the caller opens it, read-only when another instance holds it.
@@ -44,6 +45,7 @@ def _state(state: str) -> Text:
 
 
 class TeamScreen(ModalScreen[str | None]):
+    follows_store = True  # on PostgreSQL the app's store listener calls reload() at each write (pg_listen.py)
     CSS_PATH = STYLES_DIR / "providers.tcss"
     BINDINGS = [
         Binding("escape,q", "dismiss(None)", "Close", id="team.close"),
@@ -127,4 +129,5 @@ def open_team(app: Any) -> None:
         if workstream_id:
             app.run_worker(app.workspace.open_workstream(workstream_id), group="open", exit_on_error=False)
 
-    app.push_screen(TeamScreen(app.store.live_instances, own=app.manager.ownership.owner.instance_id), callback=chosen)
+    app.push_screen(TeamScreen(app.store.live_instances, own=app.manager.ownership.owner.instance_id,
+                               refresh=REFRESH), callback=chosen)

@@ -47,6 +47,8 @@ class OwnershipWiring:
         manager = self.app.manager
         if manager is None:
             return
+        if getattr(self.app.screen, "follows_store", False):  # the team view (/team) re-reads now too
+            self.app.screen.reload()
         workstream = manager.get(workstream_id) if workstream_id is not None else None
         if (workstream is not None and workstream.read_only) or (
                 workstream_id is None and any(w.read_only for w in manager)):
