@@ -4,7 +4,9 @@ Enter opens its workstream here, read-only."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -71,12 +73,15 @@ async def test_a_turn_waiting_for_approval_is_shown_to_other_instances(fake_open
         await answer_approval(pilot, "write a.txt")
         ws = app.workstream.id
 
-        def state_seen_by_the_other_instance() -> str:
-            return next(w.state for i in store.live_instances() for w in i.workstreams if w.id == ws)
+        async def seen_by_the_other_instance(state: str, message: str) -> None:
+            """Wait until the other instance's store reads `state` (read off the app's loop)."""
+            deadline = time.monotonic() + 15
+            while await asyncio.to_thread(lambda: [w.state for i in store.live_instances()
+                                                   for w in i.workstreams if w.id == ws]) != [state]:
+                assert time.monotonic() < deadline, f"timed out waiting for: {message}"
+                await pilot.pause(0.05)
 
-        await wait_for(pilot, lambda: state_seen_by_the_other_instance() == "approval",
-                       message="the other instance sees the turn waiting for approval")
+        await seen_by_the_other_instance("approval", "the other instance sees the turn waiting for approval")
         await pilot.press("y")
         await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn ends")
-        await wait_for(pilot, lambda: state_seen_by_the_other_instance() == "idle",
-                       message="no longer waiting once answered")
+        await seen_by_the_other_instance("idle", "no longer waiting once answered")
