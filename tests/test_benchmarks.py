@@ -33,6 +33,7 @@ REPORTS = {
     "policy": r"(?s)tree-sitter reader.*(`true`, \d+ runs|sandbox: bubblewrap cannot run here)",
     "sandbox": r"sandbox overhead:|no sandbox here",
     "startup": r"heavy SDKs in sys.modules after importing",
+    "storage": r"follower latency on postgresql .* p95",
     "throughput": r"(?m)^openai .*\n^openai-responses .*\n^anthropic ",
     "tools": r"(?s)tool_search over 500 tools.*web_fetch of a.*task sub-agents",
     "workstreams --echo": r"ratio of p95s",
@@ -41,6 +42,8 @@ REPORTS = {
 }
 # What a smoke run needs that the README's test command does not install (.ci/run installs tmux).
 NEEDS = {
+    "storage": ("Debian's postgresql (apt-get install postgresql)", lambda: __import__(
+        "tests.pg_server", fromlist=["bin_dir"]).bin_dir() is not None),
     "closing_terminal": ("tmux", lambda: shutil.which("tmux") is not None),
     "mcp_cli": ("the Inspector CLI (npm ci --prefix tests/mcp/node)", lambda: (
         ROOT / "tests" / "mcp" / "node" / "node_modules" / "@modelcontextprotocol" / "inspector-cli").exists()),

@@ -12,6 +12,8 @@ from pathlib import Path
 from app.checkpoints.records import fork_workstream
 from app.memory.memory_store import MemoryStore
 from app.memory.records import Visibility
+from app.storage.identity import who
+from app.storage.schema_upgrade import HEAD
 from app.permissions import audit
 from app.storage.leases import Owner
 from app.storage.store import Store
@@ -98,10 +100,10 @@ def test_copy_into_postgresql_is_row_for_row_and_idempotent(tmp_path: Path, pg_s
 
     status = whimbrel("db", "status", "--db-url", url, cwd=tmp_path, env=env)
     assert status.returncode == 0, status.stderr
-    assert "store: PostgreSQL postgresql://" in status.stdout and "revision r0002" in status.stdout
+    assert "store: PostgreSQL postgresql://" in status.stdout and f"revision {HEAD}" in status.stdout
     assert "workstreams: 2" in status.stdout and "live instances: 0" in status.stdout
     migrated = whimbrel("db", "migrate", "--db-url", url, cwd=tmp_path, env=env)
-    assert migrated.returncode == 0 and migrated.stdout.strip().endswith("at revision r0002"), migrated.stderr
+    assert migrated.returncode == 0 and migrated.stdout.strip().endswith(f"at revision {HEAD}"), migrated.stderr
 
 
 def test_status_names_the_sqlite_file_and_the_live_instances(tmp_path: Path) -> None:
@@ -112,7 +114,8 @@ def test_status_names_the_sqlite_file_and_the_live_instances(tmp_path: Path) -> 
     done = whimbrel("db", "status", cwd=tmp_path, env={"WHIMBREL_DATA_DIR": str(data)})
     assert done.returncode == 0, done.stderr
     assert f"store: SQLite {data / 'whimbrel.db'}" in done.stdout
-    assert "live instances: 1" in done.stdout and f"buildbox pid {os.getpid()} (abcdef12): 1 workstream open" in done.stdout
+    assert "live instances: 1" in done.stdout
+    assert f"{who()} on buildbox pid {os.getpid()} (abcdef12): 1 workstream open" in done.stdout  # who holds it
 
 
 def test_copy_into_a_team_store_that_already_has_work_renumbers_and_keeps_theirs(tmp_path: Path, pg_server) -> None:

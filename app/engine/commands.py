@@ -23,6 +23,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("name", "<alias>", "give this workstream a unique alias"),
     SlashCommand("clear", "", "empty the model's context (history stays saved)"),
     SlashCommand("resume", "[query]", "browse and search saved workstreams"),
+    SlashCommand("team", "", "the live instances and their workstreams"),
     SlashCommand("delete", "", "delete this workstream and its history (asks first)"),
     SlashCommand("history", "", "show the prompts sent in this workstream"),
     SlashCommand("retry", "", "send the last prompt again, replacing the last answer"),

@@ -25,9 +25,11 @@ class HeldElsewhere(Exception):
 
 
 def where(lease: Lease) -> str:
-    """'open in another window (pid 4242)', naming the host when it is not this one."""
+    """'open in another window (pid 4242) by bob', naming the host when it is not this one and who
+    holds it when the lease says (app/storage/identity.py)."""
     host = "" if lease.owner.host == socket.gethostname() else f" on {lease.owner.host}"
-    return f"open in another window (pid {lease.owner.pid}{host})"
+    by = f" by {lease.who}" if lease.who else ""
+    return f"open in another window (pid {lease.owner.pid}{host}){by}"
 
 
 class Ownership:

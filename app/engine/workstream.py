@@ -7,6 +7,8 @@ forwards every event to `listener` (the UI sets it to post into the workstream's
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -18,6 +20,10 @@ if TYPE_CHECKING:
     from app.storage.leases import Lease
 
 Listener = Callable[[ev.EngineEvent], None]
+
+# The stored state while a turn waits for the user's approval, so other instances' team view
+# (/team) can say so; back to "idle" once nothing waits (app/storage/drafts.py keeps "streaming").
+APPROVAL = "approval"
 
 
 class Workstream:
@@ -40,6 +46,7 @@ class Workstream:
         self.cost: float | None = None
         self.cost_estimated = False
         self.pending: list[ev.ApprovalRequested] = []
+        self._notes: set[Any] = set()  # state notes being stored (kept referenced until done)
         self.unread = False
         self.last_active = time.monotonic()
         self.listener: Listener | None = None
@@ -90,6 +97,8 @@ class Workstream:
         elif isinstance(event, ev.ApprovalRequested):
             self.pending.append(event)
             event.future.add_done_callback(lambda _f, e=event: self._drop_pending(e))
+            if len(self.pending) == 1:
+                self._note_state(APPROVAL)
         elif isinstance(event, (ev.ContentDelta, ev.ToolOutput, ev.TurnFinished, ev.UserNotified)):
             self.unread = True
         if isinstance(event, ev.TurnFinished):
@@ -113,6 +122,27 @@ class Workstream:
     def _drop_pending(self, event: ev.ApprovalRequested) -> None:
         if event in self.pending:
             self.pending.remove(event)
+            if not self.pending:
+                self._note_state("idle")
+
+    def _note_state(self, state: str) -> None:
+        """Store the workstream's state for the other instances to see, without waiting for it: a
+        failed note (the store gone, the lease lost) only leaves the team view a step behind."""
+        if self.store is None or not self.id:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(self._store_state(state))
+        self._notes.add(task)
+        task.add_done_callback(self._notes.discard)
+
+    async def _store_state(self, state: str) -> None:
+        try:
+            await self.store.update_workstream(self.id, state=state)
+        except Exception as error:  # noqa: BLE001 - see _note_state
+            logging.getLogger(__name__).info("state %r of %s not stored: %s", state, self.id, error)
 
     async def submit(self, text: str, images: list[dict] | None = None) -> None:
         """Run one user turn to completion (the caller runs this as a cancellable task)."""

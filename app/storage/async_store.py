@@ -207,6 +207,21 @@ class AsyncStore:
     async def lease(self, workstream_id: str) -> Lease | None:
         return await self.run(self.store.lease, workstream_id)
 
+    def listen(self, on_change: Callable[[str | None], None]) -> Any:
+        """Store.listen, with `on_change` called on this (the caller's) event loop; None on SQLite.
+        Starts a thread and returns at once: the connection is made on that thread."""
+        loop = asyncio.get_running_loop()
+
+        def relay(workstream_id: str | None) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(on_change, workstream_id)
+
+        return self.store.listen(relay)
+
+    async def live_instances(self) -> list:
+        """The team view's rows: app/storage/team.py."""
+        return await self.run(self.store.live_instances)
+
     async def aclose(self) -> None:
         """Finish queued work, close the database, and stop the worker thread."""
         try:

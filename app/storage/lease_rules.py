@@ -47,6 +47,7 @@ class Lease:
     workstream_id: str
     owner: Owner
     heartbeat_at: float
+    who: str | None = None  # the holder's name (app/storage/identity.py); None on rows from before it was kept
 
     def is_free_for(self, claimant: Owner, now: float, *, stale_after: float = STALE_AFTER,
                     alive: Callable[[int], bool] = pid_alive) -> bool:

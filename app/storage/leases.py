@@ -21,6 +21,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from app.storage.identity import who
 from app.storage.engine import Connection, Engine, Row, begin_immediate, connect_raw, marks
 from app.storage.lease_rules import HEARTBEAT_INTERVAL, STALE_AFTER, Lease, Owner, pid_alive
 from app.storage.write_refused import WriteRefused
@@ -28,11 +29,11 @@ from app.storage.write_refused import WriteRefused
 # The owner, the lease and the rule live in lease_rules.py (no store); they are used from here too.
 __all__ = ["HEARTBEAT_INTERVAL", "STALE_AFTER", "Lease", "Owner", "pid_alive", "LeaseMixin", "live_lease_ids"]
 
-_SELECT = "SELECT workstream_id, instance_id, pid, host, heartbeat_at FROM workstream_leases"
+_SELECT = "SELECT workstream_id, instance_id, pid, host, heartbeat_at, who FROM workstream_leases"
 
 
 def _lease(row: Row) -> Lease:
-    return Lease(row.workstream_id, Owner(row.instance_id, row.pid, row.host), row.heartbeat_at)
+    return Lease(row.workstream_id, Owner(row.instance_id, row.pid, row.host), row.heartbeat_at, row.who)
 
 
 def live_lease_ids(now: float, stale_after: float = STALE_AFTER) -> tuple[str, tuple[float]]:
@@ -78,7 +79,8 @@ class LeaseMixin:
             current = _lease(row) if row else None
             if current is not None and not current.is_free_for(owner, now, stale_after=stale_after):
                 return current
-            mine = {"instance_id": owner.instance_id, "pid": owner.pid, "host": owner.host, "heartbeat_at": now}
+            mine = {"instance_id": owner.instance_id, "pid": owner.pid, "host": owner.host, "heartbeat_at": now,
+                    "who": who()}
             if current is None:
                 try:
                     conn.insert("workstream_leases", {"workstream_id": workstream_id, "taken_at": now, **mine})

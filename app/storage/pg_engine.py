@@ -183,6 +183,7 @@ class PgEngine(Lending):
             self._sa = pool._sa
         self.notices: list[str] = []
         self._lock = threading.Lock()
+        self._connect_args = dict(connect_args or {}) if pool is None else pool._connect_args
 
     def for_reads(self) -> "PgEngine":
         return PgEngine(self.url, reads_only=True, pool=self)
@@ -206,6 +207,11 @@ class PgEngine(Lending):
         if conn.discard:
             conn.pooled.invalidate()
         conn.pooled.close()
+
+    def dedicated_connection(self) -> psycopg.Connection:
+        """A new autocommit connection outside the pool, kept by its caller (app/storage/pg_listen.py)."""
+        cargs, cparams = self._sa.dialect.create_connect_args(self._sa.url)
+        return psycopg.connect(*cargs, **{**cparams, **self._connect_args, "autocommit": True})
 
     def dispose(self) -> None:
         self._sa.dispose()

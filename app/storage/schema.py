@@ -355,6 +355,7 @@ CREATE TABLE IF NOT EXISTS workstream_leases (
     host TEXT NOT NULL,
     taken_at FLOAT NOT NULL,
     heartbeat_at FLOAT NOT NULL,
+    who TEXT,
     PRIMARY KEY (workstream_id),
     FOREIGN KEY(workstream_id) REFERENCES workstreams (id) ON DELETE CASCADE
 )""",

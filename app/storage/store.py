@@ -29,6 +29,7 @@ from app.storage.pieces import insert_message, update_row
 from app.storage.history import HistoryMixin, last_seq, workstream_rows
 from app.storage.search import escape_like
 from app.storage.leases import LeaseMixin
+from app.storage.team import TeamMixin
 from app.storage.usage_store import UsageMixin
 
 LARGE_TEXT = 1_000_000  # characters: a write this large closes its connection afterwards
@@ -74,7 +75,7 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
-class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
+class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin, TeamMixin):
     """Synchronous access to Whimbrel's SQLite database (migrated on open).
 
     Search, prompt history, app state, pruning, /clear and /rewind live in `HistoryMixin`;
@@ -86,6 +87,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
     def __init__(self, path: Path | str, *, clock: Callable[[], float] | None = None,
                  fts: bool | None = None, connect_args: dict[str, Any] | None = None) -> None:
         self._clock = clock or time.time
+        self._listeners: list[Any] = []  # listen()'s threads, stopped by close()
         self._server_clock = clock is None and is_server_url(path)  # leases by the server's clock (leases.py)
         if is_server_url(path):  # a PostgreSQL store (app/storage/pg_engine.py): no file of ours
             from app.storage.pg_engine import PgEngine
@@ -200,6 +202,10 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
         self._check_writer(conn, workstream_id)
         if update_row(conn, "workstreams", workstream_id, {"updated_at": self._clock(), **fields}) == 0:
             raise LookupError(f"no workstream with id '{workstream_id}'")
+        if conn.dialect == "postgresql":  # followers are told on commit (app/storage/pg_listen.py)
+            from app.storage.pg_listen import notify
+
+            notify(conn, workstream_id)
 
     # -- messages ----------------------------------------------------------------------
 
@@ -267,7 +273,22 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin):
         """
         return self.path is not None and _file_identity(self.path) != self._identity
 
+    def listen(self, on_change: Callable[[str | None], None]) -> Any:
+        """On PostgreSQL: call `on_change(workstream_id)` from a thread as soon as another instance's write
+        into that workstream commits (None: after a reconnect, anything may have changed); the Listener,
+        closed with the store. On SQLite None: followers poll (app/storage/pg_listen.py says why)."""
+        if self.path is not None:
+            return None
+        from app.storage.pg_listen import Listener
+
+        listener = Listener(self._engine.dedicated_connection, on_change).start()
+        self._listeners.append(listener)
+        return listener
+
     def close(self) -> None:
         """Release every connection (the WAL is checkpointed by SQLite on last close)."""
+        for listener in self._listeners:
+            listener.close()
+        self._listeners.clear()
         self.close_heartbeat()
         self._engine.dispose()

@@ -55,18 +55,15 @@ def status(store: Any, shown: str) -> str:
     with store.engine.connect() as conn:
         version, revision = current_version(conn), recorded_revision(conn)
         workstreams = conn.execute("SELECT count(*) FROM workstreams").scalar()
-    instances: dict[tuple[str, int, str], int] = {}
-    for lease in store.live_leases():
-        key = (lease.owner.host, lease.owner.pid, lease.owner.instance_id)
-        instances[key] = instances.get(key, 0) + 1
+    instances = store.live_instances()  # who, host, pid and their workstreams (app/storage/team.py)
     kind = "PostgreSQL" if store.path is None else "SQLite"
     lines = [f"store: {kind} {shown}",
              f"schema: version {version}, revision {revision or 'none'}"
              + ("" if revision == HEAD else f" (this Whimbrel's: {HEAD}; run `whimbrel db migrate`)"),
              f"workstreams: {workstreams}",
              f"live instances: {len(instances)}"]
-    lines += [f"  {host} pid {pid} ({instance[:8]}): {count} workstream{'s' if count != 1 else ''} open"
-              for (host, pid, instance), count in sorted(instances.items())]
+    lines += [f"  {i.who} on {i.host} pid {i.pid} ({i.instance_id[:8]}): {len(i.workstreams)} "
+              f"workstream{'s' if len(i.workstreams) != 1 else ''} open" for i in instances]
     return "\n".join(lines)
 
 

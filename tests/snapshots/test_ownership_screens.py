@@ -9,6 +9,7 @@ from textual.widgets import DataTable, Input
 
 from app.tui.screens.resume import ResumeScreen
 from app.storage.async_store import AsyncStore
+from app.storage import identity
 from app.storage.leases import Owner
 from app.storage.store import Store
 from app.vocabulary.messages import Message
@@ -32,8 +33,10 @@ def _held_workstream(tmp_path) -> str:
         store.add_message(ws, Message(role="user", content="Sketch the lease table."))
         store.add_message(ws, Message(role="assistant", content="One row per open workstream: "
                                       "instance id, pid, host and a heartbeat."))
+        identity.set_name("bob")  # a fixed name: the lease records who holds it, the pane and browser say so
         store.take_lease(ws, ELSEWHERE)
     finally:
+        identity.set_name(None)
         store.close()
     return ws
 

@@ -3,13 +3,12 @@ that window has gone; restoring never takes tabs another window holds."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable
 
+from app.storage.identity import who
 from app.storage.leases import Owner
 from app.storage.store import Store
 from app.vocabulary.messages import Message
@@ -31,15 +30,6 @@ def _conversation(store: Store, title: str) -> str:
     store.add_message(ws, Message(role="user", content="What is the plan?"))
     store.add_message(ws, Message(role="assistant", content="First the schema, then the store."))
     return ws
-
-
-@pytest.fixture
-def other_window():
-    """A live process standing in for another Whimbrel window; `.kill()` makes it gone."""
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    yield process
-    process.kill()
-    process.wait()
 
 
 def _owner_of(process) -> Owner:
@@ -109,7 +99,8 @@ async def test_resume_browser_opens_it_read_only_and_enter_takes_over(tmp_path, 
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ResumeScreen", message="resume browser")
         table = app.screen.query_one(DataTable)
         await wait_for(pilot, lambda: table.row_count == 1, message="the saved workstream listed")
-        assert table.get_row_at(0)[0].plain == "from the browser  · open in another window"
+        # who holds it: the lease's name, here this test process's own (user@host)
+        assert table.get_row_at(0)[0].plain == f"from the browser  · open in another window by {who()}"
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: app.workstream.id == ws, message="opened and focused")
         view = app.main_screen.view_for(ws)

@@ -31,6 +31,8 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         ("Previous tab", f"Switch to the previous workstream tab ({key('previous_tab')})",
          lambda: app.action_cycle_tab(-1)),
         ("Resume a saved workstream", "Browse and search history (/resume)", app.action_resume_browser),
+        ("Team view", "Live instances on this store, who and where, their workstreams; open one (/team)",
+         lambda: _open_team(app)),
         ("Cancel turn", f"Stop the focused workstream's running turn ({key('cancel_turn')})",
          lambda: app.turns.cancel(app.workstream)),
         ("Edit the prompt in $EDITOR",
@@ -70,3 +72,9 @@ def whimbrel_commands(app) -> Iterator[SystemCommand]:
         for number, tab in enumerate(tabs, start=1):
             yield SystemCommand(f"Go to {number}: {tab.name}", f"Switch to workstream {number} "
                                 f"({tab.state})", lambda n=number: app.action_switch_tab(n - 1))
+
+
+def _open_team(app) -> None:
+    from app.tui.screens.team import open_team
+
+    open_team(app)

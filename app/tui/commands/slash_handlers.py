@@ -87,6 +87,12 @@ async def _resume(app, view, args: str) -> None:
     app.push_screen(ResumeScreen(app.store, args), callback=opened)
 
 
+async def _team(app, view, args: str) -> None:
+    from app.tui.screens.team import open_team
+
+    open_team(app)
+
+
 async def _delete(app, view, args: str) -> None:
     workstream = view.workstream
 
@@ -287,7 +293,7 @@ async def _image(app, view, args: str) -> None:
 
 
 HANDLERS = {
-    "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume,
+    "help": _help, "ws": _ws, "new": _new, "name": _name, "clear": _clear, "resume": _resume, "team": _team,
     "delete": _delete, "history": _history, "retry": _retry, "rewind": _rewind, "export": _export,
     "split": _split, "unsplit": _unsplit, "quit": _quit, "model": _model, "cost": _cost, "watches": _watches,
     "compact": _compact, "setup": _setup, "mcp": _mcp, "fork": _fork, "worktree": _worktree,

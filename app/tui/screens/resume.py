@@ -37,10 +37,12 @@ def highlight(hit) -> Text:
     return text
 
 
-def _name(name: str, open_elsewhere: bool) -> Text:
+def _name(name: str, open_elsewhere: str | None) -> Text:
+    """A row's name; `open_elsewhere`: who has it open in another window ("" when the lease does not say)."""
     text = Text(name, style="bold")
-    if open_elsewhere:
-        text.append("  · open in another window", style="yellow")
+    if open_elsewhere is not None:
+        text.append("  · open in another window" + (f" by {open_elsewhere}" if open_elsewhere else ""),
+                    style="yellow")
     return text
 
 
@@ -115,7 +117,7 @@ class ResumeScreen(ModalScreen[str | None]):
         if query.strip():
             hits = await self.store.search(query, limit=100)
             headers = ("workstream", "when", "who", "match")
-            rows = [(_name(hit.title or hit.workstream_id[:8], hit.workstream_id in elsewhere),
+            rows = [(_name(hit.title or hit.workstream_id[:8], elsewhere.get(hit.workstream_id)),
                      age(now - hit.created_at), hit.role, highlight(hit)) for hit in hits]
             self.row_ids = [hit.workstream_id for hit in hits]
             status = f"{len(hits)} matching message(s)"
@@ -127,18 +129,19 @@ class ResumeScreen(ModalScreen[str | None]):
             tree = tree_order(infos, await self.store.run(fork_parents, self.store.store))  # forks under parents
             headers = ("workstream", "last activity", "messages", "model")
             rows = [(_name(("   " * (depth - 1) + " └ " if depth else "") + (info.alias or info.title or "(untitled)"),
-                           info.id in elsewhere),
+                           elsewhere.get(info.id)),
                      age(now - info.updated_at), str(info.message_count), Text(info.model or "")) for info, depth in tree]
             self.row_ids = [info.id for info, _depth in tree]
             status = f"{len(infos)} saved workstream(s)"
         _fill(table, headers, rows)
         self.query_one("#resume-status", Static).update(status)
 
-    async def _open_elsewhere(self) -> set[str]:
-        """Ids of the workstreams another running window has open (they open read-only here)."""
+    async def _open_elsewhere(self) -> dict[str, str]:
+        """The workstreams another running window has open (they open read-only here): id -> who."""
         manager = getattr(self.app, "manager", None)
         here = manager.ownership.owner.instance_id if manager is not None else ""
-        return {lease.workstream_id for lease in await self.store.live_leases() if lease.owner.instance_id != here}
+        return {lease.workstream_id: lease.who or "" for lease in await self.store.live_leases()
+                if lease.owner.instance_id != here}
 
     def action_delete(self) -> None:
         table = self.query_one(DataTable)

@@ -3,6 +3,10 @@
 The engine (app/engine/ownership.py, WorkstreamManager) decides who holds what; the App holds an
 OwnershipWiring that runs it on timers and shows the outcome: a pane whose workstream is open in
 another window is read-only and redraws as that window writes, until the user takes it over.
+
+Read-only panes are polled once a second; on PostgreSQL the store also LISTENs for the other
+instances' writes (app/storage/pg_listen.py) and a write into a workstream shown read-only here
+polls it at once, so a follower shows each save of the owner's stream as it commits.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ class OwnershipWiring:
     def __init__(self, app) -> None:
         self.app = app
         self._ticking: set[str] = set()
+        self._again: set[str] = set()  # asked for while running: run once more when done
         self._read_only_timer = None
+        self.listener = None  # PostgreSQL: the store's Listener (None on SQLite: polling alone)
 
     def start(self) -> None:
         """Once the workspace is restored: keep this instance's leases alive, watch read-only panes."""
@@ -31,7 +37,22 @@ class OwnershipWiring:
             app.store.on_refused = lambda _error: self._tick("leases", self._heartbeat)  # read-only at once
         app.run_worker(self._heartbeats(), name="ownership heartbeats", group="ownership", exit_on_error=False)
         self._read_only_timer = app.set_interval(READ_ONLY_POLL, self._read_only_tick, pause=True)
+        if hasattr(app.store, "listen"):
+            self.listener = app.store.listen(self._store_changed)
         self.follow_read_only()
+
+    def _store_changed(self, workstream_id: str | None) -> None:
+        """Another instance wrote into `workstream_id` (None: maybe into any, after a reconnect):
+        a read-only pane showing it is refreshed now rather than at the next poll."""
+        manager = self.app.manager
+        if manager is None:
+            return
+        if getattr(self.app.screen, "follows_store", False):  # the team view (/team) re-reads now too
+            self.app.screen.reload()
+        workstream = manager.get(workstream_id) if workstream_id is not None else None
+        if (workstream is not None and workstream.read_only) or (
+                workstream_id is None and any(w.read_only for w in manager)):
+            self._tick("read-only", self._poll_read_only, again=True)
 
     def follow_read_only(self) -> None:
         """Poll once a second while a pane is read-only; otherwise the timer sleeps (no idle wake-ups)."""
@@ -48,9 +69,14 @@ class OwnershipWiring:
         else:
             self._read_only_timer.pause()
 
-    def _tick(self, name: str, job) -> None:
-        """Run `job` on a worker unless its previous run (waiting on a busy store, say) is still going."""
-        if name in self._ticking or self.app.manager is None:
+    def _tick(self, name: str, job, *, again: bool = False) -> None:
+        """Run `job` on a worker unless its previous run (waiting on a busy store, say) is still going;
+        `again`: then run it once more when that one ends (a write it may have missed)."""
+        if self.app.manager is None:
+            return
+        if name in self._ticking:
+            if again:
+                self._again.add(name)
             return
         self._ticking.add(name)
 
@@ -59,6 +85,9 @@ class OwnershipWiring:
                 await job()
             finally:
                 self._ticking.discard(name)
+                if name in self._again:
+                    self._again.discard(name)
+                    self._tick(name, job)
 
         self.app.run_worker(run(), name=f"ownership {name}", group="ownership", exit_on_error=False)
 
