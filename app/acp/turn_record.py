@@ -29,12 +29,19 @@ def _text_of(content: Any) -> str:
     return "\n".join(parts)
 
 
-def _diff_of(content: Any) -> str:
+def _diff_of(content: Any, workspace: Any) -> str:
+    """The first diff of the content, its file named as Whimbrel's own tools name it (relative inside
+    the workspace, absolute outside)."""
+    from pathlib import Path
+
     from tools.preview import unified_diff
+    from tools.workspace import display_path
 
     for item in content or []:
         if getattr(item, "type", "") == "diff":
-            return unified_diff(item.old_text or "", item.new_text or "", str(item.path).lstrip("/"))
+            shown = display_path(Path(str(item.path)), Path(workspace)) if Path(str(item.path)).is_absolute() \
+                else str(item.path)
+            return unified_diff(item.old_text or "", item.new_text or "", shown.lstrip("/"))
     return ""
 
 
@@ -108,10 +115,9 @@ class TurnRecord:
         call_id = tool_call.tool_call_id
         if call_id not in self.calls:
             self._tool_call(_titled(tool_call))
-        call = self.calls[call_id]
-        item = ev.ApprovalItem(call_id, call.name, tool_call.title or "", _diff_of(tool_call.content),
-                               f"agent {self.session.agent.name} asks permission"
-                               + _outside(tool_call, self.session.tool_context.workspace))
+        call, workspace = self.calls[call_id], self.session.tool_context.workspace
+        item = ev.ApprovalItem(call_id, call.name, tool_call.title or "", _diff_of(tool_call.content, workspace),
+                               f"agent {self.session.agent.name} asks permission" + _outside(tool_call, workspace))
         decision = await self._decide(item)
         if decision is None:
             return None
