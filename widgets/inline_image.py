@@ -1,5 +1,6 @@
 """An image drawn by the terminal itself (kitty graphics, sixel or iTerm2 inline; widgets/terminal_graphics.py)
-in the widget's own cells, with a caption line under it.
+in the widget's own cells, or as coloured half blocks (a browser tab, or `images = "blocks"`), with a
+caption line under it.
 
 This is the only widget that sends an image protocol's escape sequences, as control segments of its own
 strips: kitty's image travels once and its cells are placeholder characters (so Textual scrolls and
@@ -48,12 +49,12 @@ ITERM_MAX_BYTES = 512_000  # iTerm2's image is sent again with every repaint of 
 
 def drawable(protocol: str | None, mime: str, data: bytes) -> bool:
     """Whether `protocol` can draw this image: kitty takes PNG (sent once), iTerm2 any image up to
-    ITERM_MAX_BYTES, sixel the PNGs that app/mcp/png_pixels.py decodes (no image library here)."""
+    ITERM_MAX_BYTES, sixel and half blocks the PNGs that app/mcp/png_pixels.py decodes (no image library here)."""
     if protocol == "kitty":
         return data[:8] == b"\x89PNG\r\n\x1a\n"
     if protocol == "iterm":
         return mime.startswith("image/") and 0 < len(data) <= ITERM_MAX_BYTES
-    if protocol == "sixel":
+    if protocol in ("sixel", "blocks"):
         from app.mcp.png_pixels import png_pixels
 
         return png_pixels(data, 128, 128) is not None
@@ -97,6 +98,20 @@ class InlineImage(Widget):
                 self._payload = graphics.iterm_inline(self.data, self.box)
         return self._payload
 
+    def _blocks(self, base: Style) -> list[list[Segment]]:
+        """The image as rows of half-block cells: plain coloured text, which any terminal (and a browser
+        tab) shows; transparent pixels take the transcript's own background."""
+        from app.mcp.png_pixels import png_pixels
+
+        def cell(top: graphics.Pixel, bottom: graphics.Pixel) -> Segment:
+            if top is None:
+                return Segment("▄", base + Style(color=Color.from_rgb(*bottom))) if bottom else Segment(" ", base)
+            return Segment("▀", base + Style(color=Color.from_rgb(*top),
+                                             bgcolor=Color.from_rgb(*bottom) if bottom else None))
+
+        grid = png_pixels(self.data, 128, 128) or ((None,),)
+        return [[cell(top, bottom) for top, bottom in cells] for cells in graphics.block_rows(grid, self.box)]
+
     def render_lines(self, crop: Region) -> list[Strip]:
         width = self.size.width or self.get_content_width(None, None)
         base = self.rich_style
@@ -104,6 +119,8 @@ class InlineImage(Widget):
             cell_style = base + Style(color=Color.from_ansi(self.image_id))
             rows = [[Segment("".join(cells), cell_style), Segment(" " * (width - len(cells)), base)]
                     for cells in graphics.kitty_rows(self.box)]
+        elif self.protocol == "blocks":
+            rows = [[*cells, Segment(" " * (width - self.box[0]), base)] for cells in self._blocks(base)]
         else:
             rows = [[Segment(" " * width, base)] for _ in range(self.box[1])]
         caption = self.caption[:width]
@@ -114,7 +131,7 @@ class InlineImage(Widget):
             self._sent = True
             strips[0] = Strip([_control(graphics.kitty_transmit(self.data, self.image_id, self.box)),
                                *strips[0]], width)
-        elif self.protocol != "kitty" and whole and self.is_mounted and self.screen.is_active:
+        elif self.protocol in ("sixel", "iterm") and whole and self.is_mounted and self.screen.is_active:
             # (under a dialog the screen is drawn dimmed behind it: the image would cover the dialog)
             at = self.region
             draw = SAVE_CURSOR + Control.move_to(at.x, at.y).segment.text + self.payload() + RESTORE_CURSOR

@@ -12,7 +12,7 @@ import base64
 import math
 from collections.abc import Mapping, Sequence
 
-PROTOCOLS = ("kitty", "sixel", "iterm")
+PROTOCOLS = ("kitty", "sixel", "iterm", "blocks")  # blocks: coloured half blocks, text any terminal shows
 SETTINGS = ("auto", "off", *PROTOCOLS)
 CELL_PIXELS = (10, 20)  # a typical cell, width × height (the terminal is never asked)
 MAX_BOX = (48, 16)  # the largest block an image takes in the transcript or the inspector, in cells
@@ -31,11 +31,16 @@ APC_CHUNK = 4096
 def detect(env: Mapping[str, str], setting: str = "auto") -> str | None:
     """The protocol to draw images with: `setting` (or $WHIMBREL_IMAGES) when it names one, None for
     "off", else what the environment shows (kitty and Ghostty: kitty; iTerm2, WezTerm: iTerm2 inline;
-    foot, mlterm…: sixel). Inside tmux or screen, auto draws nothing: they would cut the sequences."""
+    foot, mlterm…: sixel; a browser tab: half blocks). Inside tmux or screen, auto draws nothing: they
+    would cut the sequences ("blocks" can be chosen there: they are plain coloured text)."""
     chosen = (env.get("WHIMBREL_IMAGES") or setting or "auto").strip().lower()
     if chosen in PROTOCOLS:
         return chosen
-    if chosen != "auto" or env.get("TMUX") or env.get("TERM", "").startswith("screen"):
+    if chosen != "auto":
+        return None
+    if "web_driver" in env.get("TEXTUAL_DRIVER", ""):  # a browser tab (`whimbrel serve`): xterm.js draws colours
+        return "blocks"
+    if env.get("TMUX") or env.get("TERM", "").startswith("screen"):
         return None
     term, program = env.get("TERM", ""), env.get("TERM_PROGRAM", "")
     if env.get("KITTY_WINDOW_ID") or term == "xterm-kitty" or program == "ghostty" or term == "xterm-ghostty":
@@ -100,6 +105,14 @@ Pixel = tuple[int, int, int] | None
 def _scaled(grid: Sequence[Sequence[Pixel]], width: int, height: int) -> list[list[Pixel]]:
     rows, columns = len(grid), len(grid[0])
     return [[grid[y * rows // height][x * columns // width] for x in range(width)] for y in range(height)]
+
+
+def block_rows(grid: Sequence[Sequence[Pixel]], box: tuple[int, int]) -> list[list[tuple[Pixel, Pixel]]]:
+    """Rows of RGB pixels scaled to fill `box` cells, each cell the (top, bottom) pixels a half block
+    ('▀' in the top one's colour on the bottom one's) shows."""
+    columns, rows = box
+    scaled = _scaled(grid, columns, rows * 2)
+    return [list(zip(scaled[2 * row], scaled[2 * row + 1])) for row in range(rows)]
 
 
 def sixel(grid: Sequence[Sequence[Pixel]], box: tuple[int, int]) -> str:

@@ -57,8 +57,8 @@ def _cidrs(value: Any) -> bool:
 
 NETWORKS = Kind("a list of networks such as \"127.0.0.1/32\" or \"10.0.0.0/8\"", _cidrs)
 SEARCH_MODE = Kind("one of 'auto', 'on', 'off'", lambda v: v in ("auto", "on", "off"))
-IMAGES = Kind("one of 'auto', 'off', 'kitty', 'sixel', 'iterm'",
-              lambda v: v in ("auto", "off", "kitty", "sixel", "iterm"))
+IMAGES = Kind("one of 'auto', 'off', 'kitty', 'sixel', 'iterm', 'blocks'",
+              lambda v: v in ("auto", "off", "kitty", "sixel", "iterm", "blocks"))
 TOOL_MODE = Kind("one of 'native', 'code', 'both'", lambda v: v in ("native", "code", "both"))
 PROVIDER = Kind("one of " + ", ".join(f"'{p}'" for p in PROVIDERS), lambda v: v in PROVIDERS)
 

@@ -139,3 +139,19 @@ def test_reply_block_past_the_plain_text_limit(snap_compare, tmp_path, monkeypat
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_an_attached_image_as_half_blocks(snap_compare, tmp_path, monkeypatch):
+    """Where no image protocol is spoken but colours are (a browser tab of `whimbrel serve`), the image
+    is drawn as coloured half blocks above its caption."""
+    from tests.ui.test_images import png
+    from tests.ui.test_inline_images import stored_image_workstream
+
+    monkeypatch.setenv("WHIMBREL_IMAGES", "blocks")
+    resume = stored_image_workstream(tmp_path, png(tmp_path / "red.png"))
+
+    async def run_before(pilot) -> None:
+        await booted(pilot)
+        await wait_for(pilot, lambda: "A red pixel." in screen_text(pilot.app), message="the stored turn")
+
+    assert snap_compare(make_app(tmp_path, resume=resume), terminal_size=SIZE, run_before=run_before)

@@ -38,6 +38,10 @@ def test_the_protocol_comes_from_the_environment_or_the_setting_never_from_a_que
     assert graphics.detect({"TERM": "xterm-256color"}, "sixel") == "sixel"  # [ui] images
     assert graphics.detect({"TERM": "xterm-kitty"}, "off") is None
     assert graphics.detect({"TERM": "foot", "WHIMBREL_IMAGES": "iterm"}, "off") == "iterm"
+    browser_tab = {"TERM": "xterm-256color", "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver"}
+    assert graphics.detect(browser_tab) == "blocks"  # `whimbrel serve`: xterm.js draws colours, no protocol
+    assert graphics.detect(browser_tab, "off") is None
+    assert graphics.detect({"TERM": "xterm-256color", "TMUX": "x"}, "blocks") == "blocks"
     assert graphics.cell_box((20, 20)) == (8, 4)  # small images are drawn at least 8 columns wide
     assert graphics.cell_box((4000, 1000)) == (48, 6)  # large ones fit the box, keeping their shape
     assert graphics.cell_box(None) == (24, 8)
@@ -46,6 +50,7 @@ def test_the_protocol_comes_from_the_environment_or_the_setting_never_from_a_que
     assert drawable("kitty", "image/png", red) and not drawable("kitty", "image/jpeg", b"\xff\xd8\xff")
     assert drawable("iterm", "image/jpeg", b"\xff\xd8\xff") and not drawable("iterm", "image/png", b"x" * 600_000)
     assert drawable("sixel", "image/png", red) and not drawable("sixel", "image/gif", b"GIF89a")
+    assert drawable("blocks", "image/png", red) and not drawable("blocks", "image/gif", b"GIF89a")
     assert not drawable(None, "image/png", red)
 
 
@@ -109,6 +114,25 @@ async def test_a_forced_protocol_draws_the_attached_image_only_from_its_widget(p
             await wait_for(pilot, lambda: screen_is(app, ConfirmScreen))
             await pilot.pause()
             assert "Really?" in screen_text(app) and STARTS[protocol] not in terminal_output(app.screen)
+
+
+async def test_in_a_browser_tab_the_attached_image_is_drawn_as_coloured_half_blocks(tmp_path, monkeypatch):
+    """No image protocol reaches xterm.js: the image is text, '▀' cells in the pixels' colours, and the
+    widget sends no control sequence at all."""
+    monkeypatch.setenv("WHIMBREL_IMAGES", "blocks")
+    data = png(tmp_path / "red.png")
+    app = make_app(tmp_path, resume=stored_image_workstream(tmp_path, data))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: "A red pixel." in screen_text(app) and app.query(InlineImage))
+        (image,) = app.screen.query(InlineImage)
+        rendered = await rendered_by_widget(pilot)
+        assert not [widget for widget, text in rendered.items() if obeyable(text)]
+        rows = image.render_lines(Region(0, 0, *image.size))[:image.box[1]]
+        cells = [segment for row in rows for segment in row if segment.text == "▀"]
+        assert len(cells) == image.box[0] * image.box[1]  # every cell of the box, red on red
+        assert {(cell.style.color.triplet, cell.style.bgcolor.triplet) for cell in cells} == {((255, 0, 0), (255, 0, 0))}
+        assert "shot␛]0;PWNED␇.png" in screen_text(app)
+        assert all(start not in terminal_output(app.screen) for start in STARTS.values())
 
 
 @needs_node
