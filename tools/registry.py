@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from tools.bash import bash
-from tools.context import ToolContext
 from tools.files import edit_file, read_file, write_file
 from tools.man import man
 from tools.math_tool import math
@@ -19,9 +18,8 @@ from tools.session_bound import needs_a_session
 from tools.skill_tool import skill
 from tools.web_fetch import web_fetch
 from tools.web_search import web_search
+from tools.spec import Implementation, ToolSpec  # re-exported: most callers import them from here
 
-Implementation = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
-"""Runs a call with validated arguments; returns the result text or raises ToolError."""
 
 BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
     "bash": bash,
@@ -46,38 +44,6 @@ BUILTIN_IMPLEMENTATIONS: dict[str, Implementation] = {
 METADATA_KEYS = ("auto_approve", "agent", "task_agent", "plan_agent", "read_only", "primary_key", "path_args",
                  "approval_reason", "category")
 SCHEMA_DIR = Path(__file__).parent
-
-
-@dataclass
-class ToolSpec:
-    """One tool: the schema sent to models (no metadata keys), its policy metadata and implementation.
-
-    `agent`: offered to the main agent; `task_agent`: offered to task sub-agents; `plan_agent`:
-    offered to read-only plan sub-agents. `read_only`: changes nothing outside its result (served
-    by `whimbrel mcp serve` by default). `path_args` name the arguments holding file-system paths
-    (checked against the workspace). `builtin`: shipped with Whimbrel (never deferred by tool search).
-    """
-
-    name: str
-    schema: dict[str, Any]
-    implementation: Implementation
-    auto_approve: bool = False
-    agent: bool = True
-    task_agent: bool = True
-    primary_key: str | None = None
-    path_args: tuple[str, ...] = ()
-    approval_reason: str = "needs approval to run"
-    plan_agent: bool = False
-    read_only: bool = False
-    category: str = "other"
-    builtin: bool = False
-    run_limit: float | None = None  # seconds before the pipeline stops it (None: the bash timeout + margin)
-    claims_read_only: bool = False  # an MCP server annotates it readOnlyHint: the server's word, not a fact
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """The JSON schema of the arguments."""
-        return self.schema["function"].get("parameters", {"type": "object"})
 
 
 def spec_from_json(data: dict[str, Any], implementation: Implementation) -> ToolSpec:

@@ -6,7 +6,7 @@ from typing import Any, Mapping, Protocol
 
 from app.mcp import convert
 from tools.errors import ToolError
-from tools.registry import ToolSpec
+from tools.spec import ToolSpec
 
 
 class McpServers(Protocol):

@@ -33,7 +33,7 @@ from app.mcp.server_state import (  # re-exported: callers import these from the
 from app.mcp.stdio_exit import end_process_group, exit_reason, process_group
 from app.mcp.tool_bridge import ToolBridge
 from app.mcp.transport import open_transport
-from tools.registry import ToolSpec
+from tools.spec import ToolSpec
 
 __all__ = ["McpManager", "McpCallError", "McpUnavailable", "ServerState",
            "CONNECTING", "AUTHORIZING", "READY", "FAILED", "CIRCUIT_OPEN", "DISABLED"]

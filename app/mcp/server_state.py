@@ -17,7 +17,7 @@ from app.mcp.config import ServerConfig
 from app.mcp.protocol_log import ServerLogs
 from app.mcp.url_elicitation import Completions
 from tools.errors import ToolError
-from tools.registry import ToolSpec
+from tools.spec import ToolSpec
 
 CONNECTING, READY, FAILED, CIRCUIT_OPEN, DISABLED = "connecting", "ready", "failed", "circuit-open", "disabled"
 AUTHORIZING = "authorizing"  # waiting for a person to sign in through the browser (OAuth)

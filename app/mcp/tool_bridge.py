@@ -5,14 +5,17 @@ A mixin of `McpManager`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from app.mcp import convert
 from app.mcp.builtin_tools import BUILTIN_NAMES, builtin_specs, catalog_text
 from app.mcp.naming import split_tool_name, tool_name
 from app.mcp.server_state import READY, ServerState
 from tools.errors import ToolError
-from tools.registry import ToolRegistry, ToolSpec
+from tools.spec import ToolSpec
+
+if TYPE_CHECKING:  # the registry imports every built-in tool: only a session building one needs it
+    from tools.registry import ToolRegistry
 
 
 class ToolBridge:
@@ -71,6 +74,8 @@ class ToolBridge:
         down, tool removed), its previous spec from `base` stays, so the conversation can still
         refer to it and a call gets a clear error instead of 'unknown tool'.
         """
+        from tools.registry import ToolRegistry
+
         registry = ToolRegistry()
         mcp_names = set()
         for name in base.names():
