@@ -78,7 +78,8 @@ def test_b_follows_a_live_then_takes_over_after_a_sigkill(fake_openai, pg_server
         # Each save A makes while streaming: the newest word is on B's screen within a second.
         latencies: list[float] = []
         last = ""
-        while True:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             text = draft_text(store, ws)
             if text != last:
                 last = text
@@ -86,10 +87,8 @@ def test_b_follows_a_live_then_takes_over_after_a_sigkill(fake_openai, pg_server
                 word = text.split()[-1]
                 pump_all([a, b], lambda: word in strip_ansi(b.output[-60000:]), 10, f"B showing {word!r}")
                 latencies.append(time.monotonic() - seen)
-            if last.endswith(WORDS[-1]) and "w0140" in last:
-                break
-            if len(latencies) >= 8 and len(last.split()) > len(WORDS) * 2 // 3:
-                break  # enough saves checked; A is killed while still streaming
+            if last.endswith(WORDS[-1]) or len(latencies) >= 5 and len(last.split()) > len(WORDS) * 2 // 3:
+                break  # enough saves checked: A is killed while still streaming
             for app in (a, b):
                 app.pump(0.02)
         assert len(latencies) >= 5, f"only {len(latencies)} saves seen while A streamed"
