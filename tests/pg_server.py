@@ -78,11 +78,22 @@ class PgServer:
                 os.chown(path, entry.pw_uid, entry.pw_gid)
         self._check("initdb", "-D", str(self.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
                     "--locale=C.UTF-8", "--no-sync")
-        options = (f"-k {self.socket_dir} -p {PORT} -c listen_addresses='' -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
-        self._check("pg_ctl", "start", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "-o", options)
+        self._check("pg_ctl", "start", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
+                    "-o", self._options())
         self.started = True
         return self
+
+    def _options(self) -> str:
+        return (f"-k {self.socket_dir} -p {PORT} -c listen_addresses='' -c fsync=off "
+                "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+
+    def restart(self) -> None:
+        """`pg_ctl restart -m fast`: every client is disconnected, the server comes back on the same
+        socket. Only this object's own running server can be restarted (its own data dir)."""
+        if not self.started or not (self.data / "postmaster.pid").exists():
+            raise RuntimeError("restart() is for a server this object started and still runs")
+        self._check("pg_ctl", "restart", "-D", str(self.data), "-l", str(self.log), "-m", "fast", "-w", "-t", "60",
+                    "-o", self._options())
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{SUPERUSER}@/{database}?host={self.socket_dir}&port={PORT}"
