@@ -195,6 +195,8 @@ class WorkstreamView(Vertical):
             return
         finishing, self._finishing = self._finishing, []
         for message, said in finishing:
+            if not message.is_attached:
+                continue  # removed meanwhile (the transcript was cleared)
             await message.finish()
             if not said:
                 await message.remove()

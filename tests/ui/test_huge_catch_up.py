@@ -12,7 +12,7 @@ import time
 
 from app.engine.loop_watchdog import LoopWatchdog
 from tests.fake_llm.script import TokensReply
-from tests.ui.helpers import burst, make_app, wait_for
+from tests.ui.helpers import burst, focused_view, make_app, submit, wait_for
 from widgets.held_output import SLICE_CHARS
 from widgets.messages import AssistantMessage
 
@@ -29,10 +29,8 @@ async def test_typing_goes_first_while_an_ended_reply_is_still_drawn(fake_openai
     fake_openai.queue(TokensReply(count=TOKENS, token=TOKEN, paragraph_every=EVERY))
     app = make_app(tmp_path, fake_openai.base_url)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: app.ready.is_set(), message="boot")
-        view = app.main_screen.view_for(app.focused_id)
-        view.prompt.insert("stream")
-        await pilot.press("enter")
+        await submit(pilot, "stream")
+        view = focused_view(app)
         await wait_for(pilot, lambda: view.prompt.text == "", message="the prompt sent")
 
         def shown() -> int:
