@@ -29,7 +29,8 @@ Both are measured the way a user sees them: the real `whimbrel` runs in a pseudo
    the worst case for a Markdown renderer) and ordinary paragraphs of about 1.9 KB (what models
    send: 1 MB of them froze the screen for 3.3 s, 10 MB for 83 s). The fake server sends
    `--megabytes` of it into the only workstream; the same typing is measured
-   idle and while it streams, and the RSS is read before (once the idle typing has loaded the model's
+   idle, while it streams, and once the status went idle while the screen may still be drawing the
+   reply (up to 30 s of typing: the catch-up, echo held to the same target), and the RSS is read before (once the idle typing has loaded the model's
    SDK, which the first key typed imports: app/tui/lifecycle/sdk_warmup.py; the figure at boot is printed too; with
    `--warm`, after a short first reply, so what only a first reply costs is not counted), at its peak (read after each keystroke
    and then every 0.1 s until the reply ends), when the status goes idle, and settled: polled until the
@@ -198,7 +199,7 @@ def start_fake_server(*options: str) -> tuple[subprocess.Popen, str]:
 
 
 def type_samples(term: Terminal, count: int, rng: random.Random, budget: float,
-                 on_sample: Callable[[], object] = lambda: None) -> list[float]:
+                 on_sample: Callable[[], object] = lambda: None, echo_timeout: float = 10.0) -> list[float]:
     """Type up to `count` distinct characters into the focused prompt (stopping once `budget`
     seconds have passed); each one's echo latency (`on_sample` runs after each). The prompt is
     left empty."""
@@ -208,7 +209,7 @@ def type_samples(term: Terminal, count: int, rng: random.Random, budget: float,
         if index and index % len(ALPHABET) == 0:  # reuse the alphabet only on an empty prompt
             term.send(CTRL_U)
             term.drain(0.5)
-        samples.append(term.echo_latency(ALPHABET[index % len(ALPHABET)]))
+        samples.append(term.echo_latency(ALPHABET[index % len(ALPHABET)], timeout=echo_timeout))
         on_sample()
         term.drain(rng.uniform(0.04, 0.12))
         if time.perf_counter() > end:
@@ -429,6 +430,7 @@ SHAPES = {"block": 0, "paragraphs": 19}  # a paragraph ends after this many toke
 SHAPE_WORDS = {"block": "one endless paragraph", "paragraphs": "ordinary paragraphs of 1.9 KB"}
 HUGE_ECHO_TARGET = 0.100
 HUGE_RSS_TARGET = 3.0
+CATCH_UP_BUDGET = 30.0  # seconds of typing once the status went idle, while the screen may still draw the reply
 
 
 WARM_REPLY = "warmed-up"  # one token: painted in one piece (words streamed one by one are painted apart,
@@ -475,7 +477,15 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
                 if still_streaming:  # else its end was painted already; the status bar, once the reply has ended:
                     term.wait_text("● idle", timeout=900, on_read=lambda: peak.append(rss_mb(term.pid)))
                 took = time.perf_counter() - streamed_from
-                ended_rss, late_peak, after_rss, settle_took, settled = rss_after_settle(term)
+                ended_rss = rss_mb(term.pid)
+                # the screen may still be drawing the reply the engine has finished: type through that catch-up
+                caught_from = time.perf_counter()
+                catching_up = type_samples(term, samples, rng, min(budget, CATCH_UP_BUDGET),
+                                           on_sample=lambda: peak.append(rss_mb(term.pid)),
+                                           echo_timeout=SETTLE_AT_MOST)
+                typed_for = time.perf_counter() - caught_from
+                _, late_peak, after_rss, settle_took, settled = rss_after_settle(term)
+                settle_took += typed_for
             finally:
                 term.close()
         finally:
@@ -485,7 +495,7 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
     overall_peak = max(peak_rss, late_peak)
     print(f"keystroke echo while a {size / 1e6:.1f} MB reply streams ({COLUMNS}x{ROWS} pty; {SHAPE_WORDS[shape]})")
     print(f"{'':<26}{'samples':>8}{'p50':>10}{'p95':>10}{'max':>10}")
-    for name, values in (("idle", idle), ("huge reply streaming", loaded)):
+    for name, values in (("idle", idle), ("huge reply streaming", loaded), ("catch-up after idle", catching_up)):
         print(f"{name:<26}{len(values):>8}{percentile(values, 50) * 1000:>8.1f}ms"
               f"{percentile(values, 95) * 1000:>8.1f}ms{max(values) * 1000:>8.1f}ms")
     p95 = percentile(loaded, 95)
@@ -496,6 +506,10 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
     print(f"p95 while streaming: {p95 * 1000:.1f} ms  target < {HUGE_ECHO_TARGET * 1000:.0f} ms"
           f"  {'OK' if p95 < HUGE_ECHO_TARGET else 'OVER TARGET'}"
           f"  ({'measured while it streamed' if still_streaming else 'INVALID: the reply ended during the run'})")
+    caught_p95 = percentile(catching_up, 95)
+    print(f"p95 once the status went idle (the screen catching up): {caught_p95 * 1000:.1f} ms"
+          f"  target < {HUGE_ECHO_TARGET * 1000:.0f} ms  {'OK' if caught_p95 < HUGE_ECHO_TARGET else 'OVER TARGET'}"
+          f"  ({len(catching_up)} keys in {typed_for:.1f} s)")
     before = "after a short first reply" if warm else "idle once typed into (the model's SDK loaded)"
     print(f"RSS: booted {boot_rss:.0f} MB, {before} {idle_rss:.0f} MB, peak while streaming {peak_rss:.0f} MB, "
           f"when the status showed the reply ended {ended_rss:.0f} MB, highest after that {late_peak:.0f} MB, "
@@ -507,7 +521,7 @@ def measure_huge(program: str, samples: int, budget: float, seed: int, megabytes
           f" (applies to the settled figure)  {'OK' if settled_ok else 'OVER TARGET'};"
           f"  peak {growth(overall_peak):.2f}x, when the status went idle {growth(ended_rss):.2f}x (no target)")
     print(f"the reply took {took:.1f} s from Enter to the end of the stream")
-    return 0 if still_streaming and p95 < HUGE_ECHO_TARGET and settled_ok else 1
+    return 0 if still_streaming and p95 < HUGE_ECHO_TARGET and caught_p95 < HUGE_ECHO_TARGET and settled_ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,6 +86,7 @@ class WorkstreamView(Vertical):
         self._reply_began = False  # the current reply (self._assistant) has had a content or reasoning delta
         self._held_since = 0.0
         self._release_timer = None
+        self._finishing: list[tuple[AssistantMessage, bool]] = []  # ended replies whose text is still held
         self.subagent_runs = SubagentRuns()  # every sub-agent's events, for a pane opened late
         # Made here, not in compose: callers set up the prompt (completer, past prompts) right after
         # mounting the view, and under load a take-over found the view's children not there yet.
@@ -167,9 +168,10 @@ class WorkstreamView(Vertical):
     @on(CatchUp)
     async def catch_up(self, message: CatchUp | None = None) -> None:
         if not self._held:
+            await self._finish_released()
             return
         if not self._holding():
-            await self._release()
+            await self._release(pause=self._holding)  # typing again: the rest waits for the next pause
         elif message is not None and message.after_echo and self.shown \
                 and time.monotonic() - self._held_since >= MAX_TYPING_HOLD:
             await self._release(limit=ECHO_RELEASE_CHARS)
@@ -177,10 +179,29 @@ class WorkstreamView(Vertical):
         else:
             return
         self.transcript.follow()
+        await self._finish_released()
 
     async def _release(self, limit: int | None = None, pause=lambda: False) -> None:
         """Render held text (see HeldOutput.release); the transcript follows it slice by slice."""
         await self._held.release(limit, pause, after_slice=self.transcript.follow)
+
+    def _typing(self) -> bool:
+        """The user is typing into a shown view (a hidden view renders an ended reply at once)."""
+        return self.shown and self._holding()
+
+    async def _finish_released(self) -> None:
+        """Finish the ended replies once all held text is rendered (an empty one is removed)."""
+        if self._held:
+            return
+        finishing, self._finishing = self._finishing, []
+        for message, said in finishing:
+            if not message.is_attached:
+                continue  # removed meanwhile (the transcript was cleared)
+            await message.finish()
+            if not said:
+                await message.remove()
+        if finishing:
+            self.transcript.follow()  # also puts the parts now far above the view to sleep
 
     @on(EngineEventMessage)
     async def handle_engine_event(self, message: EngineEventMessage) -> None:
@@ -218,13 +239,13 @@ class WorkstreamView(Vertical):
                 await self._assistant.append_reasoning(text)
                 transcript.follow()
             case ev.AssistantFinished() if self._assistant is not None:
-                await self._release()  # a finished reply is rendered once, shown or not
-                await self._assistant.finish()
-                transcript.follow()  # also puts the parts now far above the view to sleep
-                after_output(len(event.content or "") + len(event.reasoning or ""))  # a huge reply: collected once idle
-                if not (event.content or event.reasoning):
-                    await self._assistant.remove()
+                # A finished reply is rendered in slices, shown or not; while the user types into a shown
+                # view the rest waits for a pause in typing (a backlog of megabytes held the keys for a minute).
+                await self._release(pause=self._typing)
+                self._finishing.append((self._assistant, bool(event.content or event.reasoning)))
                 self._assistant = None
+                await self._finish_released()
+                after_output(len(event.content or "") + len(event.reasoning or ""))  # a huge reply: collected once idle
             case ev.ToolCallAdded():
                 await transcript.add_tool_card(ToolCard(event.call_id, event.name, event.preview,
                                                         arguments=event.arguments))
