@@ -79,7 +79,11 @@ def descendants(root: int | None = None) -> dict[int, str]:
     todo = [root or os.getpid()]
     while todo:
         pid = todo.pop()
-        for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:  # the process may end while it is read: then it has no children left to find
+            tasks = list(Path(f"/proc/{pid}/task").glob("*/children"))
+        except OSError:
+            continue
+        for task in tasks:
             for child in _read(task).split():
                 child_pid = int(child)
                 stat = _stat(child_pid)
