@@ -22,9 +22,8 @@ def banner_text(link: Any) -> Text:
     when = "retrying now…" if not seconds else f"retrying in {seconds}s"
     text = Text()
     text.append(f"⚠ Team store unreachable — {when}", style="bold")
-    if link.reason:
-        text.append(f" ({inert(link.reason, multiline=False)})")
-    text.append(". Nothing is sent meanwhile: a prompt you send stays in the prompt box until the store is back.",
+    text.append(f" ({inert(link.reason, multiline=False)})." if link.reason else ".")
+    text.append(" Nothing is sent meanwhile: a prompt you send stays in the prompt box until the store is back.",
                 style="italic")
     return text
 

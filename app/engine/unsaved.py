@@ -87,8 +87,10 @@ def draft_failed(session: Any, draft: Any, error: BaseException) -> bool:
         return False
     from app.engine import events as ev
 
-    session.emit(ev.Notice(f"Saving this reply failed after {draft.saved:,} characters: {why}. "
-                           "It goes on streaming here, but is not being saved.", level="error"))
+    then = ("It goes on streaming here; it is stored when it ends if the store is back by then."
+            if _unreachable(error) else "It goes on streaming here, but is not being saved.")
+    session.emit(ev.Notice(f"Saving this reply failed after {draft.saved:,} characters: {why}. {then}",
+                           level="error"))
     return True
 
 

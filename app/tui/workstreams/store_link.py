@@ -54,7 +54,7 @@ class StoreLinkWiring:
         view = self.app.main_screen.view_for(workstream.id) if workstream is not None else None
         if view is not None:
             view.prompt.give_back(text)
-        self.app.notify("Not sent: the team store does not answer, so it could not be kept. It stays in the "
-                        "prompt box: send it again once the store is back.", severity="warning", timeout=10)
+        self.app.notify("Not sent: the team store does not answer. Your text stays in the prompt box: "
+                        "send it again once the store is back.", severity="warning", timeout=10)
         self.link.retry_now()
         return True
