@@ -66,3 +66,19 @@ async def test_a_lost_store_is_shown_retried_and_the_prompt_kept(tmp_path, own_p
                        message="the prompt answered")
         assert prompt.text == ""
     assert await asyncio.to_thread(_stored_prompts, url) == ["Keep this prompt safe."]
+
+
+async def test_quitting_while_the_store_is_unreachable_exits_cleanly(tmp_path, own_pg_server, monkeypatch) -> None:
+    """Ctrl+Q with the server gone: the leases cannot be given back (they go stale by themselves), and the
+    window still closes normally, with status 0."""
+    url = await asyncio.to_thread(own_pg_server.database)
+    monkeypatch.setenv(URL_VARIABLE, url)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        await wait_for(pilot, lambda: app.ownership.listener.listening.is_set(), message="the window listens")
+        await asyncio.to_thread(own_pg_server.halt)
+        await wait_for(pilot, lambda: not app.store.link.reachable, timeout=30, message="the outage noticed")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: app.return_code is not None, timeout=30, message="the window closes")
+    assert app.return_code == 0

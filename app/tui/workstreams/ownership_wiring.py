@@ -166,4 +166,7 @@ class OwnershipWiring:
     async def release(self) -> None:
         """On quit: every lease goes back, so another window may open these workstreams at once."""
         if self.app.manager is not None and self.app.store is not None:
-            await self.app.manager.ownership.release_all()
+            try:
+                await self.app.manager.ownership.release_all()
+            except StoreUnavailable:
+                pass  # the server is gone: the leases go stale by themselves (STALE_AFTER) and can be taken then

@@ -37,6 +37,8 @@ class StoreLinkWiring:
 
     def changed(self) -> None:
         link = self.link
+        if not self.app.screen_stack:  # quitting: the screens are gone
+            return
         banners = self.app.main_screen.query(StoreBanner)
         if banners:
             banners.first().show_link(link)
