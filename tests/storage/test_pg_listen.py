@@ -93,12 +93,10 @@ def test_the_follower_keeps_following_after_the_server_restarts(own_pg_server) -
     "re-read everything" once back, and hears the owner's next save, through the owner's own handle,
     whose pool replaces its dead connections."""
     url = own_pg_server.database()
-    owner, follower = Store(url), Store(url)
+    owner, follower, heard = Store(url), Store(url), Heard()
     try:
         ws = owner.create_workstream(title="followed")
-        heard = Heard()
-        listener = follower.listen(heard)
-        assert listener.listening.wait(10) and heard.wait_for(lambda ids: ids.count(None) == 1, 5)
+        assert follower.listen(heard).listening.wait(10) and heard.wait_for(lambda ids: ids.count(None) == 1, 5)
         owner.add_message(ws, Message(role="user", content="Before the restart."))
         assert heard.wait_for(lambda ids: ws in ids, 5)
 
@@ -109,5 +107,5 @@ def test_the_follower_keeps_following_after_the_server_restarts(own_pg_server) -
         assert heard.wait_for(lambda ids: ids.count(ws) == saves + 1, 5), "the save after the restart is heard"
         assert [m.content for m in follower.load_messages(ws)] == ["Before the restart.", "After the restart."]
     finally:
-        follower.close()
-        owner.close()
+        for store in (follower, owner):
+            store.close()
