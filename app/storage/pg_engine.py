@@ -137,14 +137,14 @@ class Connection:
         return self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
 
     def execute(self, sql: str, params: Params = ()) -> Result:
-        cursor = self.raw.cursor()
-        with _driver_errors(self):
+        with _driver_errors(self):  # a closed connection fails at cursor(): said as lost too
+            cursor = self.raw.cursor()
             cursor.execute(translate(sql), _params(params))
         return Result(cursor)
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> Result:
-        cursor = self.raw.cursor()
-        with _driver_errors(self):
+        with _driver_errors(self):  # a closed connection fails at cursor(): said as lost too
+            cursor = self.raw.cursor()
             cursor.executemany(translate(sql), [_params(r) for r in rows])
         return Result(cursor)
 
