@@ -132,3 +132,32 @@ def test_opening_a_sqlite_store_loads_neither_sqlalchemy_nor_alembic(tmp_path: P
                           text=True, timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_postgresql_store_at_r0003_gains_the_team_scope(pg_server) -> None:
+    """r0004 on PostgreSQL: the CHECK is replaced in place, `who` added, the rows kept."""
+    url = pg_server.database()
+    store = Store(url)
+    try:
+        with store.engine.begin() as conn:  # the store as r0003 left it
+            conn.execute("ALTER TABLE memories DROP COLUMN who")
+            conn.execute("ALTER TABLE memories DROP CONSTRAINT ck_memories_scope")
+            conn.execute("ALTER TABLE memories ADD CONSTRAINT ck_memories_scope "
+                         "CHECK (scope IN ('global', 'workstream', 'workspace'))")
+            conn.execute("DROP TABLE team_policy")
+            conn.execute("UPDATE alembic_version SET version_num = 'r0003'")
+            conn.execute("INSERT INTO memories (name, description, content, type, scope, scope_key, created_at, "
+                         "updated_at, access_count) VALUES ('tabs', '', 'use tabs', 'project', 'global', '', 1, 1, 0)")
+    finally:
+        store.close()
+    assert schema_upgrade.upgrade(url) == schema_upgrade.HEAD
+    store = Store(url)
+    try:
+        assert stored_rows(store, "SELECT name, who FROM memories") == [("tabs", None)]
+        with store.engine.begin() as conn:
+            conn.insert("memories", {"name": "shared", "content": "x", "scope": "team", "created_at": 2.0,
+                                     "updated_at": 2.0, "who": "bob"})
+        assert stored_rows(store, "SELECT scope, who FROM memories ORDER BY id") == [("global", None), ("team", "bob")]
+        assert stored_rows(store, "SELECT count(*) FROM team_policy") == [(0,)]
+    finally:
+        store.close()
