@@ -7,7 +7,7 @@ that alters a table changes its statement here too, so a new database gets what 
 
 The statements are the ones SQLAlchemy's `metadata.create_all` produced when the store used it, so
 databases made before and after share one schema; a column an Alembic revision adds (app/storage/revisions/)
-is added here too, last, where the revision's ALTER TABLE puts it (`who`: app/storage/identity.py). Their columns have no SQL defaults; `DEFAULTS` is
+is added here too, last, where the revision's ALTER TABLE puts it (`who`: app/storage/identity.py); a table a revision rebuilds (`memories`, r0004) is made from its statement here. Their columns have no SQL defaults; `DEFAULTS` is
 what `Connection.insert` (app/storage/engine.py) fills in for a column a write leaves out.
 """
 
@@ -75,8 +75,9 @@ CREATE TABLE IF NOT EXISTS mcp_calls (
     "CREATE INDEX IF NOT EXISTS ix_mcp_calls_server_at ON mcp_calls (server, at)",
 )
 
-# One row per memory. `scope` is global, workstream or workspace; `scope_key` is '' for global,
-# the workstream id or the resolved workspace path. A name is unique within its scope.
+# One row per memory. `scope` is global, workstream, workspace or team; `scope_key` is '' for global
+# and team (on PostgreSQL a global memory's key is its saver's name: app/memory/memory_store.py), the
+# workstream id or the resolved workspace path. A name is unique within its scope. `who` saved it last.
 MEMORIES = (
     """\
 CREATE TABLE IF NOT EXISTS memories (
@@ -91,10 +92,11 @@ CREATE TABLE IF NOT EXISTS memories (
     updated_at FLOAT NOT NULL,
     accessed_at FLOAT,
     access_count INTEGER NOT NULL,
+    who TEXT,
     PRIMARY KEY (id),
     CONSTRAINT uq_memories_name_scope UNIQUE (name, scope, scope_key),
     CONSTRAINT ck_memories_type CHECK (type IN ('user', 'project', 'feedback', 'reference')),
-    CONSTRAINT ck_memories_scope CHECK (scope IN ('global', 'workstream', 'workspace'))
+    CONSTRAINT ck_memories_scope CHECK (scope IN ('global', 'workstream', 'workspace', 'team'))
 )""",
     "CREATE INDEX IF NOT EXISTS ix_memories_scope ON memories (scope, scope_key)",
 )
@@ -343,6 +345,21 @@ CREATE TABLE IF NOT EXISTS workstream_forks (
     "CREATE INDEX IF NOT EXISTS ix_workstream_forks_parent_id ON workstream_forks (parent_id)",
 )
 
+# A team's permission rules kept in the store (`whimbrel policy team set`), one row named 'policy': the
+# TOML text as written, by whom and when. Each instance applies it only once its user accepted that
+# very text (app/permissions/team_policy.py); the acceptance is kept per instance, in its data dir.
+TEAM_POLICY = (
+    """\
+CREATE TABLE IF NOT EXISTS team_policy (
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    updated_at FLOAT NOT NULL,
+    who TEXT,
+    PRIMARY KEY (name)
+)""",
+)
+
 # One row per workstream that a running Whimbrel has open (app/storage/leases.py): that
 # instance alone writes to it. `heartbeat_at` is refreshed while it runs; a row whose
 # heartbeat stopped, or whose process is gone, may be taken over.
@@ -413,6 +430,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "mcp_calls": MCP_CALLS,
     "memories": MEMORIES,
     "policy_reviews": POLICY_REVIEWS,
+    "team_policy": TEAM_POLICY,
     "schema_version": SCHEMA_VERSION,
     "workstreams": WORKSTREAMS,
     "checkpoint_ops": CHECKPOINT_OPS,
