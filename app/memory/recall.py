@@ -158,7 +158,7 @@ def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, synt
                 return _words(conn, match, limit, where, params, _highlight_terms(query)) if match else []
             return _fts(conn, query, limit, where, params, _highlight_terms(query))
         except fts_syntax.Unsupported as error:
-            raise RecallError(f"{error}; search without it, or with the rest of the syntax") from None
+            raise RecallError(str(error)) from None
         except sqlite3.OperationalError as error:
             raise RecallError(explain_fts_error(query, error)) from None
     terms = parse_query(query)

@@ -14,12 +14,15 @@ fts5parse.y, and tokenizer, fts5_expr.c):
 - a phrase with no word in it matches nothing, and is left out of a row of phrases or a NEAR group,
   as FTS5 does; a query FTS5 rejects is rejected here with FTS5's words (`QueryError`).
 
-What `to_tsquery` cannot say is refused on PostgreSQL with a sentence (`Unsupported`): `^` (a phrase
-at the start of the text), NEAR over three or more phrases or beyond MAX_NEAR words.
+A NEAR group becomes every placement of its phrases FTS5 accepts, listed (at most MAX_WAYS). What
+`to_tsquery` cannot say is refused on PostgreSQL with a sentence (`Unsupported`): `^` (a phrase at the
+start of the text), and a NEAR group with more placements than MAX_WAYS (many phrases, far apart).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -29,7 +32,7 @@ _PUNCTUATION = "(){}:,+*-^"
 _WORD = re.compile(r"[^\W_]+")  # unicode61's words: runs of letters and digits
 COLUMN = "content"  # the index's one column (app/storage/fts.py)
 NEAR_DEFAULT = 10
-MAX_NEAR = 60  # NEAR(a b, N) becomes 2 × (N + 2) alternatives
+MAX_WAYS = 500  # a NEAR group's placements listed in one tsquery, at most
 
 
 class QueryError(sqlite3.OperationalError):
@@ -190,7 +193,8 @@ class _Parser:
         if self.peek() == "^":
             self.take("^")
             self.phrase()
-            raise Unsupported("^ (a phrase at the start of a message) is not available on a PostgreSQL store")
+            raise Unsupported("^ (a phrase at the start of a message) is not available on a PostgreSQL store; "
+                              "search without it")
         if self.peek(1) == "(" and self.peek() in ("word", "string"):
             return self.near()
         return self.phrase()
@@ -214,10 +218,7 @@ class _Parser:
         kept = [p for p in phrases if p]  # FTS5 leaves empty phrases out of the group
         if len(kept) <= 1:
             return _text(kept[0]) if kept else EMPTY
-        if len(kept) > 2 or distance > MAX_NEAR:
-            raise Unsupported(f"NEAR over more than two phrases, or more than {MAX_NEAR} words apart, is not "
-                              "available on a PostgreSQL store")
-        return _near(kept[0], kept[1], distance)
+        return _near(kept, distance)
 
     def phrase(self) -> Query:
         words = self.words()
@@ -256,29 +257,44 @@ def _same_place(one: tuple[str, bool], other: tuple[str, bool]) -> tuple[str, bo
     return exact if exact[0].startswith(prefix[0]) else None
 
 
-def _overlapping(first: list[tuple[str, bool]], second: list[tuple[str, bool]], offset: int) -> str | None:
-    """The phrase where `second` starts `offset` words into `first`, overlapping it; None when no text can."""
-    merged = list(first)
-    for index, word in enumerate(second):
-        if offset + index >= len(merged):
-            merged.append(word)
-            continue
-        both = _same_place(merged[offset + index], word)
-        if both is None:
-            return None
-        merged[offset + index] = both
-    return _text(merged)
+def _placed(phrases: list[list[tuple[str, bool]]], starts: list[int]) -> str | None:
+    """The tsquery for `phrases` starting at positions `starts` relative to each other, words that
+    share a position merged into one; None when no text can hold them so. Between two words the
+    operator is their distance (`a <3> b`: b three positions after a), chained from the first."""
+    grid: dict[int, tuple[str, bool]] = {}
+    for words, start in zip(phrases, starts):
+        for offset, word in enumerate(words):
+            here = grid.get(start + offset)
+            both = word if here is None else _same_place(here, word)
+            if both is None:
+                return None
+            grid[start + offset] = both
+    positions = sorted(grid)
+    text = _text([grid[positions[0]]])
+    for before, at in zip(positions, positions[1:]):
+        text = f"({text} <{at - before}> {_text([grid[at]])})"
+    return text
 
 
-def _near(first: list[tuple[str, bool]], second: list[tuple[str, bool]], distance: int) -> str:
-    """FTS5's NEAR of two phrases: the later one (or either, starting at one place) starts at most
-    `distance` words after the earlier one ends, or inside it. `a <d> b` in a tsquery is b starting d
-    positions after a's last word; a start inside the other phrase is the two merged into one."""
-    ways: list[str] = []
-    for a, b in ((first, second), (second, first)):
-        ways += [way for offset in range(len(a)) if (way := _overlapping(a, b, offset)) is not None]
-        ways += [f"({_text(a)} <{d}> {_text(b)})" for d in range(1, distance + 2)]
-    return "(" + " | ".join(dict.fromkeys(ways)) + ")"
+def _near(phrases: list[list[tuple[str, bool]]], distance: int) -> str | None:
+    """FTS5's NEAR: with the phrase that starts last at M, every other phrase starts at most its length
+    plus `distance` positions before M (fts5ExprNearIsMatch). Every such placement, as a tsquery."""
+    ways: dict[str, None] = {}
+    for last in range(len(phrases)):
+        others = [i for i in range(len(phrases)) if i != last]
+        spans = [range(len(phrases[i]) + distance + 1) for i in others]
+        if len(phrases) * math.prod(len(span) for span in spans) > MAX_WAYS:
+            raise Unsupported(f"NEAR over {len(phrases)} phrases {distance} words apart is not available on a "
+                              f"PostgreSQL store (more placements than one query lists, {MAX_WAYS}); use fewer "
+                              "phrases or a smaller distance")
+        for backs in itertools.product(*spans):
+            starts = [0] * len(phrases)
+            for i, back in zip(others, backs):
+                starts[i] = -back
+            way = _placed(phrases, starts)
+            if way is not None:
+                ways[way] = None
+    return "(" + " | ".join(ways) + ")" if ways else None
 
 
 def tsquery(query: str) -> str | None:

@@ -3,8 +3,8 @@
 SQLite hands the query to FTS5; PostgreSQL reads it with app/storage/fts_syntax.py into a `tsquery`.
 Each syntax form is checked on both stores against the messages it must find; generated queries are
 run on both stores and must find the same messages (or both be refused); the reader accepts and
-refuses exactly what FTS5 does. `^` and NEAR over three phrases have no `tsquery`: PostgreSQL refuses
-them in words (a labelled gap, tested as such).
+refuses exactly what FTS5 does. `^`, and a NEAR group with more placements than a `tsquery` lists,
+are refused on PostgreSQL in words (a labelled gap, tested as such).
 """
 
 from __future__ import annotations
@@ -70,6 +70,9 @@ FORMS = {  # query: the indexes in TEXTS it finds
     'NEAR("two three" "one two", 0)': {3},  # overlapping by a word
     'NEAR("two three" "one tw"*, 0)': {3},
     'NEAR("two three" "one four", 0)': set(),
+    "NEAR(one three five, 3)": {3},
+    "NEAR(five three one, 3)": {3},
+    "NEAR(one three five, 2)": set(),
     'migr* + ""': set(),  # the empty string after `+` takes the prefix away, as FTS5 reads it
     '"" + migr*': {2},
     "content: tabs": {0, 2},
@@ -110,7 +113,7 @@ def test_queries_fts5_refuses_are_refused_on_both_stores(store_target: Path | st
 def test_what_a_tsquery_cannot_say_is_refused_on_postgresql_in_words(store_target: Path | str) -> None:
     store = _store(store_target)
     try:
-        for query, found in (("^spaces", {1}), ("NEAR(one two three)", {3})):
+        for query, found in (("^spaces", {1}), ("NEAR(one two three four)", {3})):
             if store.engine.dialect == "postgresql":
                 with pytest.raises(RecallError, match="not available on a PostgreSQL store"):
                     _found(store, query)
@@ -145,7 +148,8 @@ def _expression(rnd: random.Random, depth: int = 0) -> str:
         return _phrase(rnd)
     if kind == "near":
         distance = rnd.choice(("", ", 0", ", 1", ", 3", ", 12"))
-        return f"NEAR({_phrase(rnd)} {_phrase(rnd)}{distance})"
+        phrases = " ".join(_phrase(rnd) for _ in range(rnd.choice((2, 2, 3))))
+        return f"NEAR({phrases}{distance})"
     if kind == "filter":
         return rnd.choice(("content: ", "-content: ", "{content}: ")) + _phrase(rnd)
     if kind == "row":
