@@ -1,14 +1,19 @@
-"""Whimbrel's store schema: the SQL that creates each table and its indexes, and the columns' defaults.
+"""Whimbrel's store schema as SQL text: the compiled form of app/storage/tables.py for the SQLite fast path.
+
+The tables are defined once, as SQLAlchemy Core tables in app/storage/tables.py. This module holds
+the same tables as the SQL that SQLite runs, so a SQLite store is created and opened without importing
+SQLAlchemy (~13 MB and its import time on every start). The text is kept by hand beside the Core
+tables, and tests/storage/test_tables.py compiles each Core table for SQLite and asserts it is the
+statement here (whitespace aside), and that `DEFAULTS` are the Core columns' defaults: change both.
+PostgreSQL stores are created from the Core tables themselves (`create_tables`).
 
 Each table is a tuple of statements (CREATE TABLE, then its indexes), all `IF NOT EXISTS`, so a
 migration can create a table that may already be there. They describe the *current* schema, which
-version 1 of the migrations creates on a new database (app/storage/migrations.py); a later migration
-that alters a table changes its statement here too, so a new database gets what an old one is migrated to.
-
-The statements are the ones SQLAlchemy's `metadata.create_all` produced when the store used it, so
-databases made before and after share one schema; a column an Alembic revision adds (app/storage/revisions/)
-is added here too, last, where the revision's ALTER TABLE puts it (`who`: app/storage/identity.py); a table a revision rebuilds (`memories`, r0004) is made from its statement here. Their columns have no SQL defaults; `DEFAULTS` is
-what `Connection.insert` (app/storage/engine.py) fills in for a column a write leaves out.
+version 1 of the frozen migrations creates on a new database (app/storage/migrations.py); a column an
+Alembic revision adds (app/storage/revisions/) is added here and in tables.py too, last, where the
+revision's ALTER TABLE puts it (`who`: app/storage/identity.py); a table a revision rebuilds
+(`memories`, r0004) is made from its statement here. Their columns have no SQL defaults; `DEFAULTS`
+is what `Connection.insert` (app/storage/engine.py) fills in for a column a write leaves out.
 """
 
 from __future__ import annotations
@@ -468,9 +473,14 @@ SERIAL_TABLES = frozenset(name for name, statements in TABLES.items()
 
 
 def create_tables(conn, *names: str) -> None:
-    """Create the tables `names` (and their indexes) where they do not exist yet."""
-    from app.storage.dialect import ddl
-
+    """Create the tables `names` (and their indexes) where they do not exist yet: this module's text on
+    SQLite, the Core tables compiled for PostgreSQL there (its store already loads SQLAlchemy)."""
     for name in names:
-        for statement in TABLES[name]:
-            conn.execute(ddl(statement, conn.dialect))
+        if conn.dialect == "postgresql":
+            from app.storage.tables import create_statements
+
+            statements = create_statements(name, "postgresql")
+        else:
+            statements = TABLES[name]
+        for statement in statements:
+            conn.execute(statement)
