@@ -80,6 +80,8 @@ def test_the_private_methods_keep_their_kind_and_signature() -> None:
     assert inspect.iscoroutinefunction(TextArea._on_key), changed("TextArea._on_key", "is not a coroutine")
     assert parameters(TextArea._on_key) == ["self", "event"], changed("TextArea._on_key", "is not (event)")
     assert parameters(Compositor._get_renders) == ["self", "crop"], changed("Compositor._get_renders", "is not (crop)")
+    assert parameters(Compositor._arrange_root.textual_arrange_root) == ["self", "root", "size", "visible_only"], \
+        changed("Compositor._arrange_root", "is not (root, size, visible_only)")
 
 
 # -- the screen's paint ------------------------------------------------------------------------
