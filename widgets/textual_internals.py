@@ -42,6 +42,7 @@ INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
 DORMANT = ("dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py), and parts "
            "put to sleep without their rendered lines (widgets/transcript.py)")
 TALL = "a tall widget (the dormant parts of a huge reply) filed in few grid squares (widgets/textual_internals.py)"
+WRAP = "a prompt's lines wrapped as they are shown, control characters as their visible marks (widgets/prompt.py)"
 PASTE = "a bracketed paste taken as text, whatever it holds (widgets/textual_internals.py)"
 OVERLAP = "a partial paint (a cursor's blink, a streamed line) renders only the widgets it shows (app/tui/screens/main.py)"
 FREED = ("parts of a long reply put to sleep freed at once, not at the next full garbage collection "
@@ -77,6 +78,7 @@ PRIVATE_NAMES: dict[str, str] = {
     "Compositor._arrange_root": FREED,
     "Compositor._get_renders": OVERLAP,
     "SpatialMap._grid_size": TALL,
+    "_wrapped_document.compute_wrap_offsets": WRAP,
     "linux_driver.XTermParser": PASTE,
     "web_driver.XTermParser": PASTE + " (in a browser: `whimbrel serve`)",
     "_writer_thread.WriterThread": WRITER,
@@ -95,6 +97,36 @@ def control_code_tables() -> tuple[dict[int, str | None], ...]:
     import textual.content
 
     return rich.control._CONTROL_STRIP_TRANSLATE, textual.content._CONTROL_STRIP_TRANSLATE
+
+
+def wrap_text_areas_as_shown() -> None:
+    """Make a TextArea (the prompt) find where its lines wrap in the text as it is shown.
+
+    Textual measures the document's own characters to wrap a line, while it draws it, like all text,
+    through the tables above: a bidi control (U+202E), zero cells wide as typed, is drawn as a mark
+    one cell wide. Each such character made a line one cell wider than the wrap allowed, so the end
+    of the line and the cursor after it went past the prompt's edge. Measured through the same
+    tables (their one-for-one replacements: offsets in the line stay valid), wrapping, the cursor
+    and the text drawn agree. Everything else about wrapping stays Textual's."""
+    from textual.document import _wrapped_document
+
+    compute = _wrapped_document.compute_wrap_offsets
+    if getattr(compute, "as_shown", False):
+        return
+
+    def as_shown(text: str, width: int, tab_size: int, fold: bool = True,
+                 precomputed_tab_sections: list[tuple[str, int]] | None = None) -> list[int]:
+        table = {code: shown for code, shown in control_code_tables()[0].items() if shown is not None and len(shown) == 1}
+        if precomputed_tab_sections is not None:
+            precomputed_tab_sections = [(section.translate(table), tab) for section, tab in precomputed_tab_sections]
+        return compute(text.translate(table), width, tab_size, fold, precomputed_tab_sections)
+
+    as_shown.as_shown = True  # type: ignore[attr-defined]
+    as_shown.textual_compute = compute  # type: ignore[attr-defined]  # (the pins call it)
+    _wrapped_document.compute_wrap_offsets = as_shown
+
+
+wrap_text_areas_as_shown()
 
 
 # -- the screen's paint ------------------------------------------------------------------------
