@@ -12,8 +12,8 @@ installed Textual, so an upgrade that changes one fails there with a message nam
 
 from __future__ import annotations
 
+import gc
 import os
-
 from typing import Any, Protocol
 
 from textual import events
@@ -42,8 +42,11 @@ INERT = "outside text made inert in every widget (widgets/terminal_guard.py)"
 DORMANT = ("dormant parts of a long reply kept without a set of their dirty lines (widgets/dormant.py), and parts "
            "put to sleep without their rendered lines (widgets/transcript.py)")
 TALL = "a tall widget (the dormant parts of a huge reply) filed in few grid squares (widgets/textual_internals.py)"
+WRAP = "a prompt's lines wrapped as they are shown, control characters as their visible marks (widgets/prompt.py)"
 PASTE = "a bracketed paste taken as text, whatever it holds (widgets/textual_internals.py)"
 OVERLAP = "a partial paint (a cursor's blink, a streamed line) renders only the widgets it shows (app/tui/screens/main.py)"
+FREED = ("parts of a long reply put to sleep freed at once, not at the next full garbage collection "
+         "(widgets/transcript.py, widgets/textual_internals.py)")
 WRITER = ("quitting with the terminal gone: no write and no stop waits forever on a terminal writer "
           "(widgets/textual_internals.py, app/tui/lifecycle/quit_signals.py)")
 PRIVATE_NAMES: dict[str, str] = {
@@ -70,8 +73,12 @@ PRIVATE_NAMES: dict[str, str] = {
     "Text._CONTROL_STRIP_TRANSLATE": INERT,
     "Content._CONTROL_STRIP_TRANSLATE": INERT,
     "Widget._styles_cache": DORMANT,
+    "DOMNode._css_styles": FREED,
+    "DOMNode._inline_styles": FREED,
+    "Compositor._arrange_root": FREED,
     "Compositor._get_renders": OVERLAP,
     "SpatialMap._grid_size": TALL,
+    "_wrapped_document.compute_wrap_offsets": WRAP,
     "linux_driver.XTermParser": PASTE,
     "web_driver.XTermParser": PASTE + " (in a browser: `whimbrel serve`)",
     "_writer_thread.WriterThread": WRITER,
@@ -90,6 +97,36 @@ def control_code_tables() -> tuple[dict[int, str | None], ...]:
     import textual.content
 
     return rich.control._CONTROL_STRIP_TRANSLATE, textual.content._CONTROL_STRIP_TRANSLATE
+
+
+def wrap_text_areas_as_shown() -> None:
+    """Make a TextArea (the prompt) find where its lines wrap in the text as it is shown.
+
+    Textual measures the document's own characters to wrap a line, while it draws it, like all text,
+    through the tables above: a bidi control (U+202E), zero cells wide as typed, is drawn as a mark
+    one cell wide. Each such character made a line one cell wider than the wrap allowed, so the end
+    of the line and the cursor after it went past the prompt's edge. Measured through the same
+    tables (their one-for-one replacements: offsets in the line stay valid), wrapping, the cursor
+    and the text drawn agree. Everything else about wrapping stays Textual's."""
+    from textual.document import _wrapped_document
+
+    compute = _wrapped_document.compute_wrap_offsets
+    if getattr(compute, "as_shown", False):
+        return
+
+    def as_shown(text: str, width: int, tab_size: int, fold: bool = True,
+                 precomputed_tab_sections: list[tuple[str, int]] | None = None) -> list[int]:
+        table = {code: shown for code, shown in control_code_tables()[0].items() if shown is not None and len(shown) == 1}
+        if precomputed_tab_sections is not None:
+            precomputed_tab_sections = [(section.translate(table), tab) for section, tab in precomputed_tab_sections]
+        return compute(text.translate(table), width, tab_size, fold, precomputed_tab_sections)
+
+    as_shown.as_shown = True  # type: ignore[attr-defined]
+    as_shown.textual_compute = compute  # type: ignore[attr-defined]  # (the pins call it)
+    _wrapped_document.compute_wrap_offsets = as_shown
+
+
+wrap_text_areas_as_shown()
 
 
 # -- the screen's paint ------------------------------------------------------------------------
@@ -325,6 +362,18 @@ def forget_markdown_text(widget: Widget) -> None:
         widget._Static__content, widget._Static__visual = "", None
 
 
+def free_when_dropped(widget: Widget) -> None:
+    """Break the reference cycle between a widget removed for good and its styles (each of its two
+    `Styles` points back at it), so that it is freed as soon as nothing holds it. A removed widget is
+    otherwise freed only by a full garbage collection, which the app defers while output streams
+    (app/runtime/idle_gc.py): the parts of a 10 MB reply put to sleep piled up as thousands of dead
+    widgets, and the memory they filled stayed scattered with the app after they were collected.
+    A style set on the widget afterwards no longer refreshes it (Textual skips a styles' refresh
+    without a node), which a widget that is gone does not need."""
+    widget._css_styles.node = None
+    widget._inline_styles.node = None
+
+
 def rendered_lines(widget: Widget) -> int:
     """How many rendered lines Textual keeps for `widget` (tests read it)."""
     return len(widget._styles_cache._cache)
@@ -363,6 +412,37 @@ def divide_whole_strips_without_cycles() -> None:
 
 
 divide_whole_strips_without_cycles()
+
+
+def arrange_without_lasting_cycles() -> None:
+    """Make `Compositor._arrange_root` run without a garbage collection in the middle of it.
+
+    Textual's arrange places widgets with a local function that calls itself: a reference cycle that
+    holds the map of every widget placed, garbage once the arrange returns. The arrange allocates
+    enough to start a young collection or two while it runs, which moved that cycle, still alive then,
+    into the older generations, whose collections the app defers while output streams
+    (app/runtime/idle_gc.py): each such cycle kept every widget of that frame, parts of a long reply
+    removed since included, until the next full collection. Run without a collection in between, the
+    cycle is garbage while still young and the next young collection frees it. Nothing else changes."""
+    if getattr(Compositor._arrange_root, "without_lasting_cycles", False):
+        return
+    arrange = Compositor._arrange_root
+
+    def arrange_root(self: Compositor, root: Widget, size, visible_only: bool = True):
+        if not gc.isenabled():
+            return arrange(self, root, size, visible_only)
+        gc.disable()
+        try:
+            return arrange(self, root, size, visible_only)
+        finally:
+            gc.enable()
+
+    arrange_root.without_lasting_cycles = True  # type: ignore[attr-defined]
+    arrange_root.textual_arrange_root = arrange  # type: ignore[attr-defined]  # (the pins call it)
+    Compositor._arrange_root = arrange_root  # type: ignore[method-assign]
+
+
+arrange_without_lasting_cycles()
 
 
 # -- the grid that finds a container's visible children ----------------------------------------

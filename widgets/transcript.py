@@ -24,7 +24,8 @@ from widgets.dormant import DormantParts, PartSource, part_source, wake
 from widgets.inline_image import MessageImages
 from widgets.messages import AssistantMessage, Notice, UserMessage
 from widgets.no_relayout import virtual_size_without_relayout
-from widgets.textual_internals import anchor_released, forget_markdown_text, forget_rendered_lines
+from widgets.textual_internals import (anchor_released, forget_markdown_text, forget_rendered_lines,
+                                       free_when_dropped)
 from widgets.tool_card import ToolCard
 
 PAGE = 60  # messages rendered per page
@@ -296,10 +297,12 @@ class Transcript(VerticalScroll):
         """What removed parts and their blocks (`removed`, each of them: a removed widget has no
         children left to walk) still hold goes now, not with them at the next full collection: their
         rendered lines, their text (a Markdown part's source, tokens and contents; a plain part's
-        text), and the list of displayed children that Textual keeps until it is next read."""
+        text), and the list of displayed children that Textual keeps until it is next read. The
+        widgets themselves are freed as soon as nothing holds them (`free_when_dropped`)."""
         for widget in removed:
             forget_rendered_lines(widget)
             forget_markdown_text(widget)
+            free_when_dropped(widget)
             release = getattr(widget, "release_text", None)
             if release is not None:
                 release()

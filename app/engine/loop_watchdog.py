@@ -139,6 +139,7 @@ class LoopWatchdog:
                 taken_for = due
                 frame = sys._current_frames().get(self._loop_thread)
                 self._stack = (due, "".join(traceback.format_stack(frame)) if frame is not None else "")
+                del frame  # kept, it would keep the held stack's frames, and all their locals, until the next hold
 
 
 def _runqueue_wait() -> float:

@@ -44,3 +44,29 @@ async def test_format_characters_typed_reach_the_model_and_bidi_controls_stay_of
         output = terminal_output(app.screen)
         assert not BIDI & set(output), "a raw bidi control sent to the terminal (transcript)"
         assert "\ufffdevil\ufffd" in str(shown.render()), "bidi controls are shown, inert"
+
+
+async def test_the_cursor_lands_where_the_next_character_goes_after_bidi_controls(tmp_path) -> None:
+    """A bidi control is zero cells wide as typed but drawn as a mark one cell wide: the prompt wrapped
+    its line by the first, so each one pushed the line's end and the cursor a cell further, past the
+    prompt's edge, until the cursor was out of sight. Drawn, wrapped and placed alike, the cursor sits
+    just after the last character typed, inside the prompt, and every character typed is on screen."""
+    from app.vocabulary.inert import inert
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(40, 20)) as pilot:
+        await booted(pilot)
+        prompt = focused_view(app).prompt
+        typed = ""
+        for character in "\u202e\u202c" * 3 + "abcdefghijklmnopqrstuvwxyz0123456789":
+            type_as_a_terminal(app, character)
+            typed += character
+            await wait_for(pilot, lambda: prompt.text == typed, message="typed")
+            await pilot.pause()
+            cursor, region = prompt.cursor_screen_offset, prompt.content_region
+            assert region.contains(cursor.x, cursor.y), f"the cursor at {cursor} is outside the prompt ({region})"
+            rows = [strip.text for strip in app.screen._compositor.render_strips()]
+            before = rows[cursor.y][cursor.x - 1] if cursor.x > region.x else rows[cursor.y - 1][region.right - 1]
+            assert before == inert(character), f"the cell before the cursor shows {before!r} after typing {character!r}"
+        shown = "".join(rows[y][region.x:region.right].rstrip() for y in range(region.y, region.bottom))
+        assert shown == inert(typed), "every character typed is drawn, bidi controls as marks"

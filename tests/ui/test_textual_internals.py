@@ -45,6 +45,7 @@ OWNERS.update({"Text": rich.control, "Content": textual.content})
 OWNERS["linux_driver"] = importlib.import_module("textual.drivers.linux_driver")  # a module-level name
 OWNERS["web_driver"] = importlib.import_module("textual.drivers.web_driver")
 OWNERS["_writer_thread"] = importlib.import_module("textual.drivers._writer_thread")
+OWNERS["_wrapped_document"] = importlib.import_module("textual.document._wrapped_document")
 OWNERS["WriterThread"] = functools.partial(OWNERS["_writer_thread"].WriterThread, io.StringIO())
 
 
@@ -80,6 +81,11 @@ def test_the_private_methods_keep_their_kind_and_signature() -> None:
     assert inspect.iscoroutinefunction(TextArea._on_key), changed("TextArea._on_key", "is not a coroutine")
     assert parameters(TextArea._on_key) == ["self", "event"], changed("TextArea._on_key", "is not (event)")
     assert parameters(Compositor._get_renders) == ["self", "crop"], changed("Compositor._get_renders", "is not (crop)")
+    assert parameters(Compositor._arrange_root.textual_arrange_root) == ["self", "root", "size", "visible_only"], \
+        changed("Compositor._arrange_root", "is not (root, size, visible_only)")
+    wrap = OWNERS["_wrapped_document"].compute_wrap_offsets.textual_compute
+    assert parameters(wrap) == ["text", "width", "tab_size", "fold", "precomputed_tab_sections"], \
+        changed("_wrapped_document.compute_wrap_offsets", "is not (text, width, tab_size, fold, precomputed_tab_sections)")
 
 
 # -- the screen's paint ------------------------------------------------------------------------
