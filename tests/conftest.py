@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.fake_llm.fixtures import fake_openai, fake_openai_session  # noqa: F401  (re-exported fixtures)
-from tests.pg_fixtures import keep_sqlite_only_tests_off_postgresql, pg_server, store_target  # noqa: F401
+from tests.pg_fixtures import (keep_sqlite_only_tests_off_postgresql, own_pg_server, pg_server,  # noqa: F401
+                               store_target)
 from tests.fake_llm.anthropic_fixtures import fake_anthropic, fake_anthropic_session  # noqa: F401
 
 pytest_plugins = ("tests.process_leaks", "tests.network_guard")

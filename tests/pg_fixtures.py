@@ -31,6 +31,20 @@ def pg_server() -> Iterator[PgServer]:
         server.stop()
 
 
+@pytest.fixture
+def own_pg_server() -> Iterator[PgServer]:
+    """A PostgreSQL server for one test alone, which it may restart, stop and start again (the worker's
+    shared `pg_server` is never disturbed); stopped and removed at the end."""
+    binaries = bin_dir()
+    if binaries is None:
+        pytest.skip("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb)")
+    server = PgServer(binaries)
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
 @pytest.fixture(params=BACKENDS)
 def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     """Where a test's store lives: a SQLite file's path, or a fresh PostgreSQL database's URL."""

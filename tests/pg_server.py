@@ -95,6 +95,20 @@ class PgServer:
         self._check("pg_ctl", "restart", "-D", str(self.data), "-l", str(self.log), "-m", "fast", "-w", "-t", "60",
                     "-o", self._options())
 
+    def halt(self) -> None:
+        """`pg_ctl stop -m fast`, keeping the data dir: the server is gone (every client cut, new ones
+        refused) until `resume()`. Only this object's own running server."""
+        if not self.started or not (self.data / "postmaster.pid").exists():
+            raise RuntimeError("halt() is for a server this object started and still runs")
+        self._check("pg_ctl", "stop", "-D", str(self.data), "-m", "fast", "-w", "-t", "60")
+
+    def resume(self) -> None:
+        """Start again, on the same socket and data dir, a server `halt()` stopped."""
+        if not self.started or (self.data / "postmaster.pid").exists():
+            raise RuntimeError("resume() is for this object's own server, halted")
+        self._check("pg_ctl", "start", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
+                    "-o", self._options())
+
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{SUPERUSER}@/{database}?host={self.socket_dir}&port={PORT}"
 

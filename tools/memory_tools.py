@@ -20,7 +20,7 @@ def _service(ctx: ToolContext) -> Any:
 
 
 def visibility(ctx: ToolContext) -> Visibility:
-    """What this call's workstream sees: global memories, its own and its workspace's."""
+    """What this call's workstream sees: global memories, its own, its workspace's and the team's."""
     return Visibility(workstream_id=ctx.workstream_id, workspace=str(ctx.workspace))
 
 
@@ -31,9 +31,11 @@ def _needs(args: dict[str, Any], key: str, action: str) -> str:
     return value
 
 
-def _summary(memory: Memory) -> str:
+def _summary(memory: Memory, *, saver: bool = False) -> str:
+    """One line for `memory`; with `saver`, who saved it (lists and searches: on a team store, whose it is)."""
     about = f" — {memory.description}" if memory.description else ""
-    return f"{memory.name} [{memory.type}, {memory.scope}]{about}"
+    by = f", by {' '.join(memory.who.split())}" if saver and memory.who else ""
+    return f"{memory.name} [{memory.type}, {memory.scope}{by}]{about}"
 
 
 def _result_count(args: dict[str, Any], service: Any) -> int:
@@ -66,12 +68,12 @@ async def memory(args: dict[str, Any], ctx: ToolContext) -> str:
             found = await service.list(seen, type=args.get("type"), scope=args.get("scope"), limit=limit)
             if not found:
                 return "No memories saved yet."
-            return f"{len(found)} memories:\n" + "\n".join(f"- {_summary(m)}" for m in found)
+            return f"{len(found)} memories:\n" + "\n".join(f"- {_summary(m, saver=True)}" for m in found)
         found = await service.search(seen, _needs(args, "query", "search"), type=args.get("type"),
                                      scope=args.get("scope"), limit=limit)
         if not found:
             return f"No memory matches {args['query']!r}."
-        return "\n\n".join(f"## {_summary(m)}\n{m.content[:SHOWN_CONTENT]}" for m in found)
+        return "\n\n".join(f"## {_summary(m, saver=True)}\n{m.content[:SHOWN_CONTENT]}" for m in found)
     except InvalidMemory as error:
         raise ToolError(str(error)) from None
 

@@ -23,7 +23,7 @@ async def unattended_guard(*, config: Any, workspace: Path, data_dir: Path, conf
     if store is None:
         return guard_from(loader.load(config, workspace, None, rules), config=config, workspace=workspace,
                           data_dir=data_dir, config_path=config_path, mode=mode, nobody=nobody)
-    loaded = await store.run(loader.load, config, workspace, store.store.engine, rules)
+    loaded = await store.run(loader.load, config, workspace, store.store.engine, rules, data_dir=data_dir)
     guard = guard_from(loaded, config=config, workspace=workspace, data_dir=data_dir, config_path=config_path,
                        mode=mode, nobody=nobody)
 

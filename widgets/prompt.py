@@ -92,6 +92,13 @@ class PromptInput(KeyFirstTextArea):
             handled = False
         return handled
 
+    def give_back(self, text: str) -> None:
+        """A sent prompt that could not be kept (the team store did not answer) comes back, in front of
+        whatever was typed since, so nothing typed is lost."""
+        typed = self.text
+        self.text = text if not typed.strip() else f"{text}\n{typed}"
+        self.move_cursor(self.document.end)
+
     def on_paste(self, event: events.Paste) -> None:
         """A pasted image path (a terminal's drag and drop) attaches the image instead of typing it."""
         attach = getattr(getattr(self.app, "daily", None), "attach_pasted_image", None)

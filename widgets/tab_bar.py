@@ -1,4 +1,5 @@
-"""The tab bar: one tab per workstream with live state, approvals waiting and unread output."""
+"""The tab bar: one tab per workstream with live state, approvals waiting and unread output, and who
+holds a workstream open in another instance (its tab is read-only here: "title ⇄ bob@host")."""
 
 from __future__ import annotations
 
@@ -23,6 +24,14 @@ STATE_GLYPHS = {"idle": "●", "thinking": "◐", "running": "◐", "attention":
 # The main screen's key to the next workstream waiting for approval. Declared beside the marker that
 # names it, so the tab bar names the key in force without importing the window; MainScreen binds it.
 NEXT_ATTENTION = Binding("ctrl+g", "app.next_attention", "Attention", priority=True, id="next_attention")
+OWNER_GLYPH = "⇄"  # before the name of whoever holds a tab's workstream in another instance
+OWNER_CHARS = 16  # at most this much of that name (it comes from the store: a teammate's `[team] name`)
+
+
+def owner_label(lease) -> str:
+    """Who holds `lease`, short and inert for a tab: its `who` (else its host), on one line, cut."""
+    name = " ".join(inert(str(getattr(lease, "who", None) or lease.owner.host), multiline=False).split())
+    return name if len(name) <= OWNER_CHARS else name[:OWNER_CHARS - 1] + "…"
 
 
 @dataclass
@@ -33,12 +42,14 @@ class TabInfo:
     state: str
     pending: int = 0
     unread: bool = False
+    owner: str = ""  # who holds it in another instance (read-only here), as `owner_label` made it
 
     @classmethod
     def of(cls, workstream: Workstream) -> TabInfo:
         worktree = "⎇ " if getattr(workstream, "worktree", None) is not None else ""  # its own git worktree
+        held = getattr(workstream, "held_by", None)
         return cls(worktree + inert(workstream.name, multiline=False), workstream.state, len(workstream.pending),
-                   workstream.unread)
+                   workstream.unread, owner_label(held) if held is not None else "")
 
 
 class TabBar(Widget):
@@ -89,6 +100,8 @@ class TabBar(Widget):
             text.append(f" {index + 1} ", style="reverse bold" if current else "dim")
             name = tab.name if len(tab.name) <= 24 else tab.name[:23] + "…"
             text.append(f"{name} ", style="reverse bold" if current else ("bold" if tab.unread else ""))
+            if tab.owner:
+                text.append(f"{OWNER_GLYPH} {inert(tab.owner, multiline=False)} ", style="italic")
             text.append(glyph, style=STATE_STYLES.get(tab.state, ""))
             if tab.pending:
                 text.append(f" ⚑{tab.pending}", style="bold magenta")

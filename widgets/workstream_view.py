@@ -285,6 +285,8 @@ class WorkstreamView(Vertical):
             case ev.CompactionDone():
                 await transcript.add(CompactionBlock(event.summary, event.messages_summarized,
                                                      event.tokens_before, auto=event.auto, focus=event.focus))
+            case ev.PromptReturned(text=text):  # not sent (the store did not answer): the text is the user's again
+                self.prompt.give_back(text)
             case ev.ModelChanged():
                 await transcript.add_notice(f"Now using {event.alias} ({event.model}, {event.provider}).")
         if isinstance(event, (ev.StateChanged, ev.UsageUpdated, ev.ApprovalRequested, ev.TurnFinished,

@@ -34,7 +34,7 @@ async def serve(setup, mode: str = "ask") -> None:
     def permissions(workdir):  # the TUI's permission engine for the sessions in one workdir
         return PermissionSetup(config, workdir, store, protected=protected_places(workdir, setup.data_dir,
                                                                                   setup.config_path),
-                               config_file=setup.config_path)
+                               config_file=setup.config_path, data_dir=setup.data_dir)
 
     agent = WhimbrelAgent(store=store, models=setup.models, registry=ToolRegistry.load_builtin(),
                           bash_timeout=config.bash_timeout, output_limit=config.output_limit,

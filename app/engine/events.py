@@ -245,6 +245,14 @@ class Notice(EngineEvent):
 
 
 @dataclass
+class PromptReturned(EngineEvent):
+    """The prompt could not be stored (the team store did not answer), so nothing was sent: its text goes
+    back to the prompt box; a Notice before it says why (app/engine/unsaved.py)."""
+
+    text: str
+
+
+@dataclass
 class UserNotified(EngineEvent):
     """The model asked to tell the user something now (the notify tool)."""
 

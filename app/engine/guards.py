@@ -29,6 +29,7 @@ class PermissionSetup:
     bypass: bool = False
     protected: list[Path] = field(default_factory=list)
     config_file: Path | None = None  # where "everywhere" rules go (the app's --config path)
+    data_dir: Path | None = None  # where this instance keeps its acceptance of the team's policy
     on_accepted: list[Any] = field(default_factory=list)  # async callbacks(loaded) after project files are accepted
     _guards: weakref.WeakSet = field(default_factory=weakref.WeakSet)
 
@@ -44,7 +45,8 @@ class PermissionSetup:
         """(Re)read config rules, the project file and its review state; every guard gets them."""
         self.config = await self._run(_fresh_config, self.config, self.config_path)
         if self.store is not None:
-            self.loaded = await self.store.run(loader.load, self.config, self.workspace, self.engine)
+            self.loaded = await self.store.run(loader.load, self.config, self.workspace, self.engine,
+                                               data_dir=self.data_dir)
         else:
             self.loaded = loader.load(self.config, self.workspace, None)
         for guard in list(self._guards):

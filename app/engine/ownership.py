@@ -8,7 +8,6 @@ close and quit. A workstream whose lease another live instance holds is opened r
 from __future__ import annotations
 
 import socket
-import time
 from typing import Any
 
 from app.storage.leases import HEARTBEAT_INTERVAL, Lease, Owner
@@ -50,8 +49,10 @@ class Ownership:
         return holder
 
     def free_now(self, lease: Lease | None) -> bool:
-        """Whether a lease seen earlier would let this instance take over now (holder gone or stale)."""
-        return lease is None or lease.is_free_for(self.owner, time.time())
+        """Whether a lease seen earlier would let this instance take over now (holder gone or stale),
+        judged by the store's clock as of the lease's read (on PostgreSQL the server's: a machine whose
+        own clock is off would otherwise offer a take-over the server refuses, or never offer one)."""
+        return lease is None or lease.is_free_for(self.owner, lease.store_now())
 
     async def release(self, workstream_id: str) -> None:
         if workstream_id in self.held:

@@ -214,8 +214,8 @@ class Session:
             await self._persist(Message(role="user", content=text, raw=gating.user_raw(images, hook_context)))
         except WriteRefused as error:
             return self._refused(error)
-        except Exception as error:  # the disk refused the write: said, not an internal error
-            return unsaved.stop_turn(self, error)
+        except Exception as error:  # the disk refused the write, or the store is unreachable: said, not a bug
+            return unsaved.stop_turn(self, error, unsent=text)
         self.emit(ev.UserMessageAdded(text, images))
         outcome: str = "done"
         self.usage.turn += 1

@@ -2,11 +2,17 @@
 
 Run on the store's database thread (`AsyncStore.run`); writes take the write lock up front
 (app/storage/engine.py), reads go through `reader(engine)`. What a workstream may see is a
-`Visibility`: global memories, its own workstream's, and its workspace's.
+`Visibility`: global memories, its own workstream's, its workspace's and the team's.
+
+On a team's PostgreSQL store a global memory is its saver's (keyed by their name, app/storage/identity.py)
+and a team memory everyone's; on a personal SQLite store global memories have no person, and team ones
+are accepted too and seen everywhere, as global ones are (the store has one user). Each save records
+who made it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any, Callable, Iterable
 
@@ -14,22 +20,25 @@ from app.memory.records import (CONTENT_LIMIT, Memory, check_content, check_desc
                                 check_type, InvalidMemory, Visibility)
 from app.storage.dialect import like
 from app.storage.engine import Connection, Engine, Row, marks, reader
+from app.storage.identity import who
 
-NARROWEST_FIRST = {"workstream": 0, "workspace": 1, "global": 2}
+NARROWEST_FIRST = {"workstream": 0, "workspace": 1, "global": 2, "team": 3}
 NEWEST_FIRST = " ORDER BY updated_at DESC, id DESC"
 
 
 def visible_to(visibility: Visibility) -> tuple[str, list[Any]]:
     """The SQL condition (and its parameters) for the memories `visibility` sees."""
-    return ("(scope = 'global' OR (scope = 'workstream' AND scope_key = ?)"
-            " OR (scope = 'workspace' AND scope_key = ?))", [visibility.workstream_id, visibility.workspace])
+    return ("(scope = 'team' OR (scope = 'global' AND scope_key IN ('', ?)) OR (scope = 'workstream' AND scope_key = ?)"
+            " OR (scope = 'workspace' AND scope_key = ?))",
+            [visibility.person, visibility.workstream_id, visibility.workspace])
 
 
 def _memory(row: Row) -> Memory:
     m = row._mapping
     return Memory(id=m["id"], name=m["name"], description=m["description"], content=m["content"],
                   type=m["type"], scope=m["scope"], scope_key=m["scope_key"], created_at=m["created_at"],
-                  updated_at=m["updated_at"], accessed_at=m["accessed_at"], access_count=m["access_count"])
+                  updated_at=m["updated_at"], accessed_at=m["accessed_at"], access_count=m["access_count"],
+                  who=m["who"])
 
 
 def like_pattern(text: str) -> str:
@@ -55,7 +64,7 @@ def _where(visibility: Visibility | None, type: str | None, scope: str | None,
 
 
 class MemoryStore:
-    """Memories in the store's SQLite file."""
+    """Memories in the store (SQLite or a team's PostgreSQL)."""
 
     def __init__(self, engine: Engine, *, clock: Callable[[], float] = time.time,
                  content_limit: int = CONTENT_LIMIT) -> None:
@@ -64,6 +73,13 @@ class MemoryStore:
         self._content_limit = content_limit
         self._reads = reader(engine)
         self._clock = clock
+        self.person = who() if getattr(engine, "dialect", "sqlite") == "postgresql" else ""
+
+    def own(self, visibility: Visibility | None) -> Visibility | None:
+        """`visibility` with this store's person (see the module's docstring), unless it names one."""
+        if visibility is None or visibility.person:
+            return visibility
+        return dataclasses.replace(visibility, person=self.person)
 
     def save(self, visibility: Visibility, name: str, content: str | None, *, description: str | None = None,
              type: str | None = None, scope: str = "workspace") -> tuple[Memory, bool]:
@@ -72,8 +88,8 @@ class MemoryStore:
         An existing memory keeps its description, type (and content) when they are not given;
         a new one needs content and gets type 'project' when none is given."""
         name, scope = check_name(name), check_scope(scope)
-        key = visibility.key_for(scope)
-        fields: dict[str, Any] = {}
+        key = self.own(visibility).key_for(scope)
+        fields: dict[str, Any] = {"who": who()}
         if content is not None:
             fields["content"] = check_content(content, self._content_limit)
         if description is not None:
@@ -92,7 +108,7 @@ class MemoryStore:
                 conn.insert("memories", {
                     "name": name, "description": fields.get("description", ""), "content": fields["content"],
                     "type": fields.get("type", "project"), "scope": scope, "scope_key": key, "created_at": now,
-                    "updated_at": now, "accessed_at": None, "access_count": 0})
+                    "updated_at": now, "accessed_at": None, "access_count": 0, "who": fields["who"]})
             row = conn.execute("SELECT * FROM memories" + where, (name, scope, key)).first()
         return _memory(row), exists is None
 
@@ -108,7 +124,7 @@ class MemoryStore:
         if names is not None:
             names = list(names)
             named.append((f"name IN ({marks(names)})", names))
-        where, params = _where(visibility, type, scope, *named)
+        where, params = _where(self.own(visibility), type, scope, *named)
         sql = "SELECT * FROM memories" + where + NEWEST_FIRST
         if limit:
             sql += " LIMIT ?"
@@ -131,7 +147,7 @@ class MemoryStore:
             op = like(conn)
             words = [(f"(name {op} ? ESCAPE '\\' OR description {op} ? ESCAPE '\\' OR content {op} ? ESCAPE '\\')",
                       [like_pattern(word)] * 3) for word in query.split()]
-            where, params = _where(visibility, type, scope, *words)
+            where, params = _where(self.own(visibility), type, scope, *words)
             rows = conn.execute("SELECT * FROM memories" + where + NEWEST_FIRST + " LIMIT ?", [*params, limit])
             return [_memory(r) for r in rows]
 
@@ -152,7 +168,7 @@ class MemoryStore:
                   "content": lambda text: check_content(text, self._content_limit), "type": check_type}
         values = {key: checks[key](value) for key, value in fields.items()}
         with self._engine.begin() as conn:
-            _update(conn, memory_id, {"updated_at": self._clock(), **values})
+            _update(conn, memory_id, {"updated_at": self._clock(), "who": who(), **values})
 
     def touch(self, ids: list[int]) -> None:
         """Count one more use of each memory (given to the model in a turn)."""

@@ -2,8 +2,9 @@
 
 FTS5 (app/storage/fts.py) when SQLite has it, LIKE otherwise. A plain query is split into words
 and phrases that all must match and is never read as FTS5 syntax (app/storage/search.py makes it
-inert). `syntax=True` hands the query to FTS5 as written (OR, NOT, NEAR, prefix*, "phrases");
-a query FTS5 cannot parse becomes a `RecallError` in words, never an exception from SQLite.
+inert). `syntax=True` hands the query to FTS5 as written (OR, NOT, NEAR, prefix*, "phrases"); on
+PostgreSQL app/storage/fts_syntax.py reads the same syntax into a `tsquery` with the same matches.
+A query FTS5 cannot parse becomes a `RecallError` in words, never an exception from SQLite.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from app.storage.engine import Connection, marks
 from app.storage.dialect import group_concat, like
+from app.storage import fts_syntax
 from app.storage.fts import FTS_TABLE
 from app.storage.pg_fts import tsquery
 from app.storage.search import MARK_END, MARK_START, Term, fts_query, like_snippet, parse_query
@@ -82,13 +84,13 @@ def _filters(workstream_id: str | None, role: str | None, asking: str | None = N
 
 
 def _words(conn: Connection, query: str, limit: int, where: str, params: dict[str, Any],
-           terms: list[Term], *, syntax: bool) -> list[RecallHit]:
+           terms: list[Term]) -> list[RecallHit]:
     """PostgreSQL's word index (app/storage/pg_fts.py): ids by rank, then their rows, as `_fts` does."""
     from app.storage import pg_fts
 
     ids = [row[0] for row in conn.execute(f"""
-        SELECT m.id FROM messages m WHERE {pg_fts.matching('m', syntax=syntax)} {where}
-        ORDER BY {pg_fts.rank('m', syntax=syntax)} DESC, m.id DESC LIMIT :limit""",
+        SELECT m.id FROM messages m WHERE {pg_fts.matching('m')} {where}
+        ORDER BY {pg_fts.rank('m')} DESC, m.id DESC LIMIT :limit""",
         {"q": query, "limit": limit, **params})]
     return _rows_for(conn, ids, terms)
 
@@ -150,10 +152,13 @@ def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, synt
         if not use_fts:
             raise RecallError("this SQLite has no FTS5, so syntax=true cannot be used; search without it "
                               "(words and \"phrases\" are matched literally)")
-        if conn.dialect == "postgresql":  # websearch syntax: "phrases", or, -word; never an error
-            return _words(conn, query, limit, where, params, _highlight_terms(query), syntax=True)
         try:
+            if conn.dialect == "postgresql":  # FTS5's syntax as a tsquery (app/storage/fts_syntax.py)
+                match = fts_syntax.tsquery(query)
+                return _words(conn, match, limit, where, params, _highlight_terms(query)) if match else []
             return _fts(conn, query, limit, where, params, _highlight_terms(query))
+        except fts_syntax.Unsupported as error:
+            raise RecallError(str(error)) from None
         except sqlite3.OperationalError as error:
             raise RecallError(explain_fts_error(query, error)) from None
     terms = parse_query(query)
@@ -168,6 +173,6 @@ def recall(conn: Connection, query: str, *, use_fts: bool, limit: int = 20, synt
             where += f" AND m.content {like(conn)} :lit{number} ESCAPE '\\'"
             params[f"lit{number}"] = like_pattern(piece)
         if postgres:
-            return _words(conn, match, limit, where, params, terms, syntax=False)
+            return _words(conn, match, limit, where, params, terms)
         return _fts(conn, match, limit, where, params, terms)
     return _like(conn, [t.text for t in terms], limit, where, params)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 MemoryType = Literal["user", "project", "feedback", "reference"]
-Scope = Literal["global", "workstream", "workspace"]
+Scope = Literal["global", "workstream", "workspace", "team"]
 TYPES: tuple[str, ...] = ("user", "project", "feedback", "reference")
-SCOPES: tuple[str, ...] = ("global", "workstream", "workspace")
+SCOPES: tuple[str, ...] = ("global", "workstream", "workspace", "team")
 CONTENT_LIMIT = 32 * 1024  # bytes of UTF-8 a memory's content may take
 DESCRIPTION_LIMIT = 500  # characters
 NAME_LIMIT = 64
@@ -26,23 +26,36 @@ class RecallError(ValueError):
 
 @dataclass(frozen=True)
 class Visibility:
-    """Whose memories a workstream sees: global ones, its own (by id) and its workspace's (by path)."""
+    """Whose memories a workstream sees: its person's global ones, its own (by id), its workspace's (by
+    path) and the team's.
+
+    `person` keys global memories: '' on a personal (SQLite) store, the instance's name on a team's
+    PostgreSQL store, where "global" means everywhere for me and "team" everywhere for everyone
+    (`MemoryStore` fills it in). A global memory keyed '' (saved before, or copied from a personal
+    store) is seen by every person."""
 
     workstream_id: str
     workspace: str
+    person: str = ""
 
     def key_for(self, scope: str) -> str:
         """The scope_key a memory saved in `scope` gets from here."""
-        return {"global": "", "workstream": self.workstream_id, "workspace": self.workspace}[check_scope(scope)]
+        return {"global": self.person, "workstream": self.workstream_id, "workspace": self.workspace,
+                "team": ""}[check_scope(scope)]
 
     def sees(self, scope: str, scope_key: str) -> bool:
         """Whether a memory saved in (scope, scope_key) is visible from here."""
-        return scope == "global" or (scope in ("workstream", "workspace") and scope_key == self.key_for(scope))
+        if scope == "team":
+            return True
+        if scope == "global":
+            return scope_key in ("", self.person)
+        return scope in ("workstream", "workspace") and scope_key == self.key_for(scope)
 
 
 @dataclass(frozen=True)
 class Memory:
-    """One stored memory. `scope_key` is '' (global), a workstream id, or a workspace path."""
+    """One stored memory. `scope_key` is '' (team, global), a person (global on a team store), a
+    workstream id, or a workspace path. `who` saved it last (None: before that was recorded)."""
 
     name: str
     description: str
@@ -55,6 +68,7 @@ class Memory:
     accessed_at: float | None = None
     access_count: int = 0
     id: int | None = None
+    who: str | None = None
 
 
 def check_name(name: str) -> str:

@@ -51,6 +51,7 @@ class MemorySelector:
         """The `top` memories for `conversation`: best BM25 first, then the most recent; only those
         `visibility` sees. Each one chosen counts as accessed when `touch`."""
         self._refresh()
+        visibility = self.store.own(visibility)
         visible = self._visible.get(visibility)
         if visible is None:
             visible = self._visible[visibility] = {r.id for r in self._rows if visibility.sees(r.scope, r.scope_key)}

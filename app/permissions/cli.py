@@ -3,6 +3,7 @@
     whimbrel policy check 'bash(git push --force origin main)'   # the decision and what decided it
     whimbrel policy list                                          # rules, scopes, broken ones
     whimbrel policy review [--accept]              # show / accept .whimbrel/policy.toml and .mcp.json
+    whimbrel policy team set FILE | show | clear   # the team's rules in the store (reviewed per instance)
     whimbrel audit --since 1d [--json] [--tool bash] [--decision denied] [--workstream ID]
 """
 
@@ -27,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="whimbrel", description="Whimbrel's permission rules and audit log.")
     verbs = parser.add_subparsers(dest="area", required=True)
     policy = verbs.add_parser("policy", help="check and list permission rules", description=(
-        "Check, list and review permission rules: the config's [policy], the project's .whimbrel/policy.toml."))
+        "Check, list and review permission rules: the config's [policy], the project's .whimbrel/policy.toml, "
+        "the team's rules in the store."))
     actions = policy.add_subparsers(dest="action", metavar="ACTION")
     check = actions.add_parser("check", help="what would happen to a call, and why")
     check.add_argument("call", help="tool(argument), e.g. 'bash(git status)' or 'write_file(src/app.py)'")
@@ -39,6 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
                                                ".mcp.json) and what they would run; --accept applies them")
     review.add_argument("--accept", action="store_true", help="accept the files as shown")
     _common(review)
+    team = actions.add_parser("team", help="the team's rules kept in the store: set FILE (the TOML of a "
+                                           ".whimbrel/policy.toml), show, or clear them; each instance "
+                                           "applies them once reviewed")
+    team.add_argument("verb", choices=("set", "show", "clear"), help="set FILE, show, or clear")
+    team.add_argument("file", nargs="?", type=Path, default=None, help="the rules' TOML file (set)")
+    _common(team)
     for choice in actions._choices_actions:  # each action's --help opens with its line of the list
         actions.choices[choice.dest].description = choice.help[0].upper() + choice.help[1:] + "."
     audit = verbs.add_parser("audit", help="the audit log of tool calls", description=(
@@ -71,6 +79,52 @@ def _context(args: argparse.Namespace):
     return config, workspace, engine, data_dir, config_path
 
 
+def _open_store(data_dir: Path, config) -> object:
+    """The store's engine, made if it is new (a write needs one)."""
+    from app.storage.location import choose_store
+    from app.storage.store import Store
+
+    chosen = choose_store(data_dir, config)
+    return Store(chosen.location, connect_args=chosen.connect_args).engine
+
+
+def team(args: argparse.Namespace) -> int:
+    """`whimbrel policy team set FILE|show|clear`: the team's rules in the store (app/permissions/team_policy.py)."""
+    from datetime import datetime
+
+    from app.permissions import team_policy
+
+    config, _workspace, engine, data_dir, _ = _context(args)
+    if args.verb == "set":
+        if args.file is None:
+            raise ValueError("say which file: whimbrel policy team set FILE (the TOML of a .whimbrel/policy.toml)")
+        try:
+            text = args.file.expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ValueError(f"cannot read {args.file}: {error}") from None
+        notes = team_policy.store_text(engine or _open_store(data_dir, config), text)
+        for note in notes:
+            print(f"note: {inert(note)}", file=sys.stderr)
+        print("Stored the team's policy. Every instance on this store (this one too) applies it once its user "
+              "has reviewed it: `whimbrel policy review --accept`, or /policy in the window.")
+        return 0
+    if args.verb == "clear":
+        had = engine is not None and team_policy.clear(engine)
+        print("Removed the team's policy from the store." if had else "The store holds no team policy.")
+        return 0
+    found = team_policy.read_team(engine, data_dir)
+    row = team_policy.stored(engine) if engine is not None else None
+    if row is None:
+        print("The store holds no team policy (`whimbrel policy team set FILE` stores one).")
+        return 0
+    when = datetime.fromtimestamp(row["updated_at"]).strftime("%Y-%m-%d %H:%M")
+    state = {"accepted": "accepted here: its rules apply", "unreviewed": "not reviewed here: its rules do not "
+             "apply until you accept it (`whimbrel policy review --accept`)"}.get(found.state, found.problem)
+    print(inert(f"The team's policy, set by {found.author or 'someone'} at {when}; {state}.", multiline=False))
+    print(inert(found.text).rstrip())
+    return 1 if found.state == "unreadable" else 0
+
+
 def _split_call(text: str) -> tuple[str, str | None]:
     found = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\((.*)\))?\s*$", text, re.S)
     if not found:
@@ -86,7 +140,7 @@ def check(args: argparse.Namespace) -> int:
 
     config, workspace, engine, data_dir, config_path = _context(args)
     tool, argument = _split_call(args.call)
-    loaded = load(config, workspace, engine)
+    loaded = load(config, workspace, engine, data_dir=data_dir)
     mode = check_mode(args.mode or config.policy_mode)
     gate = Gate(loaded.policy, mode, protected_places(workspace, data_dir, config_path),
                 sandboxed=config.policy_sandbox != "full" and available() is not None)
@@ -146,8 +200,8 @@ def _view(tool: str, argument: str, workspace: Path):
 def listing(args: argparse.Namespace) -> int:
     from app.permissions.loader import load
 
-    config, workspace, engine, *_ = _context(args)
-    loaded = load(config, workspace, engine)
+    config, workspace, engine, data_dir, _ = _context(args)
+    loaded = load(config, workspace, engine, data_dir=data_dir)
     print(f"{'decision':8}  {'scope':10}  {'rule':40}  where")
     for rule in loaded.policy.rules:
         print(f"{rule.decision:8}  {rule.scope:10}  {inert(rule.spec, multiline=False):40}  {inert(rule.where)}")
@@ -169,11 +223,14 @@ def review(args: argparse.Namespace) -> int:
     from app.permissions.project import accept_files, project_env, project_files
     from app.permissions.review import review_text
 
+    from app.permissions.team_policy import read_team
+
     config, workspace, engine, data_dir, _ = _context(args)
-    files = [found for found in project_files(workspace, engine) if found.state != "none"]
+    files = [found for found in project_files(workspace, engine) + ([read_team(engine, data_dir)] if engine else [])
+             if found.state != "none"]
     if not files:
         print(f"There is no project file that starts things in {inert(str(workspace))} "
-              "(.whimbrel/policy.toml, .mcp.json).")
+              "(.whimbrel/policy.toml, .mcp.json), nor a team policy in the store.")
         return 0
     print(inert(review_text(files, project_env(config))))
     for found in files:
@@ -184,13 +241,7 @@ def review(args: argparse.Namespace) -> int:
         print(inert(found.problem), file=sys.stderr)
     waiting = [found for found in files if found.state == "unreviewed"]
     if args.accept and waiting:
-        if engine is None:
-            from app.storage.location import choose_store
-            from app.storage.store import Store
-
-            chosen = choose_store(data_dir, config)
-            engine = Store(chosen.location, connect_args=chosen.connect_args).engine
-        done = accept_files(engine, waiting)
+        done = accept_files(engine or _open_store(data_dir, config), waiting)
         print("\nAccepted: " + ", ".join(inert(str(found.path)) for found in done) +
               " (its rules, hooks and MCP servers apply from now on).")
     elif waiting:
@@ -227,12 +278,13 @@ def main(argv: list[str]) -> int:
         verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         verbs.choices["policy"].print_help(sys.stderr)
         return 2
-    handler = {"check": check, "list": listing, "review": review}.get(getattr(args, "action", ""), audit_log)
+    handler = {"check": check, "list": listing, "review": review, "team": team}.get(getattr(args, "action", ""),
+                                                                                  audit_log)
     from app.storage.engine import StoreUnavailable
 
     try:
         return handler(args)
-    except (ConfigError, ValueError) as error:
+    except (ConfigError, ValueError) as error:  # TeamPolicyError too
         print(f"whimbrel: {inert(str(error))}", file=sys.stderr)
         return 2
     except StoreUnavailable as error:

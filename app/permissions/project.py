@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 State = Literal["none", "accepted", "unreviewed", "unreadable"]
-Kind = Literal["policy", "mcp", "skill"]
+Kind = Literal["policy", "mcp", "skill", "team"]
 RELATIVE = Path(".whimbrel") / "policy.toml"
 MCP_RELATIVE = Path(".mcp.json")
 SKILLS_RELATIVE = Path(".whimbrel") / "skills"
@@ -26,6 +26,7 @@ SKILLS_RELATIVE = Path(".whimbrel") / "skills"
 # mode never applies: `skill_mode_accepted` checks the file itself)
 _SETS_MODE = re.compile(r"permission[_\\u005f]*mode", re.IGNORECASE)
 REVIEW_HOW = "/policy in the window (A accepts), or `whimbrel policy review --accept`"
+TEAM_ACCEPTED = "team-policy.accepted"  # in the data dir: the SHA-256 of the team policy this instance accepted
 
 
 @dataclass
@@ -38,6 +39,8 @@ class ProjectFile:
     data: dict[str, Any] | None = None
     problem: str = ""
     kind: Kind = "policy"
+    author: str = ""  # who wrote it (a team's policy in the store: app/permissions/team_policy.py)
+    review_dir: Path | None = None  # where its acceptance is kept when not in the store (a data dir)
 
     @property
     def digest(self) -> str:
@@ -60,6 +63,10 @@ class ProjectFile:
             names = ", ".join(self.server_names) or "none"
             return (f"{self.path} is new or changed: its MCP servers ({names}) do not start until you review "
                     f"and accept it ({REVIEW_HOW})")
+        if self.kind == "team":
+            by = f" (set by {self.author})" if self.author else ""
+            return (f"The team's policy in the store{by} is new or changed: its rules do not apply here until "
+                    f"you review and accept it ({REVIEW_HOW})")
         if self.kind == "skill":
             return (f"{self.path} is new or changed: the permission mode it sets does not apply until you "
                     f"accept it ({REVIEW_HOW})")
@@ -96,9 +103,38 @@ def accept_files(engine: Any, files: list[ProjectFile]) -> list[ProjectFile]:
     done = []
     for found in files:
         if found.state == "unreviewed" and found.text:
-            accept(engine, found.path, found.text)
+            if found.kind == "team":
+                if found.review_dir is None:
+                    continue  # no data dir to keep this instance's acceptance in: it stays unreviewed
+                accept_in_dir(found.review_dir, found.text)
+            else:
+                accept(engine, found.path, found.text)
             done.append(found)
     return done
+
+
+def accept_in_dir(data_dir: Path, text: str) -> None:
+    """Record `text` as this instance's accepted team policy: its SHA-256 in a private file of the
+    data dir (`TEAM_ACCEPTED`), so the acceptance is this instance's, not the store's."""
+    import os
+
+    from app.storage.private import open_private, private_dir
+
+    path = private_dir(Path(data_dir)) / TEAM_ACCEPTED
+    part = path.with_suffix(".tmp")
+    with os.fdopen(open_private(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "w", encoding="ascii") as out:
+        out.write(hashlib.sha256(text.encode()).hexdigest() + "\n")
+    os.replace(part, path)
+
+
+def accepted_in_dir(data_dir: Path | None) -> str | None:
+    """The SHA-256 of the team policy accepted in `data_dir` (None: none, or no data dir)."""
+    if data_dir is None:
+        return None
+    try:
+        return (Path(data_dir) / TEAM_ACCEPTED).read_text(encoding="ascii").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _parse_toml(path: Path, text: str) -> tuple[dict[str, Any] | None, str]:

@@ -117,9 +117,30 @@ def skill_review(file: ProjectFile) -> FileReview:
                       [f"sets permission_mode = {mode} when you start it"])
 
 
+def team_review(file: ProjectFile) -> FileReview:
+    """The team's policy from the store: who set it, and every rule it holds (the rules are what it
+    changes here; hooks are never taken from it)."""
+    from app.permissions.policy import rules_from_table
+
+    by = f", set by {file.author}" if file.author else ""
+    review = FileReview(file, f"Team policy (in the store{by})")
+    if file.state == "unreadable" or file.data is None:
+        review.lines.append(file.problem)
+        return review
+    rules, problems = rules_from_table(file.data, scope="team", path=None, text=file.text, header="[[rules]]")
+    review.lines += [f"{rule.decision:5} {rule.spec}" + ("  (network)" if rule.network else "") for rule in rules]
+    review.lines += [f"not applied: {problem}" for problem in problems]
+    if file.data.get("hooks"):
+        review.lines.append("hooks: ignored (a team's policy sets rules only)")
+    if not review.lines:
+        review.lines.append("(no rules)")
+    return review
+
+
 def reviews(files: list[ProjectFile], project_env: Mapping[str, tuple[str, ...]]) -> list[FileReview]:
-    """The present project files, each with what it would run."""
-    by_kind = {"mcp": lambda f: mcp_review(f, project_env), "policy": policy_review, "skill": skill_review}
+    """The present project files (and the team's policy), each with what it would run."""
+    by_kind = {"mcp": lambda f: mcp_review(f, project_env), "policy": policy_review, "skill": skill_review,
+               "team": team_review}
     return [by_kind[f.kind](f) for f in files if f.state != "none"]
 
 

@@ -32,7 +32,7 @@ from app.permissions.wrappers import SEP, WRAPPERS, Effective
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = ("deny", "ask", "allow")  # strongest first
-Scope = Literal["user", "project", "workstream", "cli"]
+Scope = Literal["user", "project", "team", "workstream", "cli"]
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_*?.\-]+)\s*(?:\((.*)\))?\s*$", re.S)
 PATH_TOOLS = {"read_file", "write_file", "edit_file"}
 PATH_KINDS = ("read", "edit")  # `read(glob)`, `edit(glob)`: rules on paths whatever the tool

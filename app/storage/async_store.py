@@ -8,12 +8,14 @@ This module itself does not import the store's modules; `AsyncStore.open` does, 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
-from app.storage.location import is_server_url
+from app.storage.location import is_server_url, shown_url
+from app.storage.reachability import StoreLink, StoreUnavailable
 from app.storage.write_refused import WriteRefused
 
 if TYPE_CHECKING:  # store.py and its mixins are imported on the worker, off the caller's thread
@@ -38,7 +40,9 @@ class AsyncStore:
     After every call the database file is checked: once it has been deleted, `lost` is set and
     `on_lost(explanation)` is called (once, on the caller's loop), so the user hears of it at the
     next write instead of believing the conversation is still saved. A write refused because another
-    window took its workstream over calls `on_refused(error)` before the error reaches the caller.
+    window took its workstream over calls `on_refused(error)` before the error reaches the caller. A call
+    that fails because the store's server does not answer (StoreUnavailable) tells `link`, which then
+    probes the server with back-off until it answers (app/storage/reachability.py).
     """
 
     def __init__(self, store: Store, executor: ThreadPoolExecutor | None = None) -> None:
@@ -48,6 +52,7 @@ class AsyncStore:
         self.lost = False
         self.on_lost: Callable[[str], None] | None = None
         self.on_refused: Callable[[WriteRefused], None] | None = None
+        self.link = StoreLink(self._probe)  # whether the server answers (only ever not on PostgreSQL)
 
     @property
     def path(self) -> Path:
@@ -83,11 +88,19 @@ class AsyncStore:
             if self.on_refused is not None:
                 self.on_refused(error)
             raise
+        except StoreUnavailable as error:
+            self.link.lost(error)
+            raise
         if missing and not self.lost:
             self.lost = True
             if self.on_lost is not None:
                 self.on_lost(self.lost_explanation())
         return result
+
+    async def _probe(self) -> None:
+        """One round trip to the server, off the store's thread (a call stuck there must not stop the
+        probe); StoreUnavailable while it does not answer."""
+        await asyncio.get_running_loop().run_in_executor(None, self.store.engine.ping)
 
     def _checked(self, call: Callable[[], T]) -> tuple[T, bool]:
         """On the database thread: the call's result, and whether the file is gone by now."""
@@ -209,14 +222,29 @@ class AsyncStore:
 
     def listen(self, on_change: Callable[[str | None], None]) -> Any:
         """Store.listen, with `on_change` called on this (the caller's) event loop; None on SQLite.
-        Starts a thread and returns at once: the connection is made on that thread."""
+        Starts a thread and returns at once: the connection is made on that thread. The listening
+        connection dropping tells `link` (the store may be gone); listening again asks it to probe now."""
         loop = asyncio.get_running_loop()
 
-        def relay(workstream_id: str | None) -> None:
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(on_change, workstream_id)
+        def changed(workstream_id: str | None) -> None:
+            if workstream_id is None and not self.link.reachable:
+                self.link.retry_now()  # the listener reconnected: the server is likely back
+            on_change(workstream_id)
 
-        return self.store.listen(relay)
+        def lost(error: BaseException) -> None:
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            self.link.lost(StoreUnavailable(f"lost the connection to the PostgreSQL store "
+                                            f"{shown_url(str(self.store.engine.url))}: {reason}"))
+
+        context = contextvars.copy_context()  # the caller's (a window's active app): timers made from it work
+
+        def relay(call: Callable[[Any], None]) -> Callable[[Any], None]:
+            def on_loop(value: Any) -> None:
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(call, value, context=context)
+            return on_loop
+
+        return self.store.listen(relay(changed), relay(lost))
 
     async def live_instances(self) -> list:
         """The team view's rows: app/storage/team.py."""
@@ -224,6 +252,7 @@ class AsyncStore:
 
     async def aclose(self) -> None:
         """Finish queued work, close the database, and stop the worker thread."""
+        self.link.close()
         try:
             await asyncio.get_running_loop().run_in_executor(self._executor, self.store.close)
         finally:

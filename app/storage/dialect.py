@@ -3,8 +3,8 @@
 Everything else in the store is one statement for both (`?`/`:name` parameters, `ON CONFLICT … DO
 UPDATE SET … = excluded.…`, `coalesce`, `substr`, `||`, `LIMIT … OFFSET …`). What differs:
 
-- the schema's integer keys: `id INTEGER` with `PRIMARY KEY (id)` is SQLite's rowid (numbered by
-  the database); PostgreSQL numbers it as `SERIAL`;
+- the schema's statements: SQLite runs app/storage/schema.py's text, PostgreSQL the Core tables
+  (app/storage/tables.py) compiled for it (an integer `id` key is SQLite's rowid, PostgreSQL's SERIAL);
 - whether a table exists: `sqlite_master` against `to_regclass`;
 - LIKE: case-insensitive for ASCII on SQLite, case-sensitive on PostgreSQL, where ILIKE is the same
   match as SQLite's LIKE;
@@ -18,17 +18,6 @@ from __future__ import annotations
 
 import re
 from typing import Any
-
-_SQLITE_KEY = "    id INTEGER NOT NULL,"
-_SERIAL_KEY = "    id SERIAL NOT NULL,"
-
-
-def ddl(statement: str, dialect: str) -> str:
-    """A schema statement from app/storage/schema.py as `dialect` takes it."""
-    if dialect == "postgresql" and _SQLITE_KEY in statement and "PRIMARY KEY (id)" in statement:
-        return statement.replace(_SQLITE_KEY, _SERIAL_KEY, 1)
-    return statement
-
 
 def table_exists(conn: Any, name: str) -> bool:
     """Whether the table `name` exists in the store `conn` is connected to."""

@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from app.storage.reachability import StoreUnavailable  # noqa: F401 - raised by pg_engine.py, caught by name from here
+
 BUSY_TIMEOUT_MS = 2000  # SQLite's own wait for the lock, per attempt
 LOCK_PATIENCE = 60.0  # seconds of attempts before a write gives up and says why
 POOL_SIZE = 5  # idle connections kept open for reuse
@@ -53,10 +55,6 @@ def marks(values: Sequence[Any]) -> str:
 
 class StoreLockedError(RuntimeError):
     """Another process held the database's write lock for longer than LOCK_PATIENCE."""
-
-
-class StoreUnavailable(RuntimeError):
-    """The store's server cannot be reached (PostgreSQL: down, refused, wrong password); said in words."""
 
 
 class Row(tuple):
@@ -250,12 +248,13 @@ class Lending:
         conn = self._checkout()
         try:
             if self._reads_only:
-                conn.raw.execute(self.READ_BEGIN)
+                conn.execute(self.READ_BEGIN)  # through the connection: a lost one says so in words
                 try:
                     yield conn
                 finally:
-                    if not getattr(conn.raw, "closed", False):  # a PostgreSQL connection the server dropped
-                        conn.raw.execute("COMMIT")  # a read's end: nothing to keep or undo
+                    raw = conn.raw  # a PostgreSQL connection the server dropped has nothing to end
+                    if not (getattr(raw, "closed", False) or getattr(raw, "broken", False)):
+                        conn.execute("COMMIT")  # a read's end: nothing to keep or undo
             else:
                 with conn.begin():
                     yield conn

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 HEARTBEAT_INTERVAL = 5.0  # seconds between refreshes of an owner's leases
@@ -48,6 +49,18 @@ class Lease:
     owner: Owner
     heartbeat_at: float
     who: str | None = None  # the holder's name (app/storage/identity.py); None on rows from before it was kept
+    # The store's clock when the row was read (on PostgreSQL the server's), and this process's monotonic
+    # clock then: `store_now()` goes on from there, so a machine whose own clock is off still judges the
+    # heartbeat's age as the server does. None for a lease built without reading a clock.
+    read_at: float | None = field(default=None, compare=False)
+    read_monotonic: float = field(default_factory=time.monotonic, compare=False, repr=False)
+
+    def store_now(self) -> float:
+        """The store's clock now, as seen from the read: never this machine's wall clock, unless the
+        lease was made without one (then `time.time()`, as before)."""
+        if self.read_at is None:
+            return time.time()
+        return self.read_at + (time.monotonic() - self.read_monotonic)
 
     def is_free_for(self, claimant: Owner, now: float, *, stale_after: float = STALE_AFTER,
                     alive: Callable[[int], bool] = pid_alive) -> bool:

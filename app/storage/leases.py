@@ -32,8 +32,9 @@ __all__ = ["HEARTBEAT_INTERVAL", "STALE_AFTER", "Lease", "Owner", "pid_alive", "
 _SELECT = "SELECT workstream_id, instance_id, pid, host, heartbeat_at, who FROM workstream_leases"
 
 
-def _lease(row: Row) -> Lease:
-    return Lease(row.workstream_id, Owner(row.instance_id, row.pid, row.host), row.heartbeat_at, row.who)
+def _lease(row: Row, now: float | None = None) -> Lease:
+    """The row as a Lease; `now` is the lease clock's time of the read (Lease.store_now goes on from it)."""
+    return Lease(row.workstream_id, Owner(row.instance_id, row.pid, row.host), row.heartbeat_at, row.who, now)
 
 
 def live_lease_ids(now: float, stale_after: float = STALE_AFTER) -> tuple[str, tuple[float]]:
@@ -76,7 +77,7 @@ class LeaseMixin:
         with self._engine.begin() as conn:
             now = self._lease_clock(conn)
             row = conn.execute(f"{_SELECT} WHERE workstream_id = ?", (workstream_id,)).first()
-            current = _lease(row) if row else None
+            current = _lease(row, now) if row else None
             if current is not None and not current.is_free_for(owner, now, stale_after=stale_after):
                 return current
             mine = {"instance_id": owner.instance_id, "pid": owner.pid, "host": owner.host, "heartbeat_at": now,
@@ -152,11 +153,14 @@ class LeaseMixin:
     def live_leases(self, *, stale_after: float = STALE_AFTER) -> list[Lease]:
         """Every lease refreshed within `stale_after` seconds: the workstreams open somewhere now."""
         with self._reads.connect() as conn:
-            live, params = live_lease_ids(self._lease_clock(conn), stale_after)
-            return [_lease(row) for row in conn.execute(f"{_SELECT} WHERE workstream_id IN ({live})", params)]
+            now = self._lease_clock(conn)
+            live, params = live_lease_ids(now, stale_after)
+            return [_lease(row, now) for row in conn.execute(f"{_SELECT} WHERE workstream_id IN ({live})", params)]
 
     def lease(self, workstream_id: str) -> Lease | None:
-        """The workstream's lease row (held, stale or gone alike), or None when nobody took it."""
+        """The workstream's lease row (held, stale or gone alike), or None when nobody took it; it carries
+        the lease clock's time of the read, so a window judges its age by the server's clock, not its own."""
         with self._reads.connect() as conn:
             row = conn.execute(f"{_SELECT} WHERE workstream_id = ?", (workstream_id,)).first()
-        return _lease(row) if row else None
+            now = self._lease_clock(conn) if row else None
+        return _lease(row, now) if row else None

@@ -41,6 +41,7 @@ from app.storage.engine import (LOCK_PATIENCE, Lending, Params, Result, StoreLoc
 from app.storage.location import shown_url
 
 POOL_SIZE = 5
+CONNECT_TIMEOUT = 10  # seconds a new connection may take before the server counts as unreachable
 # The key of the advisory lock every write transaction takes: one store, one writer at a time.
 WRITE_LOCK_KEY = zlib.crc32(b"whimbrel store writes")
 
@@ -72,9 +73,29 @@ def _params(params: Params) -> Mapping[str, Any] | tuple[Any, ...]:
     return params if isinstance(params, Mapping) else tuple(params)
 
 
+# Errors that mean the server is gone, not that the statement was wrong: a connection exception
+# (SQLSTATE class 08) or the server shutting down or starting (57P01-57P03).
+_GONE_STATES = ("57P01", "57P02", "57P03")
+
+
+def _lost(error: psycopg.Error, raw: psycopg.Connection | None) -> bool:
+    """Whether `error` is the connection to the server lost (rather than a statement it refused)."""
+    state = getattr(error, "sqlstate", None) or ""
+    broken = raw is not None and (raw.broken or raw.closed)
+    return isinstance(error, psycopg.InterfaceError) or broken or state.startswith("08") or state in _GONE_STATES
+
+
+def unavailable(url: str, error: BaseException, verb: str = "cannot reach") -> StoreUnavailable:
+    """The store's server not answering, in words: its masked URL and the driver's first line."""
+    reason = str(getattr(error, "orig", None) or error).strip().splitlines()
+    return StoreUnavailable(f"{verb} the PostgreSQL store {shown_url(url)}: "
+                            f"{reason[0] if reason else type(error).__name__}")
+
+
 @contextmanager
-def _driver_errors() -> Iterator[None]:
-    """The driver's errors as the sqlite3 classes the store's callers catch."""
+def _driver_errors(conn: "Connection | None" = None) -> Iterator[None]:
+    """The driver's errors as the sqlite3 classes the store's callers catch; a lost connection as
+    StoreUnavailable (the connection is then discarded, not given back to the pool)."""
     try:
         yield
     except psycopg.errors.LockNotAvailable as error:
@@ -85,6 +106,11 @@ def _driver_errors() -> Iterator[None]:
         raise sqlite3.IntegrityError(str(error).strip()) from error
     except (psycopg.errors.SyntaxError, psycopg.errors.DataException) as error:
         raise sqlite3.OperationalError(str(error).strip()) from error
+    except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+        if conn is None or not _lost(error, conn.raw):
+            raise
+        conn.discard = True
+        raise unavailable(conn.url, error, "lost the connection to") from None
 
 
 def _row_factory(cursor: psycopg.Cursor) -> Any:
@@ -100,8 +126,9 @@ class Connection:
 
     dialect = "postgresql"
 
-    def __init__(self, pooled: Any) -> None:
+    def __init__(self, pooled: Any, url: str = "") -> None:
         self.pooled = pooled  # SQLAlchemy's wrapper: `close()` gives it back to the pool
+        self.url = url  # the store's, for the words of a lost connection (shown masked)
         self.raw: psycopg.Connection = pooled.driver_connection
         self.discard = False
 
@@ -110,14 +137,14 @@ class Connection:
         return self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
 
     def execute(self, sql: str, params: Params = ()) -> Result:
-        cursor = self.raw.cursor()
-        with _driver_errors():
+        with _driver_errors(self):  # a closed connection fails at cursor(): said as lost too
+            cursor = self.raw.cursor()
             cursor.execute(translate(sql), _params(params))
         return Result(cursor)
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> Result:
-        cursor = self.raw.cursor()
-        with _driver_errors():
+        with _driver_errors(self):  # a closed connection fails at cursor(): said as lost too
+            cursor = self.raw.cursor()
             cursor.executemany(translate(sql), [_params(r) for r in rows])
         return Result(cursor)
 
@@ -135,16 +162,19 @@ class Connection:
     @contextmanager
     def begin(self) -> Iterator["Connection"]:
         """A write transaction: BEGIN and the store's write lock, committed when the block ends."""
-        with _driver_errors():
+        with _driver_errors(self):
             self.raw.execute("BEGIN")
             self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
         try:
             yield self
         except BaseException:
-            if not self.raw.closed:
-                self.raw.execute("ROLLBACK")
+            if not (self.raw.closed or self.raw.broken):
+                try:
+                    self.raw.execute("ROLLBACK")
+                except psycopg.Error:  # lost meanwhile: the server rolls it back; the first error goes on up
+                    self.discard = True
             raise
-        with _driver_errors():
+        with _driver_errors(self):
             self.raw.execute("COMMIT")
 
     def invalidate(self) -> None:
@@ -175,6 +205,9 @@ class PgEngine(Lending):
         if pool is None:
             from sqlalchemy import event
 
+            if "connect_timeout" not in url:  # libpq would wait for an unanswering host forever
+                connect_args = {"connect_timeout": CONNECT_TIMEOUT, **(connect_args or {})}
+
             target = make_url(url).set(drivername="postgresql+psycopg")
             self._sa = create_engine(target, pool_size=POOL_SIZE, max_overflow=10, pool_pre_ping=True,
                                      connect_args=dict(connect_args or {}))
@@ -192,14 +225,14 @@ class PgEngine(Lending):
         from sqlalchemy.exc import DBAPIError
 
         try:
-            return Connection(self._sa.raw_connection())
+            return Connection(self._sa.raw_connection(), self.url)
         except (DBAPIError, psycopg.OperationalError) as error:
-            reason = str(getattr(error, "orig", None) or error).strip().splitlines()
-            raise StoreUnavailable(f"cannot reach the PostgreSQL store {shown_url(self.url)}: "
-                                   f"{reason[0] if reason else type(error).__name__}") from None
+            raise unavailable(self.url, error) from None
 
     def _checkin(self, conn: Connection) -> None:
-        if not conn.raw.closed and conn.in_transaction:
+        if conn.raw.broken:
+            conn.discard = True
+        elif not conn.raw.closed and conn.in_transaction:
             try:
                 conn.raw.execute("ROLLBACK")
             except psycopg.Error:
@@ -212,6 +245,11 @@ class PgEngine(Lending):
         """A new autocommit connection outside the pool, kept by its caller (app/storage/pg_listen.py)."""
         cargs, cparams = self._sa.dialect.create_connect_args(self._sa.url)
         return psycopg.connect(*cargs, **{**cparams, **self._connect_args, "autocommit": True})
+
+    def ping(self) -> None:
+        """One round trip to the server (app/storage/reachability.py's probe); StoreUnavailable when none."""
+        with self.connect() as conn:
+            conn.execute("SELECT 1")
 
     def dispose(self) -> None:
         self._sa.dispose()

@@ -13,7 +13,9 @@ store made before it is indexed whole then.
 
 A query's terms become a `tsquery` as `fts_query` makes an FTS5 one: every term must match (&); a
 bare term's words follow each other (<->) and its last word matches as a prefix (`:*`); a phrase
-matches as written. Relevance is `ts_rank` (FTS5 uses bm25), then newest first.
+matches as written. A query in FTS5's own syntax (`recall` with syntax=true) is read by
+app/storage/fts_syntax.py and written as a `tsquery` that matches what FTS5 matches. Relevance is
+`ts_rank` (FTS5 uses bm25), then newest first.
 Snippets are made in Python (`like_snippet`), the same function the LIKE fallback uses.
 
 Known difference: FTS5 also folds diacritics (`café` finds `cafe`); `simple` does not.
@@ -84,16 +86,14 @@ def tsquery(terms: list[Any]) -> str | None:
     return " & ".join(parts)
 
 
-def matching(alias: str, *, syntax: bool = False) -> str:
-    """The WHERE condition on messages `alias` for the query in parameter `:q` (the user's own
-    search syntax read by `websearch_to_tsquery` when `syntax`)."""
-    parse = "websearch_to_tsquery" if syntax else "to_tsquery"
+def matching(alias: str) -> str:
+    """The WHERE condition on messages `alias` for the `to_tsquery` text in parameter `:q` (`tsquery`
+    above, or a query in FTS5's syntax as app/storage/fts_syntax.py writes it)."""
     return (f"{alias}.id IN (SELECT message_id FROM {WORDS_TABLE} WHERE words @@ "
-            f"{parse}('simple'::regconfig, :q))")
+            f"to_tsquery('simple'::regconfig, :q))")
 
 
-def rank(alias: str, *, syntax: bool = False) -> str:
+def rank(alias: str) -> str:
     """The relevance of messages `alias` to `:q`, higher is better (read from the stored words)."""
-    parse = "websearch_to_tsquery" if syntax else "to_tsquery"
-    return (f"(SELECT ts_rank(w.words, {parse}('simple'::regconfig, :q)) FROM {WORDS_TABLE} w "
+    return (f"(SELECT ts_rank(w.words, to_tsquery('simple'::regconfig, :q)) FROM {WORDS_TABLE} w "
             f"WHERE w.message_id = {alias}.id)")

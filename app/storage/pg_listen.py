@@ -5,7 +5,8 @@ Every write into a workstream (a message, a streaming reply's draft piece, its s
 transaction: the server delivers it when (and only if) the write commits, so a follower woken by it
 reads the write. A `Listener` holds one dedicated connection (outside the engine's pool) that LISTENs
 on CHANNEL in a daemon thread and calls `on_change(workstream_id)` from that thread for each
-notification. A dropped connection is reopened with back-off (0.25 s doubling to 8 s); once it is
+notification. A dropped connection is reported (`on_lost`: the window says the store is unreachable,
+app/storage/reachability.py) and reopened with back-off (0.25 s doubling to 8 s); once it is
 listening again `on_change(None)` says "anything may have changed meanwhile" so the caller re-reads.
 
 SQLite has no such channel between processes: there, read-only windows keep polling
@@ -32,9 +33,11 @@ def notify(conn: Any, workstream_id: str) -> None:
 class Listener:
     """LISTEN on CHANNEL on its own connection, in its own thread, until `close()`."""
 
-    def __init__(self, connect: Callable[[], psycopg.Connection], on_change: Callable[[str | None], None]) -> None:
+    def __init__(self, connect: Callable[[], psycopg.Connection], on_change: Callable[[str | None], None],
+                 on_lost: Callable[[BaseException], None] | None = None) -> None:
         self._connect = connect  # a new autocommit connection to the store's database
         self.on_change = on_change
+        self.on_lost = on_lost  # the listening connection dropped (the server may be gone): said once per drop
         self.listening = threading.Event()  # set while the LISTEN is in force
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="whimbrel-listen", daemon=True)
@@ -55,8 +58,9 @@ class Listener:
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=0.5):
                             self.on_change(note.payload)
-            except psycopg.Error:
-                pass  # the server went away: retried below, the poll covers the gap
+            except psycopg.Error as error:  # the server went away: retried below, the poll covers the gap
+                if self.listening.is_set() and self.on_lost is not None and not self._stop.is_set():
+                    self.on_lost(error)
             except Exception as error:  # noqa: BLE001 - on_change's own failure must not end the thread
                 import logging
 

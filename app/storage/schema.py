@@ -1,14 +1,19 @@
-"""Whimbrel's store schema: the SQL that creates each table and its indexes, and the columns' defaults.
+"""Whimbrel's store schema as SQL text: the compiled form of app/storage/tables.py for the SQLite fast path.
+
+The tables are defined once, as SQLAlchemy Core tables in app/storage/tables.py. This module holds
+the same tables as the SQL that SQLite runs, so a SQLite store is created and opened without importing
+SQLAlchemy (~13 MB and its import time on every start). The text is kept by hand beside the Core
+tables, and tests/storage/test_tables.py compiles each Core table for SQLite and asserts it is the
+statement here (whitespace aside), and that `DEFAULTS` are the Core columns' defaults: change both.
+PostgreSQL stores are created from the Core tables themselves (`create_tables`).
 
 Each table is a tuple of statements (CREATE TABLE, then its indexes), all `IF NOT EXISTS`, so a
 migration can create a table that may already be there. They describe the *current* schema, which
-version 1 of the migrations creates on a new database (app/storage/migrations.py); a later migration
-that alters a table changes its statement here too, so a new database gets what an old one is migrated to.
-
-The statements are the ones SQLAlchemy's `metadata.create_all` produced when the store used it, so
-databases made before and after share one schema; a column an Alembic revision adds (app/storage/revisions/)
-is added here too, last, where the revision's ALTER TABLE puts it (`who`: app/storage/identity.py). Their columns have no SQL defaults; `DEFAULTS` is
-what `Connection.insert` (app/storage/engine.py) fills in for a column a write leaves out.
+version 1 of the frozen migrations creates on a new database (app/storage/migrations.py); a column an
+Alembic revision adds (app/storage/revisions/) is added here and in tables.py too, last, where the
+revision's ALTER TABLE puts it (`who`: app/storage/identity.py); a table a revision rebuilds
+(`memories`, r0004) is made from its statement here. Their columns have no SQL defaults; `DEFAULTS`
+is what `Connection.insert` (app/storage/engine.py) fills in for a column a write leaves out.
 """
 
 from __future__ import annotations
@@ -75,8 +80,9 @@ CREATE TABLE IF NOT EXISTS mcp_calls (
     "CREATE INDEX IF NOT EXISTS ix_mcp_calls_server_at ON mcp_calls (server, at)",
 )
 
-# One row per memory. `scope` is global, workstream or workspace; `scope_key` is '' for global,
-# the workstream id or the resolved workspace path. A name is unique within its scope.
+# One row per memory. `scope` is global, workstream, workspace or team; `scope_key` is '' for global
+# and team (on PostgreSQL a global memory's key is its saver's name: app/memory/memory_store.py), the
+# workstream id or the resolved workspace path. A name is unique within its scope. `who` saved it last.
 MEMORIES = (
     """\
 CREATE TABLE IF NOT EXISTS memories (
@@ -91,10 +97,11 @@ CREATE TABLE IF NOT EXISTS memories (
     updated_at FLOAT NOT NULL,
     accessed_at FLOAT,
     access_count INTEGER NOT NULL,
+    who TEXT,
     PRIMARY KEY (id),
     CONSTRAINT uq_memories_name_scope UNIQUE (name, scope, scope_key),
     CONSTRAINT ck_memories_type CHECK (type IN ('user', 'project', 'feedback', 'reference')),
-    CONSTRAINT ck_memories_scope CHECK (scope IN ('global', 'workstream', 'workspace'))
+    CONSTRAINT ck_memories_scope CHECK (scope IN ('global', 'workstream', 'workspace', 'team'))
 )""",
     "CREATE INDEX IF NOT EXISTS ix_memories_scope ON memories (scope, scope_key)",
 )
@@ -343,6 +350,21 @@ CREATE TABLE IF NOT EXISTS workstream_forks (
     "CREATE INDEX IF NOT EXISTS ix_workstream_forks_parent_id ON workstream_forks (parent_id)",
 )
 
+# A team's permission rules kept in the store (`whimbrel policy team set`), one row named 'policy': the
+# TOML text as written, by whom and when. Each instance applies it only once its user accepted that
+# very text (app/permissions/team_policy.py); the acceptance is kept per instance, in its data dir.
+TEAM_POLICY = (
+    """\
+CREATE TABLE IF NOT EXISTS team_policy (
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    updated_at FLOAT NOT NULL,
+    who TEXT,
+    PRIMARY KEY (name)
+)""",
+)
+
 # One row per workstream that a running Whimbrel has open (app/storage/leases.py): that
 # instance alone writes to it. `heartbeat_at` is refreshed while it runs; a row whose
 # heartbeat stopped, or whose process is gone, may be taken over.
@@ -413,6 +435,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "mcp_calls": MCP_CALLS,
     "memories": MEMORIES,
     "policy_reviews": POLICY_REVIEWS,
+    "team_policy": TEAM_POLICY,
     "schema_version": SCHEMA_VERSION,
     "workstreams": WORKSTREAMS,
     "checkpoint_ops": CHECKPOINT_OPS,
@@ -450,9 +473,14 @@ SERIAL_TABLES = frozenset(name for name, statements in TABLES.items()
 
 
 def create_tables(conn, *names: str) -> None:
-    """Create the tables `names` (and their indexes) where they do not exist yet."""
-    from app.storage.dialect import ddl
-
+    """Create the tables `names` (and their indexes) where they do not exist yet: this module's text on
+    SQLite, the Core tables compiled for PostgreSQL there (its store already loads SQLAlchemy)."""
     for name in names:
-        for statement in TABLES[name]:
-            conn.execute(ddl(statement, conn.dialect))
+        if conn.dialect == "postgresql":
+            from app.storage.tables import create_statements
+
+            statements = create_statements(name, "postgresql")
+        else:
+            statements = TABLES[name]
+        for statement in statements:
+            conn.execute(statement)

@@ -26,7 +26,7 @@ from typing import Any
 from app.storage.dialect import table_exists
 
 BASELINE = "r0001"
-HEAD = "r0003"  # the newest revision in app/storage/revisions/versions (a test keeps them equal)
+HEAD = "r0004"  # the newest revision in app/storage/revisions/versions (a test keeps them equal)
 SCRIPTS = Path(__file__).with_name("revisions")
 # Alembic's own statement for its table, to the whitespace (a test compares the two paths' schemas)
 _VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS alembic_version (\n\tversion_num VARCHAR(32) NOT NULL, \n\t"

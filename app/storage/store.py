@@ -273,15 +273,17 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin, TeamMixin):
         """
         return self.path is not None and _file_identity(self.path) != self._identity
 
-    def listen(self, on_change: Callable[[str | None], None]) -> Any:
+    def listen(self, on_change: Callable[[str | None], None],
+               on_lost: Callable[[BaseException], None] | None = None) -> Any:
         """On PostgreSQL: call `on_change(workstream_id)` from a thread as soon as another instance's write
-        into that workstream commits (None: after a reconnect, anything may have changed); the Listener,
-        closed with the store. On SQLite None: followers poll (app/storage/pg_listen.py says why)."""
+        into that workstream commits (None: after a reconnect, anything may have changed), and
+        `on_lost(error)` when the listening connection drops; the Listener, closed with the store. On
+        SQLite None: followers poll (app/storage/pg_listen.py says why)."""
         if self.path is not None:
             return None
         from app.storage.pg_listen import Listener
 
-        listener = Listener(self._engine.dedicated_connection, on_change).start()
+        listener = Listener(self._engine.dedicated_connection, on_change, on_lost).start()
         self._listeners.append(listener)
         return listener
 

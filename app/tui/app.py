@@ -33,6 +33,7 @@ from app.tui.mcp.mcp_wiring import McpWiring
 from app.tui.permissions.permission_wiring import PermissionWiring
 from app.tui.screens.main import MainScreen
 from app.tui.workstreams.ownership_wiring import OwnershipWiring
+from app.tui.workstreams.store_link import StoreLinkWiring
 from app.tui.workstreams.turns import Turns
 from app.tui.workstreams.workspace_ops import WorkspaceOps
 from styles import STYLES_DIR
@@ -144,6 +145,7 @@ class WhimbrelApp(ScreensPaintAfterBatch):
         self.sdk_warmup = SdkWarmup(self)  # the first key typed imports the model's SDK
         self.early_keys = EarlyKeys(deliver=super().on_event)  # keys before the prompt has focus
         self.ownership = OwnershipWiring(self)  # leases, read-only panes, taking over
+        self.store_link = StoreLinkWiring(self)  # the team store not answering: the banner, prompts kept
         self.daily = DailyActions(self)  # look, settings, copying, pasted images
         self.workspace = WorkspaceOps(self)  # tabs and panes: open, close, split, focus, approvals shown
         self.permissions = PermissionWiring(self)  # rules, modes, /network, the policy and audit screens
@@ -230,6 +232,7 @@ class WhimbrelApp(ScreensPaintAfterBatch):
         self.store = await self._open_store(AsyncStore)
         if self.store is None:
             return  # the user chose to quit
+        self.store_link.start()
         open_tabs = await self.store.get_app_state("tabs") or []
         await self.store.prune(options.retention_days, keep=tuple(open_tabs))
         recovered = await checkpoint_wiring.at_start(self)  # finishes a rewind a crash cut short

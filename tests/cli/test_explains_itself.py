@@ -116,7 +116,7 @@ def test_bash_completion_completes_subcommands_verbs_flags_and_values(tmp_path):
     assert _complete(tmp_path, "whimbrel", "mcp", "s") == ["serve"]
     assert "--mode" in _complete(tmp_path, "whimbrel", "run", "--mo")
     assert _complete(tmp_path, "whimbrel", "run", "--mode", "pl") == ["plan"]
-    assert _complete(tmp_path, "whimbrel", "policy", "") == ["check", "list", "review"]
+    assert _complete(tmp_path, "whimbrel", "policy", "") == ["check", "list", "review", "team"]
     assert _complete(tmp_path, "whimbrel", "completion", "z") == ["zsh"]
     assert "--http" in _complete(tmp_path, "whimbrel", "mcp", "serve", "--ht")
     assert _complete(tmp_path, "whimbrel", "--work") == ["--workdir", "--worktree"]  # the window's flags

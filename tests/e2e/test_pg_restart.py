@@ -10,7 +10,6 @@ and stored. Every wait is for a condition.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -19,24 +18,10 @@ from tests.e2e.installed import NEEDS_WHIMBREL, places
 from tests.e2e.pty_app import PtyApp
 from tests.e2e.test_acceptance import wait_until_ready, whimbrel_argv
 from tests.fake_llm.script import SlowReply, TextReply
-from tests.pg_server import PgServer, bin_dir
 
 WORDS = " ".join(f"w{n:04d}" for n in range(1, 81))  # ~8 s at ten words a second
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240), NEEDS_WHIMBREL]
-
-
-@pytest.fixture
-def own_pg_server() -> Iterator[PgServer]:
-    """A PostgreSQL server for this test alone, so restarting it disturbs no other test."""
-    binaries = bin_dir()
-    if binaries is None:
-        pytest.skip("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb)")
-    server = PgServer(binaries)
-    try:
-        yield server.start()
-    finally:
-        server.stop()
 
 
 def rows(store: Store, ws: str) -> list[tuple[str, str, bool]]:

@@ -93,3 +93,41 @@ async def test_a_lease_lost_while_stale_is_claimed_back_once_the_taker_has_gone(
     await second.close(taken)  # the taker quits before the first instance's next heartbeat
     assert await first.heartbeat() == []
     assert not mine.read_only and (await first.store.lease(mine.id)).owner == first.ownership.owner
+
+
+async def test_the_take_over_hint_follows_the_servers_clock_not_this_machines(tmp_path, pg_server,
+                                                                              monkeypatch) -> None:
+    """On PostgreSQL a lease's age is the server's business: a follower whose own clock is an hour off
+    (time.time patched in this process only; the server's clock is untouched) offers the take-over
+    exactly when the server would grant it."""
+    import time
+
+    url = pg_server.database()
+    first, second = await _manager(url, tmp_path), await _manager(url, tmp_path)
+    real_time = time.time
+    try:
+        mine, _ = await first.create()
+        theirs, _ = await second.open(mine.id)
+        assert theirs.read_only and not theirs.takeover_ready
+
+        monkeypatch.setattr(time, "time", lambda: real_time() + 3600)  # ahead: a live owner would look stale
+        await second.poll_read_only()
+        assert not theirs.takeover_ready, "the owner beats: no take-over offered, whatever this clock says"
+        assert not second.ownership.free_now(await second.store.lease(mine.id))
+
+        monkeypatch.setattr(time, "time", lambda: real_time() - 3600)  # behind: a stale owner would look alive
+        await first.store.run(_silence_for, first.store.store, mine.id, 60)
+        await second.poll_read_only()
+        assert theirs.takeover_ready, "the owner has been silent for a minute by the server's clock"
+        taken = await second.take_over(theirs)  # and the server agrees
+        assert not taken.read_only
+    finally:
+        for manager in (first, second):
+            await manager.store.aclose()
+
+
+def _silence_for(store: Store, workstream_id: str, seconds: int) -> None:
+    """The lease's last heartbeat `seconds` ago by the server's clock (an owner that stopped beating)."""
+    with store.engine.begin() as conn:
+        conn.execute("UPDATE workstream_leases SET heartbeat_at = extract(epoch FROM clock_timestamp()) - ? "
+                     "WHERE workstream_id = ?", (seconds, workstream_id))

@@ -49,7 +49,8 @@ def test_upsert_keeps_description_and_type_when_not_given(memories):
 
 def test_a_new_memory_defaults_to_project_and_needs_content(memories):
     made, _ = memories.save(HERE, "build_tool", "make", scope="global")
-    assert made.type == "project" and made.scope == "global" and made.scope_key == ""
+    assert made.type == "project" and made.scope == "global"
+    assert made.scope_key == memories.person  # '' on SQLite; on a team's PostgreSQL, the saver's name
     with pytest.raises(InvalidMemory, match="needs content"):
         memories.save(HERE, "empty_one", None)
 
@@ -64,7 +65,7 @@ def test_bad_type_and_scope_are_refused(memories):
     with pytest.raises(InvalidMemory, match="type"):
         memories.save(HERE, "a", "b", type="opinion")
     with pytest.raises(InvalidMemory, match="scope"):
-        memories.save(HERE, "a", "b", scope="team")
+        memories.save(HERE, "a", "b", scope="company")
 
 
 def test_content_is_capped_at_32_kb_in_utf8_bytes(memories):

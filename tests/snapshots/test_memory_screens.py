@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.memory.records import Visibility
+from app.storage.identity import set_name
 from tests.snapshots.test_screens import booted
 from tests.ui.helpers import make_app, screen_is, send, wait_for
 
@@ -18,11 +19,16 @@ def _write(path: Path, text: str) -> None:
 
 
 def test_memory_browser(snap_compare, tmp_path):
+    """With a team memory a teammate saved: the `by` column says who (a name from the store, made inert)."""
     async def run_before(pilot) -> None:
         await booted(pilot)
         app = pilot.app
         here = app.main_screen.view_for(app.focused_id).workstream.session.memory_context.visibility
         service = app.memory_service
+        set_name("bob@build\x1b[31mbox")
+        await service.save(here, "release_steps", "Tag, then `make release`.", description="how the team releases",
+                           type="project", scope="team")
+        set_name("ada@laptop")
         await service.save(here, "indent_with_tabs", "This project uses tabs, not spaces.\nTab width is 4.",
                            description="indentation style", type="feedback")
         await service.save(here, "test_command", "Run `make check` before committing.",
@@ -33,13 +39,16 @@ def test_memory_browser(snap_compare, tmp_path):
         await send(pilot, "/memory")
         from app.tui.screens.memory_browser import MemoryBrowser
 
-        await wait_for(pilot, lambda: screen_is(app, MemoryBrowser) and len(app.screen.shown) == 3,
+        await wait_for(pilot, lambda: screen_is(app, MemoryBrowser) and len(app.screen.shown) == 4,
                        message="the browser's rows")
         app.screen.query_one("#memory-table").focus()
-        await pilot.press("down")
+        await pilot.press("down", "down", "down")
         await pilot.pause(0.2)
 
-    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+    try:
+        assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+    finally:
+        set_name(None)
 
 
 def test_instructions_command(snap_compare, tmp_path):

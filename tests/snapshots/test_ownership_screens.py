@@ -1,21 +1,23 @@
 """Snapshots of a workstream open in another window: its read-only pane (held, then free to take
-over) and its row in the resume browser."""
+over), its row in the resume browser, and its tab naming who holds it (a hostile name made inert)."""
 
 from __future__ import annotations
 
 import time
 
+from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Input
 
 from app.tui.screens.resume import ResumeScreen
 from app.storage.async_store import AsyncStore
 from app.storage import identity
-from app.storage.leases import Owner
+from app.storage.leases import Lease, Owner
 from app.storage.store import Store
 from app.vocabulary.messages import Message
 from tests.ui.helpers import booted, make_app, wait_for
 from widgets.held_banner import HeldBanner
 from widgets.prompt import PromptInput
+from widgets.tab_bar import TabBar, TabInfo, owner_label
 
 SIZE = (110, 24)
 BASE = time.time() + 3600  # every stored time; the lease's heartbeat stays fresh through the test
@@ -89,3 +91,27 @@ def test_resume_browser_marks_a_workstream_open_in_another_window(snap_compare, 
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+class OwnedTabs(App):
+    """Tabs held by other instances: a plain name, one with no name (its host shown), and a teammate's
+    `[team] name` that is long and carries control and bidi characters (cut, and shown inert)."""
+
+    CSS = "TabBar { margin: 1 0; background: $panel; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.animation_level = "none"
+
+    def compose(self) -> ComposeResult:
+        def held(who):
+            return owner_label(Lease("w", ELSEWHERE, BASE, who))
+        bar = TabBar()
+        bar.tabs = [TabInfo("mine", "idle"), TabInfo("schema work", "running", owner=held("bob@build")),
+                    TabInfo("no name kept", "idle", owner=held(None)),
+                    TabInfo("hostile", "idle", owner=held("mal\x1b[2J\u202elory\nof a very long team name"))]
+        yield bar
+
+
+def test_tabs_name_who_holds_them(snap_compare):
+    assert snap_compare(OwnedTabs(), terminal_size=(110, 3))

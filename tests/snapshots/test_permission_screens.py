@@ -129,6 +129,33 @@ def test_policy_screen_reviews_project_files_that_start_things(snap_compare, tmp
     assert snap_compare(make_app(tmp_path), terminal_size=(130, 44), run_before=run_before)
 
 
+class TeamReviewSetup(FixedSetup):
+    """The team's rules in the store, set by a teammate (a name with an escape in it), waiting for this
+    instance's review; the project file is absent."""
+
+    def __init__(self, workspace: Path) -> None:
+        from app.permissions.team_policy import SHOWN_AS
+
+        super().__init__(workspace)
+        text = 'deny = ["bash(git push *)"]\nallow = ["bash(make deploy)"]\n[[rules]]\nrule = "bash(curl *)"\n' \
+               'decision = "allow"\nnetwork = true\n'
+        import tomllib
+
+        self.loaded.project = ProjectFile(workspace / ".whimbrel" / "policy.toml", "none")
+        self.loaded.team = ProjectFile(SHOWN_AS, "unreviewed", text, tomllib.loads(text), kind="team",
+                                       author="bob@build\x1b[31m")
+        self.config = SimpleNamespace(mcp_project_env={})
+
+
+def test_policy_screen_reviews_the_teams_rules(snap_compare, tmp_path):
+    async def run_before(pilot) -> None:
+        await booted(pilot)
+        pilot.app.push_screen(PolicyScreen(TeamReviewSetup(tmp_path / "ws")))
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=(130, 36), run_before=run_before)
+
+
 def test_audit_screen(snap_compare, tmp_path):
     """Fixed rows at fixed times against a fixed "now"; the columns are measured by the screen itself,
     so the drawing never depends on when the table measures its rows (it once did, and was flaky)."""

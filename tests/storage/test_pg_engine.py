@@ -90,3 +90,33 @@ def test_leases_go_by_the_servers_clock_whatever_a_machines_says(server_store: S
         assert [lease.workstream_id for lease in server_store.live_leases()] == [ws]
     finally:
         behind.close()
+
+
+def test_a_lost_server_is_store_unavailable_in_words_and_the_pool_recovers(own_pg_server) -> None:
+    """The server stops mid-transaction: the statement's error is StoreUnavailable naming the store by its
+    masked URL (never the password), new checkouts and pings say the same, and once the server is back
+    the engine's next write works without anything reopened by hand."""
+    from app.storage.reachability import StoreUnavailable
+
+    url = own_pg_server.database().replace("whimbrel@", "whimbrel:pw-hidden@", 1)
+    store = Store(url)
+    try:
+        ws = store.create_workstream(title="before")
+        with pytest.raises(StoreUnavailable) as lost:
+            with store.engine.begin() as conn:
+                conn.execute("SELECT 1")
+                own_pg_server.halt()
+                conn.execute("UPDATE workstreams SET title = 'during' WHERE id = ?", (ws,))
+        words = str(lost.value)
+        assert words.startswith("lost the connection to the PostgreSQL store postgresql://whimbrel:***@"), words
+        assert "pw-hidden" not in words
+        with pytest.raises(StoreUnavailable, match=r"cannot reach the PostgreSQL store postgresql://whimbrel:\*\*\*@"):
+            store.engine.ping()
+        with pytest.raises(StoreUnavailable):
+            store.get_workstream(ws)
+        own_pg_server.resume()
+        store.engine.ping()
+        store.update_workstream(ws, title="after")
+        assert store.get_workstream(ws).title == "after"
+    finally:
+        store.close()

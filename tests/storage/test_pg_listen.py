@@ -86,3 +86,26 @@ def test_sqlite_has_no_listener(tmp_path: Path) -> None:
         assert store.listen(lambda _ws: None) is None
     finally:
         store.close()
+
+
+def test_the_follower_keeps_following_after_the_server_restarts(own_pg_server) -> None:
+    """The server restarts (every connection cut): the follower's listener reconnects by itself, says
+    "re-read everything" once back, and hears the owner's next save, through the owner's own handle,
+    whose pool replaces its dead connections."""
+    url = own_pg_server.database()
+    owner, follower, heard = Store(url), Store(url), Heard()
+    try:
+        ws = owner.create_workstream(title="followed")
+        assert follower.listen(heard).listening.wait(10) and heard.wait_for(lambda ids: ids.count(None) == 1, 5)
+        owner.add_message(ws, Message(role="user", content="Before the restart."))
+        assert heard.wait_for(lambda ids: ws in ids, 5)
+
+        own_pg_server.restart()
+        assert heard.wait_for(lambda ids: ids.count(None) == 2, 30), "listening again after the restart"
+        saves = heard.ids.count(ws)
+        owner.add_message(ws, Message(role="user", content="After the restart."))
+        assert heard.wait_for(lambda ids: ids.count(ws) == saves + 1, 5), "the save after the restart is heard"
+        assert [m.content for m in follower.load_messages(ws)] == ["Before the restart.", "After the restart."]
+    finally:
+        for store in (follower, owner):
+            store.close()

@@ -2,7 +2,7 @@
 
 - A store written the way main's code writes it (the frozen hand-written migrations to version 16, in a
   subprocess with no Alembic: every existing user's file) opens with every row, upgraded by Alembic to
-  HEAD (r0002 adds `who`).
+  HEAD (r0002 adds `who`, r0004 the team scope of memories and the team's rules).
 - A new store stamped by the fast path (no Alembic, no SQLAlchemy imported) has exactly the schema
   Alembic's own upgrade makes, on SQLite and on PostgreSQL.
 - HEAD in app/storage/schema_upgrade.py is Alembic's head.
@@ -30,9 +30,10 @@ from pathlib import Path
 from app.storage import schema
 from app.storage.engine import make_engine
 from app.storage.migrations import MIGRATIONS, migrate
-# version 16's tables: today's without the columns Alembic's revisions added since (r0002: who)
-schema.TABLES.update({name: tuple(s.replace("    who TEXT,\\n", "") for s in statements)
-                      for name, statements in schema.TABLES.items()})
+# version 16's tables: today's without what Alembic's revisions added since (r0002: who; r0004: scope 'team')
+schema.TABLES.update({name: tuple(s.replace("    who TEXT,\\n", "").replace(", 'team'", "") for s in statements)
+                      for name, statements in schema.TABLES.items() if name != "team_policy"})
+del schema.TABLES["team_policy"]
 engine = make_engine(Path(sys.argv[1]))
 assert migrate(engine, MIGRATIONS) == 16
 with engine.begin() as conn:
@@ -40,6 +41,8 @@ with engine.begin() as conn:
                  "VALUES ('w1', 'kept', '', 1.0, 1.0, 'idle')")
     conn.execute("INSERT INTO messages (workstream_id, seq, role, content, reasoning, is_error, interrupted, "
                  "created_at) VALUES ('w1', 1, 'user', 'the migration ran', '', 0, 0, 1.0)")
+    conn.execute("INSERT INTO memories (id, name, description, content, type, scope, scope_key, created_at, "
+                 "updated_at, access_count) VALUES (7, 'tabs', '', 'use tabs', 'project', 'global', '', 1.0, 1.0, 2)")
 engine.dispose()
 """
 
@@ -70,6 +73,14 @@ def test_a_store_made_before_alembic_upgrades_in_place(tmp_path: Path) -> None:
         store.add_message(ws, Message(role="user", content="after the upgrade"))
         assert stored_rows(store, "SELECT who FROM messages WHERE workstream_id = 'w1'") == [(None,)]
         assert stored_rows(store, f"SELECT who FROM messages WHERE workstream_id = '{ws}'") == [(who(),)]
+        # r0004 rebuilt the memories table on SQLite: the old row kept (id and all), scope 'team' admitted
+        assert stored_rows(store, "SELECT id, name, content, access_count, who FROM memories") == \
+            [(7, "tabs", "use tabs", 2, None)]
+        with store.engine.begin() as conn:
+            conn.insert("memories", {"name": "shared", "content": "x", "scope": "team", "created_at": 2.0,
+                                     "updated_at": 2.0})
+        assert stored_rows(store, "SELECT scope FROM memories ORDER BY id") == [("global",), ("team",)]
+        assert stored_rows(store, "SELECT count(*) FROM team_policy") == [(0,)]
     finally:
         store.close()
 
@@ -121,3 +132,32 @@ def test_opening_a_sqlite_store_loads_neither_sqlalchemy_nor_alembic(tmp_path: P
                           text=True, timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_postgresql_store_at_r0003_gains_the_team_scope(pg_server) -> None:
+    """r0004 on PostgreSQL: the CHECK is replaced in place, `who` added, the rows kept."""
+    url = pg_server.database()
+    store = Store(url)
+    try:
+        with store.engine.begin() as conn:  # the store as r0003 left it
+            conn.execute("ALTER TABLE memories DROP COLUMN who")
+            conn.execute("ALTER TABLE memories DROP CONSTRAINT ck_memories_scope")
+            conn.execute("ALTER TABLE memories ADD CONSTRAINT ck_memories_scope "
+                         "CHECK (scope IN ('global', 'workstream', 'workspace'))")
+            conn.execute("DROP TABLE team_policy")
+            conn.execute("UPDATE alembic_version SET version_num = 'r0003'")
+            conn.execute("INSERT INTO memories (name, description, content, type, scope, scope_key, created_at, "
+                         "updated_at, access_count) VALUES ('tabs', '', 'use tabs', 'project', 'global', '', 1, 1, 0)")
+    finally:
+        store.close()
+    assert schema_upgrade.upgrade(url) == schema_upgrade.HEAD
+    store = Store(url)
+    try:
+        assert stored_rows(store, "SELECT name, who FROM memories") == [("tabs", None)]
+        with store.engine.begin() as conn:
+            conn.insert("memories", {"name": "shared", "content": "x", "scope": "team", "created_at": 2.0,
+                                     "updated_at": 2.0, "who": "bob"})
+        assert stored_rows(store, "SELECT scope, who FROM memories ORDER BY id") == [("global", None), ("team", "bob")]
+        assert stored_rows(store, "SELECT count(*) FROM team_policy") == [(0,)]
+    finally:
+        store.close()

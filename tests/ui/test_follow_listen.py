@@ -78,3 +78,25 @@ async def test_the_team_view_follows_writes_without_polling(tmp_path, pg_server,
         await asyncio.to_thread(owner.start_draft, ws, draft)
         await wait_for(pilot, lambda: ["streamed", "streaming"] in _rows(app), timeout=10,
                        message="its new state is shown at once")
+
+
+async def test_the_follower_keeps_following_after_the_server_restarts(tmp_path, own_pg_server, other_window,
+                                                                      monkeypatch) -> None:
+    """The server restarts (every connection cut, the listener's too): the window says the store went,
+    clears that once it is back, and its read-only pane still shows the owner's next save with no poll."""
+    from widgets.store_banner import StoreBanner
+
+    monkeypatch.setattr(ownership, "READ_ONLY_POLL", 600.0)  # only a notification can refresh the pane
+    async with _listening_app(tmp_path, own_pg_server, other_window, monkeypatch, resume=True) as (pilot, owner, ws):
+        app = pilot.app
+        assert app.workstream.id == ws and app.workstream.read_only
+        await asyncio.to_thread(own_pg_server.restart)
+        await wait_for(pilot, lambda: app.store.link.outages >= 1, timeout=30,
+                       message="the window noticed the server went")
+        banner = app.main_screen.query_one(StoreBanner)
+        await wait_for(pilot, lambda: app.store.link.reachable and not banner.display
+                       and app.ownership.listener.listening.is_set(), timeout=60,
+                       message="back, listening again, the banner cleared")
+        await asyncio.to_thread(owner.add_message, ws, Message(role="assistant", content="Written after the restart."))
+        await wait_for(pilot, lambda: "Written after the restart." in screen_text(app), timeout=10,
+                       message="the save after the restart is shown")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
+from app.storage import identity
 from app.storage.identity import who
 from app.storage.leases import Owner
 from app.storage.store import Store
@@ -15,6 +16,7 @@ from app.vocabulary.messages import Message
 from tests.fake_llm.script import TextReply
 from tests.ui.helpers import booted, make_app, screen_text, wait_for
 from widgets.held_banner import HeldBanner
+from widgets.tab_bar import TabBar
 
 
 @pytest.fixture
@@ -230,3 +232,29 @@ async def test_the_heartbeat_keeps_this_windows_lease_fresh_and_notices_a_take_o
                        and view.prompt.disabled, timeout=30, message="read-only after the next beat")
         assert f"open in another window (pid {other_window.pid})" in screen_text(app)
     assert store.lease(workstream.id).owner.pid == other_window.pid
+
+
+async def test_the_tab_names_who_holds_a_workstream_until_it_is_taken_over(fake_openai, tmp_path, store,
+                                                                           other_window) -> None:
+    ws = _conversation(store, "planning")
+    identity.set_name("bob@build\x1b[2J")  # the holder's `[team] name`, as its lease row records it
+    try:
+        assert store.take_lease(ws, _owner_of(other_window)) is None
+    finally:
+        identity.set_name(None)
+    app = make_app(tmp_path, fake_openai.base_url, resume=ws[:8])
+    async with app.run_test(size=(120, 34)) as pilot:
+        await booted(pilot)
+        tabs = app.main_screen.query_one(TabBar)
+        await wait_for(pilot, lambda: "planning ⇄ bob@build␛[2J" in tabs.render().plain, message="the owner named")
+        assert "\x1b" not in tabs.render().plain
+
+        other_window.kill()
+        other_window.wait()
+        banner = app.main_screen.view_for(ws).query_one(HeldBanner)
+        await wait_for(pilot, lambda: not banner.button.disabled, message="take-over offered")
+        assert "⇄ bob@build" in tabs.render().plain, "still held until taken over"
+        await pilot.click(f"#{banner.button.id}")
+        await wait_for(pilot, lambda: app.workstream is not None and not app.workstream.read_only, message="taken over")
+        await wait_for(pilot, lambda: "⇄" not in tabs.render().plain, message="the tab is this window's own again")
+        assert "planning" in tabs.render().plain

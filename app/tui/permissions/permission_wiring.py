@@ -27,7 +27,7 @@ class PermissionWiring:
         self.setup = PermissionSetup(
             options.config, options.workdir.resolve(), store, bypass=options.bypass,
             protected=protected_places(options.workdir, options.data_dir, options.config_path),
-            config_file=options.config_path)
+            config_file=options.config_path, data_dir=options.data_dir)
         loaded = await self.setup.load()
         if store is not None:  # the audit log keeps what the conversations keep
             from app.permissions.audit import prune

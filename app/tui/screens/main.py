@@ -19,6 +19,7 @@ from app.tui import memory_commands
 from app.engine.commands import CommandError, is_command
 from app.tui.lifecycle.first_frame import show_first_frame
 from app.tui.screens.frame_timer import FrameTimer
+from app.storage.reachability import StoreUnavailable
 from app.storage.write_refused import WriteRefused
 from widgets.footer import KeysFooter
 from widgets.mention_suggestions import MentionSuggestions
@@ -26,6 +27,7 @@ from widgets.pane_area import PaneArea
 from widgets.prompt import PromptInput
 from widgets.slash_suggestions import SlashSuggestions
 from widgets.status_bar import StatusBar
+from widgets.store_banner import StoreBanner
 from widgets.tab_bar import NEXT_ATTENTION, TabBar, TabInfo
 from widgets.textual_internals import (PaintTimerScreen, arrange_again, is_being_removed, placed_widgets,
                                        report_exception, require_layout, waits_for_paint)
@@ -133,6 +135,7 @@ class MainScreen(PaintTimerScreen):
             with Vertical(id="boot-view", classes="workstream-view"):
                 yield Static(classes="boot-spacer")
                 yield PromptInput(id="boot-prompt")
+        yield StoreBanner(id="store-banner")  # hidden unless the team store's server stops answering
         yield StatusBar(id="status-bar")
         yield KeysFooter()
 
@@ -215,7 +218,8 @@ class MainScreen(PaintTimerScreen):
         if is_command(text):
             self.run_worker(self._command(view, text), group="command", exit_on_error=False)
         elif memory_commands.is_memory_note(text):
-            memory_commands.save_note(self.app, view, text)
+            if not self.app.store_link.refuse(view.workstream, text):  # type: ignore[attr-defined]
+                memory_commands.save_note(self.app, view, text)
         else:
             self.app.turns.submit(view.workstream, text)  # type: ignore[attr-defined]
 
@@ -228,6 +232,10 @@ class MainScreen(PaintTimerScreen):
             await view.transcript.add_notice(str(error), "warning")
         except WriteRefused as error:  # another window took the workstream over: its settings are that one's
             self.app.notify(error.not_saved, severity="warning", timeout=10)  # the pane is redrawn read-only
+        except StoreUnavailable as error:  # the team store did not answer: the command goes back to the prompt
+            view.prompt.give_back(text)
+            self.app.notify(f"Not done: {error}. The command is back in the prompt box.", severity="warning",
+                            timeout=10)
 
     @on(TextArea.Changed)
     def prompt_changed(self, message: TextArea.Changed) -> None:

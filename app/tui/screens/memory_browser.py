@@ -19,9 +19,15 @@ from textual.widgets import DataTable, Input, Select, Static, TextArea
 
 from widgets.key_hints import key_hint
 from app.memory.records import SCOPES, TYPES, InvalidMemory, Memory
+from app.vocabulary.inert import inert
 from app.tui.screens.confirm import ConfirmScreen
 
 ALL = "all"
+
+
+def saver(memory: Memory) -> str:
+    """Who saved `memory` last, on one line and inert (a name from the store, maybe a teammate's)."""
+    return inert(" ".join((memory.who or "").split()), multiline=False)
 
 
 class MemoryBrowser(ModalScreen[None]):
@@ -34,8 +40,8 @@ class MemoryBrowser(ModalScreen[None]):
     #memory-search { width: 1fr; }
     #memory-filters Select { width: 22; }
     #memory-body { height: 1fr; }
-    #memory-table { width: 2fr; }
-    #memory-detail { width: 1fr; border-left: solid $panel-lighten-2; padding: 0 1; }
+    #memory-table { width: 5fr; }
+    #memory-detail { width: 2fr; border-left: solid $panel-lighten-2; padding: 0 1; }
     #memory-editor { width: 1fr; display: none; }
     MemoryBrowser.editing #memory-editor { display: block; }
     MemoryBrowser.editing #memory-detail { display: none; }
@@ -109,10 +115,11 @@ class MemoryBrowser(ModalScreen[None]):
         self.shown = found
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        rows = [(Text(m.name, style="bold"), m.type, m.scope, str(m.access_count), m.description) for m in found]
-        headers = ("name", "type", "scope", "uses", "description")
+        rows = [(Text(m.name, style="bold"), m.type, m.scope, saver(m), str(m.access_count), m.description)
+                for m in found]
+        headers = ("name", "type", "scope", "by", "uses", "description")
         widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(headers)]
-        widths = [min(width, most) for width, most in zip(widths, (24, 9, 10, 4, widths[-1]))]
+        widths = [min(width, most) for width, most in zip(widths, (24, 9, 10, 12, 4, widths[-1]))]
         # the description gets the rest of the table's width (each column has a cell of padding each side);
         # what still does not fit, the detail pane shows whole
         room = table.scrollable_content_region.width - sum(widths[:-1]) - 2 * len(headers) - 1
@@ -133,7 +140,8 @@ class MemoryBrowser(ModalScreen[None]):
     def show_current(self) -> None:
         memory = self.current()
         detail = "" if memory is None else (
-            f"{memory.name}  ({memory.type}, {memory.scope})\n{memory.description}\n\n{memory.content}")
+            f"{memory.name}  ({memory.type}, {memory.scope}{', saved by ' + saver(memory) if memory.who else ''})\n"
+            f"{memory.description}\n\n{memory.content}")
         self.query_one("#memory-content", Static).update(detail or "No memories match.")
 
     def action_focus_table(self) -> None:

@@ -16,7 +16,8 @@ from app.memory.records import SCOPES, TYPES, InvalidMemory, check_name, suggest
 
 TYPE_HELP = {"user": "about you", "project": "about this project", "feedback": "how the agent should work",
              "reference": "where to find things"}
-SCOPE_HELP = {"global": "every session", "workstream": "this workstream only", "workspace": "this workspace"}
+SCOPE_HELP = {"global": "every session", "workstream": "this workstream only", "workspace": "this workspace",
+              "team": "everyone on the store"}
 
 
 class MemoryNoteScreen(ModalScreen[tuple[str, str, str] | None]):

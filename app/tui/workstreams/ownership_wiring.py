@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 
+from app.storage.reachability import StoreUnavailable
 from widgets.workstream_view import WorkstreamView
 
 
@@ -100,6 +101,8 @@ class OwnershipWiring:
                 self._ticking.add("leases")
                 try:
                     await self._heartbeat()
+                except StoreUnavailable:
+                    pass  # the banner says so (app/tui/workstreams/store_link.py); the beat after it is back catches up
                 except Exception as error:  # noqa: BLE001 - a store hiccup must not end the heartbeats
                     from app.runtime.error_log import internal_failure
 
@@ -107,6 +110,13 @@ class OwnershipWiring:
                                 severity="error", timeout=10)
                 finally:
                     self._ticking.discard("leases")
+
+    def after_outage(self) -> None:
+        """The store answers again: refresh the leases now (another window may have taken a workstream over
+        while this one could not beat) and re-read the read-only panes (what was written meanwhile)."""
+        self._tick("leases", self._heartbeat, again=True)
+        if self.app.manager is not None and any(w.read_only for w in self.app.manager):
+            self._tick("read-only", self._poll_read_only, again=True)
 
     async def _heartbeat(self) -> None:
         """Refresh leases; a workstream another window took over meanwhile stops here and turns read-only."""
@@ -156,4 +166,7 @@ class OwnershipWiring:
     async def release(self) -> None:
         """On quit: every lease goes back, so another window may open these workstreams at once."""
         if self.app.manager is not None and self.app.store is not None:
-            await self.app.manager.ownership.release_all()
+            try:
+                await self.app.manager.ownership.release_all()
+            except StoreUnavailable:
+                pass  # the server is gone: the leases go stale by themselves (STALE_AFTER) and can be taken then

@@ -26,8 +26,10 @@ class Turns:
         if workstream.read_only:
             app.notify("This workstream is open in another window: take it over first.", severity="warning")
             return
+        if app.store_link.refuse(workstream, text):  # the team store does not answer: the text stays in the prompt
+            return
         if app.store is not None and workstream.id:
-            app.run_worker(app.store.add_prompt_history(workstream.id, text), group="history")
+            app.run_worker(app.store.add_prompt_history(workstream.id, text), group="history", exit_on_error=False)
         worker = self.running.get(workstream.id)
         if worker is not None and worker.is_running:
             self._queued.setdefault(workstream.id, []).append(text)
