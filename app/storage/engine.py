@@ -154,6 +154,18 @@ class Connection:
         assert rowid is not None  # an INSERT always sets it
         return rowid
 
+    def defer(self, sql: str, params: Params = ()) -> None:
+        """Run a statement whose result nobody reads (PostgreSQL sends it with the next one: pg_engine.py)."""
+        self.raw.execute(sql, params)
+
+    def start(self, opening: str) -> None:
+        """Open a transaction with the statement `opening` (a reader's BEGIN)."""
+        self.raw.execute(opening)
+
+    def finish(self) -> None:
+        """Commit the transaction `start` opened."""
+        self.raw.execute("COMMIT")
+
     @contextmanager
     def begin(self) -> Iterator["Connection"]:
         """A write transaction on this connection (BEGIN IMMEDIATE), committed when the block ends."""
@@ -248,13 +260,13 @@ class Lending:
         conn = self._checkout()
         try:
             if self._reads_only:
-                conn.execute(self.READ_BEGIN)  # through the connection: a lost one says so in words
+                conn.start(self.READ_BEGIN)  # PostgreSQL sends it with the first statement, a lost connection said in words
                 try:
                     yield conn
                 finally:
                     raw = conn.raw  # a PostgreSQL connection the server dropped has nothing to end
                     if not (getattr(raw, "closed", False) or getattr(raw, "broken", False)):
-                        conn.execute("COMMIT")  # a read's end: nothing to keep or undo
+                        conn.finish()  # a read's end (COMMIT): nothing to keep or undo
             else:
                 with conn.begin():
                     yield conn

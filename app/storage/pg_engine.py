@@ -5,13 +5,20 @@ databases. This engine translates each statement to psycopg's `%s` / `%(name)s` 
 distinct text, cached), lends out pooled connections and runs transactions the way the SQLite
 engine does, so the code above it is the same for both:
 
-- connections come from SQLAlchemy's pool (`pool_pre_ping`: a connection the server dropped is
-  replaced, not handed out) and run in autocommit at the driver; the engine emits BEGIN itself;
+- connections come from SQLAlchemy's pool and run in autocommit at the driver; the engine emits
+  BEGIN itself. A connection the server dropped is replaced, not handed out: an idle pooled
+  connection has nothing to read unless the server said goodbye (a restart's "terminating
+  connection") or hung up, so one whose socket is readable, closed or broken is discarded at
+  checkout (`_alive`): no round trip per checkout, which SQLAlchemy's `pool_pre_ping` costs;
 - a write transaction (`begin()`) starts with BEGIN and takes one transaction-scoped advisory
   lock for the whole store, which makes writers take turns exactly like SQLite's BEGIN IMMEDIATE
   (the code that reads the last `seq` and then appends after it relies on that). `lock_timeout`
   bounds the wait; a timeout is StoreLockedError, as on SQLite;
 - a reader's transaction is REPEATABLE READ READ ONLY: one snapshot for the block, no lock taken;
+- round trips are what a write costs on a server (each is a wake-up of two processes), so BEGIN
+  and the lock travel with the transaction's first statement, and statements whose answer nobody
+  reads (`defer`: a NOTIFY, a DELETE) with the next one or COMMIT: a write of one statement is two
+  round trips, and a block that ran nothing sends nothing;
 - statements go through psycopg's client-side binding (`ClientCursor`), which types parameters as
   SQLite does (by value), so `? || '%'` or `LIMIT ?` need no casts;
 - the driver's errors the store reacts to come out as the sqlite3 classes the code already
@@ -25,12 +32,13 @@ PostgreSQL one: the SQLite store never loads them.
 from __future__ import annotations
 
 import re
+import select
 import sqlite3
 import threading
 import zlib
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import psycopg
 from sqlalchemy import create_engine
@@ -131,22 +139,61 @@ class Connection:
         self.url = url  # the store's, for the words of a lost connection (shown masked)
         self.raw: psycopg.Connection = pooled.driver_connection
         self.discard = False
+        # Statements held back (BEGIN and the lock, `defer`red ones): sent in the next statement's round trip.
+        self._pending = ""
+        self._fresh = False  # a transaction `start`ed that has run nothing yet: nothing to send at its end
 
     @property
     def in_transaction(self) -> bool:
-        return self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+        return bool(self._pending) or self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
+    def _alive(self) -> bool:
+        """Whether this idle connection can be lent out without asking the server (see the module)."""
+        if self.raw.closed or self.raw.broken:
+            return False
+        try:
+            readable, _, _ = select.select([self.raw.fileno()], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return not readable
 
     def execute(self, sql: str, params: Params = ()) -> Result:
         with _driver_errors(self):  # a closed connection fails at cursor(): said as lost too
             cursor = self.raw.cursor()
-            cursor.execute(translate(sql), _params(params))
+            self._fresh = False
+            if self._pending:  # one round trip: what was held back (BEGIN, the lock, deferred ones) and this
+                pending, self._pending = self._pending, ""
+                cursor.execute(pending + cursor.mogrify(translate(sql), _params(params)))
+            else:
+                cursor.execute(translate(sql), _params(params))
+            while cursor.nextset():  # `sql` may be several statements (`SET LOCAL …; SELECT …`): the last one's result
+                pass
         return Result(cursor)
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> Result:
+        self._open()
         with _driver_errors(self):  # a closed connection fails at cursor(): said as lost too
             cursor = self.raw.cursor()
             cursor.executemany(translate(sql), [_params(r) for r in rows])
         return Result(cursor)
+
+    def _open(self) -> None:
+        """Send a BEGIN still held back, on its own (a statement that cannot carry it)."""
+        self._fresh = False
+        if self._pending:
+            pending, self._pending = self._pending, ""
+            with _driver_errors(self):
+                self.raw.execute(pending)
+
+    def defer(self, sql: str, params: Params = ()) -> None:
+        """In a transaction, send `sql` with the next statement (or COMMIT), in its round trip, in order:
+        for a statement whose result nobody reads (a NOTIFY, a DELETE). Its error, if any, is raised by
+        that next statement, and the transaction is rolled back as for any. Outside one, run it now."""
+        if not self.in_transaction:
+            self.execute(sql, params)
+            return
+        self._fresh = False
+        self._pending += self.raw.cursor().mogrify(translate(sql), _params(params)) + "; "
 
     def insert(self, table: str, values: Mapping[str, Any]) -> int:
         """INSERT one row, the schema's defaults filled in; its `id` (0 for a table keyed otherwise)."""
@@ -159,23 +206,41 @@ class Connection:
         result = self.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks}){returning}", row)
         return result.scalar() if returning else 0
 
+    def start(self, opening: str) -> None:
+        """Open a transaction with `opening` (BEGIN …; held back until the first statement)."""
+        self._pending, self._fresh = opening + "; ", True
+
+    def finish(self) -> None:
+        """COMMIT the transaction `start` opened, with the deferred statements; nothing when it ran none."""
+        pending, self._pending = self._pending, ""
+        if self._fresh:  # the block ran no statement: there is no transaction on the server
+            self._fresh = False
+            return
+        with _driver_errors(self):
+            self.raw.cursor().execute(pending + "COMMIT")
+
+    def abandon(self) -> None:
+        """Roll back the transaction `start` opened (if the server has one); a connection that cannot is
+        discarded when it comes back (the error that ended the block is the news, not this one)."""
+        self._pending, self._fresh = "", False
+        if self.raw.closed or self.raw.broken:
+            self.discard = True
+        elif self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            try:
+                self.raw.execute("ROLLBACK")
+            except psycopg.Error:
+                self.discard = True
+
     @contextmanager
     def begin(self) -> Iterator["Connection"]:
         """A write transaction: BEGIN and the store's write lock, committed when the block ends."""
-        with _driver_errors(self):
-            self.raw.execute("BEGIN")
-            self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
+        self.start(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
         try:
             yield self
         except BaseException:
-            if not (self.raw.closed or self.raw.broken):
-                try:
-                    self.raw.execute("ROLLBACK")
-                except psycopg.Error:  # lost meanwhile: the server rolls it back; the first error goes on up
-                    self.discard = True
+            self.abandon()
             raise
-        with _driver_errors(self):
-            self.raw.execute("COMMIT")
+        self.finish()
 
     def invalidate(self) -> None:
         self.discard = True
@@ -209,34 +274,57 @@ class PgEngine(Lending):
                 connect_args = {"connect_timeout": CONNECT_TIMEOUT, **(connect_args or {})}
 
             target = make_url(url).set(drivername="postgresql+psycopg")
-            self._sa = create_engine(target, pool_size=POOL_SIZE, max_overflow=10, pool_pre_ping=True,
+            self._sa = create_engine(target, pool_size=POOL_SIZE, max_overflow=10,
                                      connect_args=dict(connect_args or {}))
             event.listen(self._sa, "connect", _configure)
         else:
             self._sa = pool._sa
         self.notices: list[str] = []
         self._lock = threading.Lock()
+        # Shared with the reader: what every checkout waits for first (the store's queued draft pieces,
+        # app/storage/pg_drafts.py), and per thread how many connections it holds now, so a thread inside
+        # a transaction (holding the write lock the queue's writer may wait for) never waits on it.
+        self._shared: dict[str, Any] = pool._shared if pool is not None else {"hook": None, "held": threading.local()}
         self._connect_args = dict(connect_args or {}) if pool is None else pool._connect_args
 
     def for_reads(self) -> "PgEngine":
         return PgEngine(self.url, reads_only=True, pool=self)
 
+    @property
+    def before_checkout(self) -> Callable[[], None] | None:
+        return self._shared["hook"]
+
+    @before_checkout.setter
+    def before_checkout(self, hook: Callable[[], None] | None) -> None:
+        self._shared["hook"] = hook
+
     def _checkout(self) -> Connection:
+        held = self._shared["held"]
+        count = getattr(held, "count", 0)
+        if count == 0 and self._shared["hook"] is not None:
+            self._shared["hook"]()
+        conn = self._lend()
+        held.count = count + 1
+        return conn
+
+    def _lend(self) -> Connection:
         from sqlalchemy.exc import DBAPIError
 
         try:
-            return Connection(self._sa.raw_connection(), self.url)
+            for _ in range(POOL_SIZE + 1):  # every idle one may be dead (a server restart): then a new one
+                conn = Connection(self._sa.raw_connection(), self.url)
+                if conn._alive():
+                    return conn
+                conn.pooled.invalidate()
+                conn.pooled.close()
+            return Connection(self._sa.raw_connection(), self.url)  # a new connection, just made
         except (DBAPIError, psycopg.OperationalError) as error:
             raise unavailable(self.url, error) from None
 
     def _checkin(self, conn: Connection) -> None:
-        if conn.raw.broken:
-            conn.discard = True
-        elif not conn.raw.closed and conn.in_transaction:
-            try:
-                conn.raw.execute("ROLLBACK")
-            except psycopg.Error:
-                conn.discard = True
+        held = self._shared["held"]
+        held.count = max(0, getattr(held, "count", 1) - 1)
+        conn.abandon()  # a block that raised mid-statement (or lost its connection): leave nothing open
         if conn.discard:
             conn.pooled.invalidate()
         conn.pooled.close()

@@ -15,7 +15,10 @@ A query's terms become a `tsquery` as `fts_query` makes an FTS5 one: every term 
 bare term's words follow each other (<->) and its last word matches as a prefix (`:*`); a phrase
 matches as written. A query in FTS5's own syntax (`recall` with syntax=true) is read by
 app/storage/fts_syntax.py and written as a `tsquery` that matches what FTS5 matches. Relevance is
-`ts_rank` (FTS5 uses bm25), then newest first.
+`ts_rank` (FTS5 uses bm25), then newest first. Search ranks the newest RANKED matches only
+(app/storage/search.py `search_words`): ranking every match of a common word in a million messages
+(half of them) took seconds, and the newest are where a person looks; a query with fewer matches
+(every test's) is ranked whole, as FTS5 ranks it.
 Snippets are made in Python (`like_snippet`), the same function the LIKE fallback uses.
 
 Known difference: FTS5 also folds diacritics (`café` finds `cafe`); `simple` does not.
@@ -29,6 +32,8 @@ from typing import Any
 from app.storage.fts import INDEXED_CHARS, INDEXED_ROLES
 
 INDEX_NAME = "ix_messages_words"
+RANKED = 200  # of a query's matches, the newest this many are ranked by relevance (see the docstring)
+WINDOW = 10_000  # newest indexed messages whose words are tested one by one before the GIN index is asked
 ROLES_SQL = "(" + ", ".join(f"'{r}'" for r in INDEXED_ROLES) + ")"
 
 
@@ -39,6 +44,7 @@ def words_of(column: str) -> str:
 
 
 WORDS_TABLE = "message_words"
+INDEX_SQL = f"CREATE INDEX IF NOT EXISTS {INDEX_NAME} ON {WORDS_TABLE} USING gin (words)"
 _FUNCTION = f"""CREATE OR REPLACE FUNCTION {WORDS_TABLE}_sync() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF NEW.role IN {ROLES_SQL} THEN
@@ -65,7 +71,7 @@ def ensure_index(engine: Any) -> bool:
                      f"FOR EACH ROW EXECUTE FUNCTION {WORDS_TABLE}_sync()")
         conn.execute(f"INSERT INTO {WORDS_TABLE} (message_id, words) SELECT id, {words_of('content')} "
                      f"FROM messages WHERE role IN {ROLES_SQL} ON CONFLICT (message_id) DO NOTHING")
-        conn.execute(f"CREATE INDEX IF NOT EXISTS {INDEX_NAME} ON {WORDS_TABLE} USING gin (words)")
+        conn.execute(INDEX_SQL)
     return True
 
 
@@ -91,6 +97,30 @@ def matching(alias: str) -> str:
     above, or a query in FTS5's syntax as app/storage/fts_syntax.py writes it)."""
     return (f"{alias}.id IN (SELECT message_id FROM {WORDS_TABLE} WHERE words @@ "
             f"to_tsquery('simple'::regconfig, :q))")
+
+
+def newest_matches(*, workstream: bool = False, older: bool = False) -> tuple[str, str]:
+    """(plan, query): the query of (message_id, words) for the newest `:ranked` messages matching `:q` (of
+    workstream `:ws` when `workstream`) among the newest WINDOW indexed messages, or (`older`) among all
+    of them through the GIN index; the plan is the SET LOCAL statements to run before it (`search_words`
+    in app/storage/search.py runs both ways, as it says)."""
+    scope = " AND mw.message_id IN (SELECT id FROM messages WHERE workstream_id = :ws)" if workstream else ""
+    plan = ("SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = off" if older else
+            "SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on")
+    window = "" if older else f"mw.message_id > ({window_bound()}) AND "
+    return plan, (f"SELECT mw.message_id, mw.words FROM {WORDS_TABLE} mw WHERE {window}"
+                  f"mw.words @@ to_tsquery('simple'::regconfig, :q){scope} ORDER BY mw.message_id DESC LIMIT :ranked")
+
+
+def window_bound() -> str:
+    """The query of the id below the newest WINDOW indexed messages (0 when there are fewer): the end of
+    the backward walk."""
+    return f"SELECT coalesce((SELECT message_id FROM {WORDS_TABLE} ORDER BY message_id DESC OFFSET {int(WINDOW)} LIMIT 1), 0)"
+
+
+def rank_of(words: str) -> str:
+    """The relevance to `:q` of the stored words `words` (a column), higher is better."""
+    return f"ts_rank({words}, to_tsquery('simple'::regconfig, :q))"
 
 
 def rank(alias: str) -> str:

@@ -62,7 +62,7 @@ def update_row(conn: Connection, table: str, row_id: Any, values: Mapping[str, A
 
 def update_message(conn: Connection, message_id: int, values: Mapping[str, Any]) -> None:
     """Set fields of row `message_id` to `values` (texts whole, replacing its pieces)."""
-    conn.execute("DELETE FROM message_pieces WHERE message_id = ?", (message_id,))
+    conn.defer("DELETE FROM message_pieces WHERE message_id = ?", (message_id,))
     update_row(conn, "messages", message_id, head(values))
     _write_tail(conn, message_id, values)
 

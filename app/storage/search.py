@@ -147,21 +147,36 @@ def search_fts(conn: Connection, match: str, limit: int, order: Order,
 
 def search_words(conn: Connection, terms: list[Term], limit: int, order: Order,
                  workstream_id: str | None) -> list[SearchHit]:
-    """PostgreSQL's word index (app/storage/pg_fts.py): the same matches as FTS5; a term with no word
-    (`->`) goes to the LIKE fallback, as on SQLite."""
+    """PostgreSQL's word index (app/storage/pg_fts.py): the same matches as FTS5, by relevance among the
+    newest pg_fts.RANKED of them; a term with no word (`->`) goes to the LIKE fallback, as on SQLite.
+
+    PostgreSQL guesses a prefix query's matches at a fixed share of the rows whatever the word, so it
+    cannot choose between the two good plans; this chooses by trying, in one snapshot (the reader's
+    transaction), each plan set just before its statement (SET LOCAL):
+    - the newest pg_fts.WINDOW indexed messages walked backwards by id, each one's words tested: a
+      common word fills the candidates here (10,000 rows cost a few milliseconds);
+    - if they held fewer than wanted, the GIN index's matches, all of them, the newest kept: a rare
+      word has few (found at once). The worst case is a word in many thousands of old messages and
+      in none of the newest: all its matches are fetched and sorted (hundreds of ms for 100,000)."""
     from app.storage import pg_fts
 
     query = pg_fts.tsquery(terms)
     if query is None:
         return search_like(conn, terms, limit, workstream_id)
-    order_by = "m.id DESC" if order == "recent" else f"{pg_fts.rank('m')} DESC, m.id DESC"
-    where = "AND m.workstream_id = :ws" if workstream_id else ""
-    sql = f"""
-        SELECT m.id, m.workstream_id, m.role, m.created_at, m.content, w.title, w.alias
-        FROM messages m JOIN workstreams w ON w.id = m.workstream_id
-        WHERE {pg_fts.matching('m')} {where}
-        ORDER BY {order_by} LIMIT :limit"""
-    rows = conn.execute(sql, {"q": query, "limit": limit, "ws": workstream_id}).all()
+    recent = order == "recent"
+    params = {"q": query, "limit": limit, "ws": workstream_id, "ranked": limit if recent else max(limit, pg_fts.RANKED)}
+    order_by = "m.id DESC" if recent else f"{pg_fts.rank_of('c.words')} DESC, m.id DESC"
+    rows: list[Any] = []
+    for older in (False, True):  # the newest messages walked backwards; if they held too few, the GIN index
+        plan, candidates = pg_fts.newest_matches(workstream=bool(workstream_id), older=older)
+        rows = conn.execute(f"""{plan};
+            WITH c AS MATERIALIZED ({candidates})
+            SELECT m.id, m.workstream_id, m.role, m.created_at, m.content, w.title, w.alias,
+                   (SELECT count(*) FROM c) AS found
+            FROM c JOIN messages m ON m.id = c.message_id JOIN workstreams w ON w.id = m.workstream_id
+            ORDER BY {order_by} LIMIT :limit""", params).all()
+        if rows and rows[0].found >= params["ranked"]:
+            break
     return [_hit(r, like_snippet(r.content, terms)) for r in rows]
 
 

@@ -218,6 +218,8 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin, TeamMixin):
 
     def _append_rows(self, conn: Connection, workstream_id: str, rows: list[dict[str, Any]]) -> list[int]:
         """Insert `rows` after the workstream's last row (consecutive seq numbers); their ids."""
+        if not rows:
+            return []
         now = self._clock()
         seq = last_seq(conn, workstream_id)
         me = who()  # the instance that wrote them (app/storage/identity.py)
@@ -289,6 +291,7 @@ class Store(HistoryMixin, UsageMixin, LeaseMixin, DraftMixin, TeamMixin):
 
     def close(self) -> None:
         """Release every connection (the WAL is checkpointed by SQLite on last close)."""
+        self.close_drafts()  # a streaming reply's queued pieces written first (PostgreSQL)
         for listener in self._listeners:
             listener.close()
         self._listeners.clear()

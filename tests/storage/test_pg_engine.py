@@ -29,8 +29,9 @@ def server_store(pg_server):
 
 
 def test_a_writer_waits_for_another_writers_transaction(server_store: Store, pg_server) -> None:
-    """Two stores on one database (two machines): the second's write transaction starts only once the
-    first's has committed, so reading the last seq and appending after it never collides."""
+    """Two stores on one database (two machines): the second's write transaction gets past its first
+    statement (which carries its BEGIN and the lock) only once the first's has committed, so reading the
+    last seq and appending after it never collides."""
     other = Store(server_store.engine.url)
     ws = server_store.create_workstream()
     order: list[str] = []
@@ -38,8 +39,8 @@ def test_a_writer_waits_for_another_writers_transaction(server_store: Store, pg_
 
     def second() -> None:
         with other.engine.begin() as conn:
-            order.append("second")
             conn.execute("UPDATE workstreams SET title = 'second' WHERE id = ?", (ws,))
+            order.append("second")
 
     try:
         with server_store.engine.begin() as conn:
@@ -47,7 +48,7 @@ def test_a_writer_waits_for_another_writers_transaction(server_store: Store, pg_
             thread = threading.Thread(target=lambda: (entered.set(), second()))
             thread.start()
             entered.wait(10)
-            # the second is now waiting on the lock, or about to: either way it cannot get past BEGIN
+            # the second is now waiting on the lock, or about to: either way it cannot get past its first statement
             waiting = stored_rows(server_store, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
             while waiting == [(0,)] and thread.is_alive():
                 time.sleep(0.01)
