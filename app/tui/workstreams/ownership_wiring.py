@@ -12,6 +12,7 @@ polls it at once, so a follower shows each save of the owner's stream as it comm
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from app.storage.reachability import StoreUnavailable
 from widgets.workstream_view import WorkstreamView
@@ -172,5 +173,11 @@ class OwnershipWiring:
         if self.app.manager is not None and self.app.store is not None:
             try:
                 await self.app.manager.ownership.release_all()
-            except StoreUnavailable:
-                pass  # the server is gone: the leases go stale by themselves (STALE_AFTER) and can be taken then
+            except Exception as error:  # noqa: BLE001 - quitting goes on whatever the store says
+                from app.storage.write_failed import is_write_failure
+
+                if not is_write_failure(error):
+                    raise
+                # the server is gone or the disk refuses: the leases go stale by themselves (STALE_AFTER),
+                # and another window can take them then
+                logging.getLogger("whimbrel").warning("the leases were not given back at quit: %s", error)
