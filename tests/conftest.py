@@ -79,6 +79,25 @@ def pytest_collection_modifyitems(config, items):
                 path.is_relative_to(ROOT / "tests") and path.relative_to(ROOT / "tests").parts[0] in WATCHED:
             item.fixturenames.append("loop_watchdog")
     keep_sqlite_only_tests_off_postgresql(config, items)
+    start_the_longest_first(items)
+
+
+# The longest tests (`--durations`: each takes 20 s to two minutes on a loaded machine). xdist hands work out in
+# collection order, so these start first and the run does not end waiting on one of them started last.
+LONGEST = ("test_benchmarks.py", "serve/", "mcp/test_conformance.py", "ui/test_opencode_agent.py",
+           "ui/test_external_agent.py", "ui/test_dormant_parts.py", "test_temp_cleanup.py", "e2e/",
+           "acp/test_mcp_servers.py", "ui/test_long_transcript.py", "ui/test_follow_many_turns.py",
+           "permissions/test_shell_e2e.py", "permissions/test_shell_fuzz.py", "mcp/test_cli.py")
+
+
+def start_the_longest_first(items: list[pytest.Item]) -> None:
+    """Move the tests of LONGEST to the front, keeping the order within both parts."""
+    def longest(item: pytest.Item) -> bool:
+        path = Path(str(item.fspath))
+        return path.is_relative_to(ROOT / "tests") and \
+            path.relative_to(ROOT / "tests").as_posix().startswith(LONGEST)
+
+    items.sort(key=lambda item: not longest(item))
 
 
 def pytest_configure(config):

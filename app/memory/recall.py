@@ -85,14 +85,24 @@ def _filters(workstream_id: str | None, role: str | None, asking: str | None = N
 
 def _words(conn: Connection, query: str, limit: int, where: str, params: dict[str, Any],
            terms: list[Term]) -> list[RecallHit]:
-    """PostgreSQL's word index (app/storage/pg_fts.py): ids by rank, then their rows, as `_fts` does."""
+    """PostgreSQL's word index (app/storage/pg_fts.py): ids by rank, then their rows, as `_fts` does. The
+    newest pg_fts.RANKED matches are ranked, found as `search_words` (app/storage/search.py) finds them:
+    the newest messages walked backwards, then the GIN index when they held too few. Ranking every match
+    of a common word took seconds over a million messages; with fewer matches (every test's) all are
+    ranked, as FTS5 ranks them."""
     from app.storage import pg_fts
 
-    ids = [row[0] for row in conn.execute(f"""
-        SELECT m.id FROM messages m WHERE {pg_fts.matching('m')} {where}
-        ORDER BY {pg_fts.rank('m')} DESC, m.id DESC LIMIT :limit""",
-        {"q": query, "limit": limit, **params})]
-    return _rows_for(conn, ids, terms)
+    values = {"q": query, "limit": limit, "ranked": max(limit, pg_fts.RANKED), **params}
+    rows: list[Any] = []
+    for older in (False, True):
+        plan, candidates = pg_fts.newest_matches(where=where, older=older)
+        rows = conn.execute(f"""{plan};
+            WITH c AS MATERIALIZED ({candidates})
+            SELECT c.message_id, (SELECT count(*) FROM c) AS found FROM c
+            ORDER BY {pg_fts.rank_of('c.words')} DESC, c.message_id DESC LIMIT :limit""", values).all()
+        if rows and rows[0].found >= values["ranked"]:
+            break
+    return _rows_for(conn, [row.message_id for row in rows], terms)
 
 
 def _fts(conn: Connection, match: str, limit: int, where: str, params: dict[str, Any],

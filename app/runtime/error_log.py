@@ -118,7 +118,15 @@ def log_path() -> Path | None:
 
 def internal_failure(what: str, error: BaseException) -> str:
     """Log `error` with its traceback and return what the user is told: `what` failed, and where
-    the details are (only a log that exists is named). `what` is a phrase such as "Naming the workstream"."""
+    the details are (only a log that exists is named). `what` is a phrase such as "Naming the workstream".
+    A write the disk refused (full, a file-size limit, read-only) or a team store that did not answer is
+    no internal error: the user is told that, and why."""
+    from app.storage.write_failed import write_failure
+
+    refused = write_failure(error, None)
+    if refused is not None:
+        logging.getLogger(LOGGER).warning("%s failed: %s", what, refused)
+        return f"{what} failed: {refused}."
     logging.getLogger(LOGGER).error("%s failed", what, exc_info=(type(error), error, error.__traceback__))
     handler, where = _handler(), log_path()
     details = f"; the details are in {where}" if where is not None and where.exists() else ""

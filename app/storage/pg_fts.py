@@ -99,17 +99,20 @@ def matching(alias: str) -> str:
             f"to_tsquery('simple'::regconfig, :q))")
 
 
-def newest_matches(*, workstream: bool = False, older: bool = False) -> tuple[str, str]:
+def newest_matches(*, workstream: bool = False, older: bool = False, where: str = "") -> tuple[str, str]:
     """(plan, query): the query of (message_id, words) for the newest `:ranked` messages matching `:q` (of
-    workstream `:ws` when `workstream`) among the newest WINDOW indexed messages, or (`older`) among all
-    of them through the GIN index; the plan is the SET LOCAL statements to run before it (`search_words`
-    in app/storage/search.py runs both ways, as it says)."""
+    workstream `:ws` when `workstream`; passing `where`, conditions on their row `m` in messages, each
+    starting with AND) among the newest WINDOW indexed messages, or (`older`) among all of them through
+    the GIN index; the plan is the SET LOCAL statements to run before it (`search_words` in
+    app/storage/search.py runs both ways, as it says)."""
     scope = " AND mw.message_id IN (SELECT id FROM messages WHERE workstream_id = :ws)" if workstream else ""
+    join = " JOIN messages m ON m.id = mw.message_id" if where else ""
     plan = ("SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = off" if older else
             "SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on")
     window = "" if older else f"mw.message_id > ({window_bound()}) AND "
-    return plan, (f"SELECT mw.message_id, mw.words FROM {WORDS_TABLE} mw WHERE {window}"
-                  f"mw.words @@ to_tsquery('simple'::regconfig, :q){scope} ORDER BY mw.message_id DESC LIMIT :ranked")
+    return plan, (f"SELECT mw.message_id, mw.words FROM {WORDS_TABLE} mw{join} WHERE {window}"
+                  f"mw.words @@ to_tsquery('simple'::regconfig, :q){scope}{where} "
+                  "ORDER BY mw.message_id DESC LIMIT :ranked")
 
 
 def window_bound() -> str:

@@ -48,6 +48,7 @@ def test_a_reply_the_disk_refuses_is_said_and_not_passed_off_as_saved(fake_opena
         app.wait_for("Saving this reply failed after", timeout=120)  # at once, while it streams
         app.wait_for("Not saved: this reply is shown in full above, but only its first", timeout=120)
         app.wait_for("ulimit -f", timeout=30)  # and why
+        app.wait_for("characters are stored", timeout=30)  # the note's line drawn whole
         screen = app.screen_text
         assert "internal error" not in screen and "Traceback" not in screen, screen[-3000:]
         stored = stored_replies(data_dir / "whimbrel.db")
@@ -56,4 +57,5 @@ def test_a_reply_the_disk_refuses_is_said_and_not_passed_off_as_saved(fake_opena
         assert f"only its first {stored[0][0]:,} of {len(REPLY):,} characters are stored" in screen
         assert app.process.poll() is None, "the app keeps running"
         app.send("\x11")
-        assert app.wait_exit(timeout=30) == 0
+        code = app.wait_exit(timeout=30)
+        assert code == 0, app.screen_text[-3000:]

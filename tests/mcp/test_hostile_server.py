@@ -14,6 +14,7 @@ from mcp import Client, StdioServerParameters
 from app.vocabulary.inert import BIDI_CONTROLS
 from tests.hostile import mcp_server
 from tests.hostile.mcp_server import CLEAR, HOSTILE, RETITLE
+from tests.process_leaks import descendants
 
 HANDSHAKE_SECONDS = 30  # generous on a loaded machine; a working server answers in about a second
 
@@ -23,15 +24,17 @@ def hostile(behaviour: str) -> StdioServerParameters:
 
 
 def running_hostile_servers(behaviour: str) -> list[int]:
-    """Pids of hostile servers with this behaviour still running (none may outlive a test)."""
+    """Pids of this test process's hostile servers with this behaviour still running (none may outlive a
+    test). Only descendants count (the worker adopts orphans, tests/process_leaks.py): another worker may be
+    running the same server for a test of its own."""
     pids = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    for pid in descendants():
         try:
-            args = cmdline.read_bytes().split(b"\0")
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
         if mcp_server.__file__.encode() in args and behaviour.encode() in args:
-            pids.append(int(cmdline.parent.name))
+            pids.append(pid)
     return pids
 
 

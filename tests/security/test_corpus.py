@@ -4,6 +4,7 @@ variant it names (sandbox on and off, root and `nobody`); the side effect it wan
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
 import subprocess
@@ -14,7 +15,7 @@ import pytest
 
 from tests.security.harness import as_user
 from tests.security.pending import PENDING
-from tests.security.runner import explain, verdict
+from tests.security.runner import batch_key, explain, verdict
 from tests.security.table import ALL, TUI_IDS, pending_branch, variant_id, variants
 
 SANDBOX_OK = shutil.which("bwrap") is not None
@@ -35,10 +36,16 @@ def jailed_python_for_nobody() -> str:
             "run_code and math would fail before the attack, so their 'nobody' variants prove nothing")
 
 
+def batch_group(case, sandbox: str, user: str) -> str:
+    """The xdist group of a case's batch: all its cases go to one worker, so the batch runs once per
+    suite (a batch split across workers would run on each of them, for the same verdicts)."""
+    return "corpus-" + hashlib.sha1(repr(batch_key(case, sandbox, user)).encode()).hexdigest()[:10]
+
+
 def _params():
     out = []
     for case, sandbox, user in variants(ALL):
-        marks = []
+        marks = [pytest.mark.xdist_group(batch_group(case, sandbox, user))]
         branch = pending_branch(case, sandbox, user)
         if branch:
             marks.append(pytest.mark.xfail(strict=True, reason=f"defence not merged yet: {branch}"))

@@ -7,6 +7,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Button
 
+from tests.ui.helpers import wait_for
 from widgets.footer import KeysFooter
 
 

@@ -12,6 +12,7 @@ polls it at once, so a follower shows each save of the owner's stream as it comm
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from app.storage.reachability import StoreUnavailable
 from widgets.workstream_view import WorkstreamView
@@ -27,6 +28,7 @@ class OwnershipWiring:
         self._again: set[str] = set()  # asked for while running: run once more when done
         self._read_only_timer = None
         self.listener = None  # PostgreSQL: the store's Listener (None on SQLite: polling alone)
+        self._beat_failure = ""  # what the user was last told of a failing heartbeat (told once, not each beat)
 
     def start(self) -> None:
         """Once the workspace is restored: keep this instance's leases alive, watch read-only panes."""
@@ -101,13 +103,16 @@ class OwnershipWiring:
                 self._ticking.add("leases")
                 try:
                     await self._heartbeat()
+                    self._beat_failure = ""
                 except StoreUnavailable:
                     pass  # the banner says so (app/tui/workstreams/store_link.py); the beat after it is back catches up
                 except Exception as error:  # noqa: BLE001 - a store hiccup must not end the heartbeats
                     from app.runtime.error_log import internal_failure
 
-                    self.app.notify(internal_failure("Keeping this window's workstreams open", error),
-                                severity="error", timeout=10)
+                    told = internal_failure("Keeping this window's workstreams open", error)
+                    if told != self._beat_failure:  # a full disk fails every beat: said once, until a beat works
+                        self._beat_failure = told
+                        self.app.notify(told, severity="error", timeout=10)
                 finally:
                     self._ticking.discard("leases")
 
@@ -168,5 +173,11 @@ class OwnershipWiring:
         if self.app.manager is not None and self.app.store is not None:
             try:
                 await self.app.manager.ownership.release_all()
-            except StoreUnavailable:
-                pass  # the server is gone: the leases go stale by themselves (STALE_AFTER) and can be taken then
+            except Exception as error:  # noqa: BLE001 - quitting goes on whatever the store says
+                from app.storage.write_failed import is_write_failure
+
+                if not is_write_failure(error):
+                    raise
+                # the server is gone or the disk refuses: the leases go stale by themselves (STALE_AFTER),
+                # and another window can take them then
+                logging.getLogger("whimbrel").warning("the leases were not given back at quit: %s", error)
