@@ -17,6 +17,7 @@ from app.storage.schema_upgrade import HEAD
 from app.permissions import audit
 from app.storage.leases import Owner
 from app.storage.store import Store
+from app.permissions import team_policy
 from app.transfer.db_copy import WORKSTREAM_TABLES
 from app.vocabulary.messages import Message, ToolCall
 from tests.pg_fixtures import stored_rows
@@ -47,6 +48,7 @@ def _fill(store: Store) -> list[str]:
     store.append_draft(first, draft, " streamed", "")
     forked = fork_workstream(store, first, 2, title="forked", workdir="/work/project", model=None)
     MemoryStore(store.engine).save(HERE, "style", "tabs, not spaces")
+    assert team_policy.store_text(store.engine, 'allow = ["bash(make deploy)"]\n') == []
     audit.append(store.engine, audit.AuditRow(first, "c1", "read_file", "{}", "allowed", "mode", "ask", "low",
                                               "none", "done", 3.0))
     store.take_lease(first, Owner("i1", os.getpid(), "laptop"))
@@ -57,7 +59,8 @@ def _without_numbers(store: Store) -> dict[str, list[tuple]]:
     """Every copied table's rows with the database's numbers left out (a copy renumbers them)."""
     numbered = {"id", "message_id", "last_message_id", "user_message_id", "undoes"}
     out = {}
-    for table in ["workstreams", *(t for t, _, _ in WORKSTREAM_TABLES), "memories", "audit_log", "mcp_calls"]:
+    for table in ["workstreams", *(t for t, _, _ in WORKSTREAM_TABLES), "memories", "audit_log", "mcp_calls",
+                  "team_policy"]:
         with store.engine.connect() as conn:
             rows = [{k: v for k, v in r._mapping.items() if k not in numbered or table in ("workstreams",
                                                                                           "subagent_runs", "watches")}

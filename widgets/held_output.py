@@ -78,6 +78,11 @@ class HeldOutput:
     def __bool__(self) -> bool:
         return bool(self._runs)
 
+    @property
+    def size(self) -> int:
+        """Characters held, not yet drawn."""
+        return sum(run.size for run in self._runs)
+
     def add(self, message: AssistantMessage, kind: Kind, text: str = "") -> None:
         last = self._runs[-1] if self._runs else None
         if last is None or last.message is not message or last.kind != kind:

@@ -21,6 +21,13 @@ def format_tokens(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
+def format_chars(n: int) -> str:
+    """A count of characters as a size: 812 characters, 45 KB, 3.2 MB."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    return f"{n // 1000} KB" if n >= 1000 else f"{n} characters"
+
+
 def gauge(used: int, window: int) -> Text:
     """`▰▰▰▱▱▱▱▱▱▱ 31%`: green below 60 %, yellow below 85 %, then red (compaction is near)."""
     fraction = min(1.0, used / window) if window else 0.0
@@ -55,6 +62,7 @@ class StatusBar(Static):
         self._ticker: Timer | None = None
         self.permission: Text | None = None  # mode and sandbox marker (widgets/permission_marker.py)
         self.tool_mode: Text | None = None
+        self.drawing = 0  # characters of an ended reply the screen has still to draw (the user is typing)
 
     def show(self, workstream) -> None:
         self.model = workstream.model
@@ -92,6 +100,9 @@ class StatusBar(Static):
         text.append(self.model or "no model", style="bold" if self.model else "dim")
         text.append("  │  ")
         text.append(f"● {self.state}", style=STATE_STYLES.get(self.state, ""))
+        if self.drawing:  # idle, but the screen is behind: the end of the reply is not on it yet
+            text.append(f" · {format_chars(self.drawing)} of the reply still to draw: pause typing to see it",
+                        style="yellow")
         text.append("  │  ")
         if self.context_window:
             text.append(f"{format_tokens(self.tokens)} / {format_tokens(self.context_window)} ")

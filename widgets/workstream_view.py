@@ -76,6 +76,13 @@ class WorkstreamView(Vertical):
 
         after_echo: bool = False
 
+    @dataclass
+    class DrawingChanged(Message):
+        """How much of an ended reply is still to be drawn changed (`view.drawing`): the status bar says
+        so, since the workstream is idle while the screen is behind."""
+
+        view: WorkstreamView
+
     def __init__(self, workstream: Workstream) -> None:
         super().__init__(classes="workstream-view")
         self.workstream = workstream
@@ -87,6 +94,7 @@ class WorkstreamView(Vertical):
         self._held_since = 0.0
         self._release_timer = None
         self._finishing: list[tuple[AssistantMessage, bool]] = []  # ended replies whose text is still held
+        self.drawing = 0  # characters of ended replies still held (the user typing): the screen is behind
         self.subagent_runs = SubagentRuns()  # every sub-agent's events, for a pane opened late
         # Made here, not in compose: callers set up the prompt (completer, past prompts) right after
         # mounting the view, and under load a take-over found the view's children not there yet.
@@ -189,8 +197,16 @@ class WorkstreamView(Vertical):
         """The user is typing into a shown view (a hidden view renders an ended reply at once)."""
         return self.shown and self._holding()
 
+    def _note_drawing(self) -> None:
+        """Keep `drawing` true to what is held of ended replies, and say when it changes."""
+        drawing = self._held.size if self._finishing else 0
+        if drawing != self.drawing:
+            self.drawing = drawing
+            self.post_message(self.DrawingChanged(self))
+
     async def _finish_released(self) -> None:
         """Finish the ended replies once all held text is rendered (an empty one is removed)."""
+        self._note_drawing()
         if self._held:
             return
         finishing, self._finishing = self._finishing, []

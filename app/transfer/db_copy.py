@@ -7,8 +7,9 @@ get the target's next numbers, and the columns that point at them (a piece's mes
 last message, a checkpoint's user message, an undo's rewind) are renumbered to match. A workstream the
 target already has is skipped whole, so running the copy again copies nothing.
 
-Outside workstreams: memories (unique by name within their scope) and accepted project policy files
-(by path) are added where the target has none of that key; audit rows and the MCP inspector's calls
+Outside workstreams: memories (unique by name within their scope), accepted project policy files
+(by path) and team policy rules (by name; each instance still reviews them before they apply) are
+added where the target has none of that key; audit rows and the MCP inspector's calls
 where the target has no row of the same call at the same moment. Not copied: leases (which window has
 what open: this machine's live state) and app state (this machine's tabs and layout).
 """
@@ -48,6 +49,7 @@ WORKSTREAM_TABLES: tuple[tuple[str, str, dict[str, str]], ...] = (
 SHARED_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("memories", ("name", "scope", "scope_key")),
     ("policy_reviews", ("path",)),
+    ("team_policy", ("name",)),
     ("audit_log", ("workstream_id", "call_id", "created_at", "tool")),
     ("mcp_calls", ("server", "at", "kind", "item")),
 )

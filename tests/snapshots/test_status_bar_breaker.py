@@ -1,5 +1,6 @@
-"""Snapshots of the status bar while a backend's circuit breaker is open (counting down) and once
-its cooldown is over (baselines in snapshots/test_status_bar_breaker/)."""
+"""Snapshots of the status bar while a backend's circuit breaker is open (counting down), once
+its cooldown is over, and while the screen is still drawing an ended reply (baselines in
+snapshots/test_status_bar_breaker/)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,17 @@ class Host(App):
 
     CSS = "StatusBar { dock: bottom; height: 1; }"
 
-    def __init__(self, breaker: tuple[str, str, float]) -> None:
+    def __init__(self, breaker: tuple[str, str, float] | None, state: str = "error", drawing: int = 0) -> None:
         super().__init__()
-        self.facts = SimpleNamespace(model="qwen2.5-coder:14b", state="error", tokens=1840, context_window=32768,
+        self.drawing = drawing
+        self.facts = SimpleNamespace(model="qwen2.5-coder:14b", state=state, tokens=1840, context_window=32768,
                                      cost=None, cost_estimated=False, breaker_view=lambda: breaker)
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
 
     def on_mount(self) -> None:
+        self.query_one(StatusBar).drawing = self.drawing
         self.query_one(StatusBar).show(self.facts)
 
 
@@ -36,3 +39,7 @@ def test_open_breaker_counts_down(snap_compare):
 
 def test_breaker_after_its_cooldown(snap_compare):
     assert snap_compare(Host((BACKEND, "half-open", 0.0)), terminal_size=(120, 3))
+
+
+def test_idle_while_the_screen_still_draws_an_ended_reply(snap_compare):
+    assert snap_compare(Host(None, state="idle", drawing=3_240_000), terminal_size=(140, 3))

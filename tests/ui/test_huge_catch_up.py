@@ -17,6 +17,7 @@ from tests.fake_llm.script import TokensReply
 from tests.ui.helpers import burst, focused_view, make_app, submit, wait_for
 from widgets.held_output import SLICE_CHARS
 from widgets.messages import AssistantMessage
+from widgets.status_bar import StatusBar
 
 TOKEN = "word " * 20  # 100 characters
 TOKENS = 20_000  # 2 MB of ordinary paragraphs of 1.9 KB, as models send them
@@ -74,5 +75,10 @@ async def test_typing_goes_first_while_an_ended_reply_is_still_drawn(fake_openai
         # the keys went first: no callback held the loop past the bound, and the backlog waited
         assert watchdog.longest_own < HOLD_LIMIT, [hold.describe() for hold in watchdog.holds]
         assert drawn_while_typing <= DRAWN_WHILE_TYPING, (drawn_while_typing, backlog)
-        # once typing pauses, the whole reply is shown
+        # the workstream is idle, but the status bar says the screen is behind, and by how much
+        status = app.main_screen.query_one(StatusBar)
+        behind = str(status.render())
+        assert "● idle · " in behind and "of the reply still to draw: pause typing to see it" in behind, behind
+        # once typing pauses, the whole reply is shown, and the status bar no longer says it is behind
         await wait_for(pilot, lambda: shown() == SIZE, timeout=300, message="the whole reply shown")
+        await wait_for(pilot, lambda: "still to draw" not in str(status.render()), message="the status caught up")

@@ -189,7 +189,18 @@ class MainScreen(PaintTimerScreen):
             if view is not None:
                 view.refresh_title(number)
         if focused is not None:
-            self.query_one(StatusBar).show(focused)
+            view = self.view_for(focused.id)
+            status = self.query_one(StatusBar)
+            status.drawing = view.drawing if view is not None else 0
+            status.show(focused)
+
+    @on(WorkstreamView.DrawingChanged)
+    def drawing_changed(self, message: WorkstreamView.DrawingChanged) -> None:
+        """The focused view's screen caught up with an ended reply, or fell behind it: the status bar says."""
+        if message.view.workstream.id == self.app.focused_id and self.query(StatusBar):
+            status = self.query_one(StatusBar)
+            status.drawing = message.view.drawing
+            status.update(status.describe())
 
     def complete_command(self, text: str) -> str | None:
         view = self.view_for(self.app.focused_id)
