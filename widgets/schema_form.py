@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input, Select, SelectionList, Static, TextArea
 
-from widgets.toggles import MarkedCheckbox
+from widgets.toggles import MarkedCheckbox, MarkedSelectionList
 
 from app.mcp.schema_form import (ANSWERS, BOOLEAN, FORMAT_HINTS, INTEGER, JSON, MULTISELECT, NUMBER, SELECT, STRINGS,
                                  FormField, initial_text)
@@ -80,8 +80,8 @@ class SchemaForm(Vertical):
                           compact=True)
         if form_field.kind == MULTISELECT:
             chosen = form_field.default if isinstance(form_field.default, list) else []
-            return SelectionList(*[(c.label, c.value, c.value in chosen) for c in form_field.choices], id=wid,
-                                 classes="field-input field-multi", compact=True)
+            return MarkedSelectionList(*[(c.label, c.value, c.value in chosen) for c in form_field.choices],
+                                       id=wid, classes="field-input field-multi", compact=True)
         if form_field.kind == JSON:
             area = TextArea(initial_text(form_field), id=wid, classes="field-input field-json", soft_wrap=True,
                             placeholder="JSON, e.g. {\"key\": \"value\"}", compact=True)

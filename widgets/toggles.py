@@ -2,14 +2,17 @@
 screen reader, a colour-blind user or a plain text capture of the screen can tell on from off.
 
     RadioButton:  ▐●▌ chosen   ▐○▌ not      Checkbox:  ▐X▌ ticked   ▐ ▌ not
-    Switch:       ━━● on       ●━━ off
+    Switch:       ━━● on       ●━━ off          SelectionList: each option ▐X▌ chosen, ▐ ▌ not
 """
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.text import Text
 from textual.geometry import Size
-from textual.widgets import Checkbox, RadioButton, Switch
+from textual.strip import Strip
+from textual.widgets import Checkbox, RadioButton, SelectionList, Switch
+from textual.widgets.option_list import OptionDoesNotExist
 
 
 class MarkedRadioButton(RadioButton):
@@ -42,3 +45,20 @@ class MarkedSwitch(Switch):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return 1
+
+
+class MarkedSelectionList(SelectionList):
+    """A selection list whose options' boxes hold X when chosen and nothing when not (Textual draws X
+    in both, told apart by colour alone)."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        if len(segments) < 3 or segments[1].text != Checkbox.BUTTON_INNER:
+            return strip  # not an option's line (past the last one)
+        try:
+            option = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:
+            return strip
+        segments[1] = Segment("X" if option.value in self.selected else " ", segments[1].style)
+        return Strip(segments, strip.cell_length)

@@ -53,6 +53,7 @@ class ToolCard(Collapsible):
         self._percent = ""
         self._progress = ToolProgress()
         self._why = Static("", markup=False, classes="tool-why")  # what allowed or refused it
+        self._why_text = ""
         self.subagents = SubagentLog()
         self.program = CodeProgram(program_of(arguments) if name.strip() == "run_code" else "")  # code mode
         self._body = Static(self._visible_output(), markup=False, classes="tool-output")
@@ -87,7 +88,8 @@ class ToolCard(Collapsible):
 
     def set_permission(self, note: str) -> None:
         """Show what let the call run (a rule, the mode, the user) or why it was refused."""
-        self._why.update(inert(note))
+        self._why_text = inert(note)
+        self._why.update(self._why_text)
         self._why.add_class("-active")
 
     def set_progress(self, progress: float, total: float | None, message: str | None) -> None:
@@ -112,5 +114,8 @@ class ToolCard(Collapsible):
         """Show the final result text (what the model receives); the progress bar goes."""
         self._progress.remove_class("-active")
         self._percent = ""
+        reason = self._why_text.removeprefix("refused: ").strip().rstrip(".")
+        if is_error and self._why_text.startswith("refused: ") and reason and reason in inert(output):
+            output = ""  # a refusal: its reason, which the model is told too, is on the line above already
         self._output = output
         self._body.update(self._visible_output())

@@ -98,6 +98,8 @@ async def test_plan_mode_refuses_a_write_and_the_card_says_why(fake_openai, tmp_
         await wait_for(pilot, lambda: app.workstream.turns == 1, message="the turn")
         await wait_for_text_on(pilot, "refused: plan mode is read-only")
         assert not (tmp_path / "ws" / "x.py").exists()
+        await wait_for(pilot, lambda: "ok, planning" in screen_text(app), message="the reply after the refusal")
+        assert screen_text(app).count("plan mode is read-only") == 1, screen_text(app)  # the reason, said once
 
 
 async def test_the_policy_screen_adds_lists_and_deletes_rules(fake_openai, tmp_path):

@@ -4,9 +4,9 @@ answers (elicitation): which widget each field gets, the values it hands back, a
 from __future__ import annotations
 
 from textual.app import App
-from textual.widgets import Input, SelectionList, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
-from widgets.toggles import MarkedCheckbox
+from widgets.toggles import MarkedCheckbox, MarkedSelectionList
 
 from app.mcp.schema_form import ANSWERS, ARGUMENTS, collect, fields_from_schema
 from styles import STYLES_DIR
@@ -43,7 +43,7 @@ async def test_widgets_values_and_messages_for_arguments_and_answers() -> None:
             form = app.query_one(SchemaForm)
             widgets = {f.name: form.query_one(f"#field-{i}") for i, f in enumerate(form.fields)}
             assert {name: type(w) for name, w in widgets.items()} == {
-                "sizes": SelectionList, "opts": TextArea, "tags": Input, "on": MarkedCheckbox, "mail": Input}
+                "sizes": MarkedSelectionList, "opts": TextArea, "tags": Input, "on": MarkedCheckbox, "mail": Input}
             assert form.raw_values() == {"sizes": [], "opts": '{\n  "k": 1\n}', "tags": "a", "on": False, "mail": ""}
             assert widgets["tags"].placeholder == "comma-separated, or a JSON list"
             assert widgets["mail"].placeholder == "name@example.com"

@@ -43,3 +43,26 @@ async def test_a_switch_says_on_or_off_in_a_text_capture(tmp_path):
         assert ("on" if before else "off") in drawn(bell)
         bell.value = not before
         await wait_for(pilot, lambda: ("off" if before else "on") in drawn(bell), message="the switch redrawn")
+
+
+async def test_a_selection_lists_chosen_options_are_marked_in_a_text_capture():
+    from textual.app import App, ComposeResult
+
+    from widgets.toggles import MarkedSelectionList
+
+    class Host(App):
+        def compose(self) -> ComposeResult:
+            yield MarkedSelectionList(("alpha", "a", True), ("beta", "b", False), ("gamma", "c", True))
+
+    app = Host()
+    async with app.run_test(size=(40, 8)) as pilot:
+        choices = app.query_one(MarkedSelectionList)
+
+        def boxes() -> list[str]:
+            return [line[:3] for line in drawn(choices).splitlines()[:3]]
+
+        assert boxes() == ["▐X▌", "▐ ▌", "▐X▌"]
+        choices.focus()
+        await pilot.press("down", "space")  # beta chosen: its box is marked too
+        await wait_for(pilot, lambda: boxes() == ["▐X▌", "▐X▌", "▐X▌"], message="beta's box marked")
+        assert choices.selected == ["a", "c", "b"]
