@@ -42,7 +42,6 @@ class AcpSession:
     last_error: str = ""
     outcome: str = ""
     servers: Any = None  # app.acp.session_mcp.SessionServers: the MCP servers the client handed over
-    warnings: list[str] = field(default_factory=list)  # told to the client with the next prompt
     gauge: tuple[int, int | None] = (0, None)  # the latest request's prompt tokens and the context window
     turn_usage: list[ev.UsageRecorded] = field(default_factory=list)  # this turn's requests, for the answer
     cost_before: float = 0.0  # USD the workstream's stored turns cost before this process (a loaded session)
@@ -147,10 +146,6 @@ class WhimbrelAgent:
         text = "\n".join(block.text for block in prompt if getattr(block, "type", "") == "text")
         session.cancel_requested, session.last_error, session.outcome = False, "", ""
         session.turn_usage = []
-        warnings, session.warnings = session.warnings, []
-        for warning in warnings:
-            await self.conn.session_update(session_id=session_id, update=acp.update_agent_message_text(
-                f"[warning] {warning}\n"))
         session.turn = asyncio.create_task(session.workstream.submit(text))
         await asyncio.wait([session.turn])
         await session.queue.join()  # every update of the turn reaches the client before the answer
@@ -216,7 +211,7 @@ class WhimbrelAgent:
     def _adopt(self, workstream, workdir: Path) -> AcpSession:
         session = AcpSession(workstream, workdir, mode=self.default_mode)
         workstream.session.guard.gate.mode = session.mode
-        session.warnings.extend(self._notices)
+        _tell(session, self._notices)  # what loading the rules found wrong, once: the first session hears it
         self._notices.clear()
         workstream.listener = lambda event: self._on_event(session, event)
         session.pump = asyncio.create_task(self._pump(session))
@@ -225,8 +220,6 @@ class WhimbrelAgent:
 
     async def _connect_servers(self, session: AcpSession, mcp_servers: Any) -> None:
         """The client's MCP servers for this session (those of an earlier session/new or load replaced)."""
-        import logging
-
         from app.acp.session_mcp import SessionServers, server_configs
 
         configs, problems = server_configs(mcp_servers)
@@ -236,9 +229,7 @@ class WhimbrelAgent:
         if configs:
             session.servers = SessionServers(configs, session.workdir)
             problems += await session.servers.start(session.workstream.session)
-        for problem in problems:
-            logging.getLogger("whimbrel").warning("%s", problem)
-        session.warnings.extend(problems)
+        _tell(session, problems)
 
     def _session(self, session_id: str) -> AcpSession:
         import acp
@@ -282,12 +273,10 @@ class WhimbrelAgent:
     def _on_event(self, session: AcpSession, event: ev.EngineEvent) -> None:
         """Each event becomes its update as it is emitted (a write's diff is of the file before the write); the
         pump sends them in order. Approvals are answered by the pump."""
-        import logging
-
         if isinstance(event, ev.Notice) and event.level in ("warning", "error"):
             if event.level == "error":
                 session.last_error = event.text  # the prompt's JSON-RPC error says it
-            logging.getLogger("whimbrel").warning("session %s: %s", session.workstream.id, event.text)
+            _tell(session, [event.text])
             return
         if isinstance(event, ev.TurnFinished):
             session.outcome = event.outcome
@@ -377,3 +366,12 @@ class WhimbrelAgent:
                 if call.id == call_id:
                     return call.arguments
         return ""
+
+
+def _tell(session: AcpSession, notices: list[str]) -> None:
+    """Warnings (a retry, a cancelled turn, a rule or an MCP server the config got wrong) go to the agent's log, its
+    stderr, which editors keep: the agent's message chunks are its answer, and a notice is not part of it."""
+    import logging
+
+    for notice in notices:
+        logging.getLogger("whimbrel").warning("session %s: %s", session.workstream.id, notice)

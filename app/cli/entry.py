@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["mcp"]:
         from app.mcp.cli import main as mcp_main
 
-        code = mcp_main(argv[1:])
+        code = mcp_main(argv[1:], own_process=entry_point)
         if entry_point and argv[1:2] != ["serve"]:  # a one-shot verb: its servers are stopped, its JSON printed
             from app.headless.cli import exit_now  # skip the teardown of the SDK's thousands of objects
 

@@ -18,8 +18,11 @@ when any enabled server is not ready (its JSON still lists every server, each wi
 A handshake waits `--timeout` seconds, else `[mcp] cli_connect_timeout` (10 s: short for scripts).
 The JSON is what the server sent (no field the SDK's models fill in by default; `call` adds `text`, the
 result's text as the model would see it, and `tools` adds Whimbrel's names and schemas, each under a name
-of its own). The JSON is printed as soon as it is known, before the server is stopped. SIGTERM and SIGHUP (like Ctrl+C)
-cancel the request and end the server, a stdio server's whole process group, then exit 143 / 129 (130).
+of its own). The JSON is printed as soon as it is known, before the server is stopped: a stdio server then has
+0.05 s to exit on its closed stdin before its process group gets SIGTERM, and none is left running when the command
+exits. Only `call`, `read` and `prompt` (which run the server's code) offer the roots (the workspace, `--workdir`).
+SIGTERM and SIGHUP (like Ctrl+C) cancel the request and end the server, a stdio server's whole process group, then
+exit 143 / 129 (130).
 """
 
 from __future__ import annotations
@@ -58,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, default=None,
                         help="config file (default: $WHIMBREL_CONFIG or config.toml in the user config dir)")
     parser.add_argument("--workdir", type=Path, default=None,
-                        help="workspace: the roots offered to servers and where .mcp.json is read (default: cwd)")
+                        help="workspace: the root offered to servers by call, read and prompt, and where .mcp.json "
+                             "is read (default: cwd)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds to wait for a server's handshake or a call (handshake default: 10, "
                              "`[mcp] cli_connect_timeout`; a local server answers in well under a second, "
@@ -154,6 +158,10 @@ async def _no_sign_in(request: Any) -> None:
 # what each verb needs listed before it runs (`call` calls by name; the others print the list they name)
 VERB_LISTS = {"tools": {"tools"}, "resources": {"resources"}, "templates": {"resources"}, "read": set(),
               "prompts": {"prompts"}, "prompt": set(), "call": set(), "ping": set()}
+# the verbs that run the server's own code (a tool, a resource, a prompt), which may ask for the roots: only they
+# offer the roots capability. A server offered roots may ask for them at any moment, and some then outlive a closed
+# stdin waiting for the answer (server-everything asks 350 ms after the handshake), so a listing is not offered them.
+ROOTS_VERBS = {"call", "read", "prompt"}
 
 
 def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Namespace) -> Any:
@@ -162,13 +170,15 @@ def _manager(servers: list[Any], config: Any, workdir: Path, args: argparse.Name
     from app.mcp.oauth.hooks import browser_hook
     from app.settings.paths import default_data_dir
 
-    hooks = ClientHooks(authorization=_no_sign_in if args.command == "list" else browser_hook())
+    hooks = ClientHooks(authorization=_no_sign_in if args.command == "list" else browser_hook(),
+                        roots_enabled=args.command in ROOTS_VERBS)
     manager = McpManager(servers, workspace=workdir, refresh_interval=0, hooks=hooks,
                          data_dir=args.data_dir or default_data_dir(),
                          call_timeout=args.timeout or config.mcp_call_timeout,
                          connect_timeout=_connect_timeout(args, config),
                          retry=False)  # one look: a failed server is reported, never started again
     manager.initial_lists = VERB_LISTS.get(args.command, manager.initial_lists)  # `list` counts everything
+    manager.follow_changes = False  # one look: a list_changed after it is not re-listed
     return manager
 
 
@@ -218,13 +228,11 @@ def _listing(state: Any, verb: str) -> list[dict[str, Any]]:
 async def _run(args: argparse.Namespace, stopping: "_Stopping") -> int:
     """Run one verb and print its JSON as soon as it is known: the servers are stopped after, not before."""
     from app.mcp.config import McpConfigError, parse_server_spec
-    from app.mcp.manager import McpUnavailable
-    from app.mcp.server_state import CONNECTING
 
     arguments = request_arguments(args)
     configured, config, workdir = _load(args)
     if args.command == "list":
-        _import_sdk()
+        _import_sdk(args)
         manager = _manager(list(configured.values()), config, workdir, args)
         manager.start()
         try:
@@ -240,13 +248,16 @@ async def _run(args: argparse.Namespace, stopping: "_Stopping") -> int:
     except McpConfigError as error:
         raise CliError(str(error), USAGE_ERROR) from None
     server.enabled = True
-    manager = _manager([server], config, workdir, args)
     if args.command == "logout":
-        return _show({"server": server.name, "signed_out": manager.sign_out(server.name)}, 0)
-    _prespawn(manager.servers[server.name], workdir)
-    _import_sdk()
+        return _show({"server": server.name, "signed_out": _manager([server], config, workdir, args)
+                      .sign_out(server.name)}, 0)
+    manager = _manager_with_server_started([server], config, workdir, args)
+    _import_sdk(args)
     manager.start()
     try:
+        from app.mcp.manager import McpUnavailable
+        from app.mcp.server_state import CONNECTING
+
         try:
             state = await manager.wait_ready(server.name, timeout=_connect_timeout(args, config) + 1)
         except McpUnavailable as error:
@@ -258,21 +269,45 @@ async def _run(args: argparse.Namespace, stopping: "_Stopping") -> int:
         await _stop(manager, stopping)
 
 
-def _import_sdk() -> None:
-    """No frame to paint here: import the SDK now, so a handshake's deadline is the server's alone."""
-    from app.mcp.manager import import_sdk
+def _import_sdk(args: argparse.Namespace) -> None:
+    """No frame to paint here: import the SDK now, so a handshake's deadline is the server's alone. In the command
+    line's own process, without the SDK's server half (app/mcp/sdk_client.py)."""
+    from app.mcp.sdk_client import import_client_only, import_whole
 
-    import_sdk()
+    if not getattr(args, "own_process", False):
+        import_whole()
+        return
+    import gc
+
+    # The import makes some hundred thousand objects, and the collections they set off (each over all those made
+    # so far) are a sixth of its CPU: none runs during it, and what it made is kept out of later ones.
+    gc.disable()
+    try:
+        import_client_only()
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
-def _prespawn(state: Any, workdir: Path) -> None:
-    """Start a stdio server before the SDK is imported, so its start-up and the import overlap."""
+def _manager_with_server_started(servers: list[Any], config: Any, workdir: Path, args: argparse.Namespace) -> Any:
+    """The manager of one server, a stdio one started first: before the manager and the SDK are imported, so
+    the server's start-up overlaps Whimbrel's (app/mcp/prespawn.py)."""
     import tempfile
 
-    from app.mcp.prespawn import spawn
+    from app.mcp.prespawn import discard_now, spawn
 
-    state.stderr = tempfile.TemporaryFile()
-    state.prespawned = spawn(state.config, workdir, state.stderr)
+    stderr = tempfile.TemporaryFile()
+    process = spawn(servers[0], workdir, stderr)
+    try:
+        manager = _manager(servers, config, workdir, args)
+    except BaseException:
+        if process is not None:
+            discard_now(process)
+        stderr.close()
+        raise
+    state = manager.servers[servers[0].name]
+    state.stderr, state.prespawned = stderr, process
+    return manager
 
 
 async def _answer(args: argparse.Namespace, manager: Any, name: str, state: Any,
@@ -370,12 +405,17 @@ class _Stopping:
                 loop.remove_signal_handler(number)
 
 
-EXIT_GRACE = 0.5  # seconds a stdio server has to exit once its stdin is closed, before its group gets SIGTERM
+# Seconds a stdio server has to exit once its stdin is closed, before its group gets SIGTERM (SIGKILL 1 s later).
+# The answer is printed by then and the user waits only for this: a server that exits on a closed stdin at once
+# does so on its own terms; one that tidies up slowly (a Python server's interpreter teardown takes ~0.3 s, more on
+# a loaded machine) or waits for an answer it will never get is ended, as a server that outlives its client is
+# (its SIGTERM handler, if it has one, still runs). The SDK and the Inspector CLI wait up to 2 s.
+EXIT_GRACE = 0.05
 
 
 async def _stop(manager: Any, stopping: _Stopping) -> None:
     """Stop the servers. The answer is printed already and nothing more is asked of them, so a stdio server
-    that has not exited within EXIT_GRACE of its stdin closing is ended (the SDK would wait 2 s); on a signal,
+    that has not exited within EXIT_GRACE of its stdin closing is ended with its process group; on a signal,
     at once."""
     from app.mcp.prespawn import discard
 
@@ -394,7 +434,9 @@ async def _stop(manager: Any, stopping: _Stopping) -> None:
             await discard(process)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], *, own_process: bool = False) -> int:
+    """Run `whimbrel mcp ...`. `own_process`: this is the command line's own process, which ends when the verb
+    does (the SDK may then be imported without its server half)."""
     if argv[:1] == ["serve"]:  # serving Whimbrel's own tools (app/mcp/serve.py)
         from app.mcp.serve import main as serve_main
         return serve_main(argv[1:])
@@ -403,6 +445,7 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed the usage error
         return int(exc.code or 0) if exc.code != 0 else 0
+    args.own_process = own_process
     import logging
 
     logging.getLogger("mcp").addHandler(logging.NullHandler())  # the SDK's tracebacks: the reason is reported

@@ -118,3 +118,4 @@ class ClientHooks:
     authorization: AuthorizationHook = decline_authorization  # returns once the URL is shown/opened
     sampling_enabled: bool = True     # advertise the capability (the hook may still decline)
     elicitation_enabled: bool = True
+    roots_enabled: bool = True        # advertise roots: a server may then ask for them at any time (and some wait for the answer)

@@ -46,11 +46,10 @@ _SDK_IMPORT: asyncio.Future | None = None
 
 
 def import_sdk() -> None:
-    """Import what connecting needs (the SDK's client, transports and types: ~0.5 s of CPU)."""
-    import mcp.client.sse  # noqa: F401
-    import mcp.client.stdio  # noqa: F401
-    import mcp.client.streamable_http  # noqa: F401
-    from mcp import Client  # noqa: F401
+    """Import what connecting needs (the SDK's client, transports and types: ~0.8 s of CPU)."""
+    from app.mcp.sdk_client import import_whole
+
+    import_whole()
 
 
 async def _sdk_imported() -> None:
@@ -116,6 +115,7 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
         self.calls = CallTracker()  # running tool calls: whom a sampling/elicitation request belongs to
         # what a connection lists before it is ready; a one-shot caller (`whimbrel mcp VERB`) asks only its own
         self.initial_lists: set[str] = {"tools", "resources", "prompts"}
+        self.follow_changes = True  # re-list on list_changed; a one-shot caller has what it asked for already
         for config in configs:
             self._add_state(config)
 
@@ -352,7 +352,7 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
             await asyncio.wait_for(state._wake.wait(), max(0.0, seconds))
 
     def _client(self, state: ServerState, target: Any) -> Any:
-        from mcp import Client
+        from mcp.client.client import Client
         import mcp.types as types
 
         return Client(
@@ -362,7 +362,7 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
             client_info=types.Implementation(name="whimbrel", version="0.1.0"),
             sampling_callback=self._sampling_callback(state) if self.hooks.sampling_enabled else None,
             elicitation_callback=self._elicitation_callback(state) if self.hooks.elicitation_enabled else None,
-            list_roots_callback=self._roots_callback(state),
+            list_roots_callback=self._roots_callback(state) if self.hooks.roots_enabled else None,
             logging_callback=self._logging_callback(state),
             message_handler=self._message_handler(state),
             log_level=self.log_level,
@@ -515,6 +515,8 @@ class McpManager(ClientCallbacks, McpRequests, McpInspection, ToolBridge, Author
 
     def _schedule_refresh(self, state: ServerState, what: str) -> None:
         """Debounce list_changed bursts into one re-list per category."""
+        if not self.follow_changes:
+            return
         state._pending_refresh.add(what)
         if state._refresh_task is None or state._refresh_task.done():
             state._refresh_task = asyncio.get_running_loop().create_task(self._debounced_refresh(state))

@@ -10,13 +10,15 @@ it has a grace period to exit, then its process group is ended (app/mcp/stdio_ex
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import subprocess
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator
 
 from app.mcp.config import ServerConfig, stdio_environment
-from app.mcp.stdio_exit import end_process_group, wrapped_command
+from app.mcp.stdio_exit import TERM_GRACE, end_process_group, wrapped_command
 
 EXIT_GRACE = 2.0  # seconds for the server to exit once its stdin is closed (the SDK's own grace)
 LINE_LIMIT = 64 * 1024 * 1024  # bytes in one message
@@ -47,7 +49,7 @@ async def prespawned_stdio(process: subprocess.Popen) -> AsyncIterator[tuple[Any
 
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), process.stdout)
+    reading, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), process.stdout)
     pipe, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, process.stdin)
     writer = asyncio.StreamWriter(pipe, protocol, None, loop)
     read_sender, read_stream = anyio.create_memory_object_stream(0)
@@ -86,6 +88,7 @@ async def prespawned_stdio(process: subprocess.Popen) -> AsyncIterator[tuple[Any
         finally:
             with anyio.CancelScope(shield=True):
                 await _stop(process, writer)
+            reading.close()  # closes the server's stdout (closing the pipe under the transport would be an error)
             tasks.cancel_scope.cancel()
 
 
@@ -99,6 +102,24 @@ async def discard(process: subprocess.Popen) -> None:
     deadline = loop.time() + EXIT_GRACE
     while process.poll() is None and loop.time() < deadline:
         await asyncio.sleep(0.02)
+
+
+def discard_now(process: subprocess.Popen) -> None:
+    """`discard` without an event loop, for a failure between the start and the connection: SIGTERM to the
+    group, SIGKILL if it is still there after TERM_GRACE; reaped."""
+    for pipe in (process.stdin, process.stdout):
+        if pipe is not None:
+            pipe.close()
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            process.wait(timeout=TERM_GRACE)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 async def _stop(process: subprocess.Popen, writer: asyncio.StreamWriter) -> None:
@@ -115,5 +136,3 @@ async def _stop(process: subprocess.Popen, writer: asyncio.StreamWriter) -> None
         await end_process_group(process.pid)  # start_new_session: its pid names its group
         while process.poll() is None and loop.time() < deadline + 2.0:
             await asyncio.sleep(0.02)
-    if process.stdout is not None:
-        process.stdout.close()

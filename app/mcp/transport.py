@@ -33,7 +33,7 @@ def open_transport(state: ServerState, stack: contextlib.AsyncExitStack, *, work
         process, state.prespawned = state.prespawned, None
         inner = prespawned_stdio(process)
     elif config.transport == "stdio":
-        from mcp import StdioServerParameters
+        from mcp.client.stdio import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
         if state.stderr is None:

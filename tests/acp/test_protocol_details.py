@@ -105,3 +105,21 @@ def test_a_malformed_line_gets_a_parse_error_and_the_connection_goes_on(tmp_path
     assert answers[0] == {"jsonrpc": "2.0", "id": None, "error": answers[0]["error"]}
     assert answers[0]["error"]["code"] == -32700 and answers[1]["error"]["code"] == -32600
     assert answers[2]["id"] == 2 and answers[2]["result"]["protocolVersion"] == 1
+
+
+async def test_a_config_warning_goes_to_the_log_not_into_the_answer(fake_openai, workspace, tmp_path):
+    """A rule of config.toml that cannot be read is a warning for the user: the agent's log (its stderr, which
+    editors keep) says it; no agent_message_chunk carries it, so the answer is only the model's words."""
+    config = tmp_path / "config.toml"
+    config.write_text('[policy]\nallow = [42]\n')
+    fake_openai.queue(TextReply("Hello."), TextReply("Again."))
+    client = RecordingClient("allow")
+    log = tmp_path / "agent.log"
+    async with whimbrel_acp(client, workspace, fake_openai.base_url, log, "--config", str(config)) as (conn, _proc):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        assert (await prompt(conn, session.session_id, "hi")).stop_reason == "end_turn"
+        assert (await prompt(conn, session.session_id, "hi again")).stop_reason == "end_turn"
+    told = "a rule must be a string"
+    assert told in log.read_text() and session.session_id in log.read_text()
+    assert client.text() == "Hello.Again."
+    assert not [u for u in client.updates if told in json.dumps(u.model_dump(mode="json"))]
