@@ -1,4 +1,5 @@
-"""Acceptance: two real `whimbrel` processes on one data dir, both streaming for a sustained period.
+"""Acceptance: two real `whimbrel` processes on one store, both streaming for a sustained period: on one
+data dir's SQLite file, and on one PostgreSQL server (a team's store: `--db-url`).
 
 Two terminals in one project is ordinary use. Both windows start on a store whose saved tabs name
 one workstream: only one of them may restore it; the other opens its own. Then each keeps a
@@ -10,7 +11,6 @@ depends only on those conditions (each wait is for a condition, with a generous 
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,13 +72,9 @@ def drive(windows: list[Window], done: Callable[[], bool], timeout: float, what:
             raise TimeoutError(f"{what} not within {timeout}s; screens:\n{tails}")
 
 
-def leased_by(db: Path, pid: int) -> list[str]:
+def leased_by(store: Store, pid: int) -> list[str]:
     """The workstreams the process `pid` holds (a plain read: it never blocks a writer)."""
-    conn = sqlite3.connect(db)
-    try:
-        return [r[0] for r in conn.execute("SELECT workstream_id FROM workstream_leases WHERE pid = ?", (pid,))]
-    finally:
-        conn.close()
+    return [lease.workstream_id for lease in store.live_leases() if lease.owner.pid == pid]
 
 
 def contents(store: Store, workstream_id: str, role: str) -> list[str]:
@@ -86,17 +82,22 @@ def contents(store: Store, workstream_id: str, role: str) -> list[str]:
     return [m.content for m in store.load_messages(workstream_id) if m.role == role and not m.interrupted]
 
 
-def test_two_windows_stream_into_their_own_workstreams(fake_openai, tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["sqlite", "postgresql"])
+def test_two_windows_stream_into_their_own_workstreams(fake_openai, tmp_path: Path, request, where: str) -> None:
     workdir, data_dir = places(tmp_path)
-    db = data_dir / "whimbrel.db"
-    store = Store(db)
+    extra: tuple[str, ...] = ()
+    if where == "postgresql":
+        url = request.getfixturevalue("pg_server").database()
+        store, extra = Store(url), ("--db-url", url)
+    else:
+        store = Store(data_dir / "whimbrel.db")
     earlier = store.create_workstream(title="earlier work")
     for role, text in (("user", "earlier question"), ("assistant", "earlier answer")):
         store.add_message(earlier, Message(role=role, content=text))
     store.set_app_state("tabs", [earlier])  # what the last session left open: both windows want it
     fake_openai.default_reply = EchoReply(prefix="You said: ", delay=0.02, chunk_size=3)
 
-    windows = [Window(label, PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir)))
+    windows = [Window(label, PtyApp(whimbrel_argv(fake_openai.base_url, workdir, data_dir, *extra)))
                for label in ("alpha", "beta")]
     try:
         drive(windows, lambda: all("◆ m " in w.app.screen_text and "Ask for work" in w.app.screen_text
@@ -104,7 +105,7 @@ def test_two_windows_stream_into_their_own_workstreams(fake_openai, tmp_path: Pa
 
         def each_holds_one() -> bool:
             for window in windows:
-                held = leased_by(db, window.app.process.pid)
+                held = leased_by(store, window.app.process.pid)
                 window.workstream = held[0] if len(held) == 1 else ""
             return all(w.workstream for w in windows)
 
@@ -152,8 +153,8 @@ def test_two_windows_stream_into_their_own_workstreams(fake_openai, tmp_path: Pa
             assert replies == [f"You said: {text}" for text in expected]
             stored_replies += len(replies)
         assert stored_replies == fake_openai.completed, "every reply the server finished is stored"
-        print(f"two windows for {DURATION:.0f} s: " + ", ".join(f"{w.label} {w.sent} turns" for w in windows)
+        print(f"two windows on {where} for {DURATION:.0f} s: " + ", ".join(f"{w.label} {w.sent} turns" for w in windows)
               + f"; {stored_replies} replies streamed and stored")
-        assert all(not leased_by(db, w.app.process.pid) for w in windows), "quitting gives the leases back"
+        assert all(not leased_by(store, w.app.process.pid) for w in windows), "quitting gives the leases back"
     finally:
         store.close()
