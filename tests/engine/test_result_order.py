@@ -21,7 +21,8 @@ def test_results_stored_as_they_finished_are_sent_in_call_order():
 async def test_a_call_that_finishes_second_is_still_sent_first(fake_openai, tmp_path):
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    slow = "for i in $(seq 3000); do [ -e flag ] && break; sleep 0.01; done; echo first-call"  # waits for the second
+    # waits for the second call's flag: 30,000 short sleeps (3,000 ran out once on a loaded machine)
+    slow = "for i in $(seq 30000); do [ -e flag ] && break; sleep 0.01; done; echo first-call"
     fast = "touch flag; echo second-call"
     fake_openai.queue(ToolCallReply([("bash", json.dumps({"command": slow}), "c1"),
                                      ("bash", json.dumps({"command": fast}), "c2")]), TextReply("ok"))
