@@ -97,13 +97,19 @@ again once filled (pg_fts.INDEX_SQL), in one transaction:
         conn.execute(f"VACUUM ANALYZE {pg_fts.WORDS_TABLE}")
 
 
-def search_p95(store, queries: list[str]) -> float:
+def p95_over(queries: list[str], run) -> float:
+    """p95 seconds of `run(query)` over the queries."""
     times = []
     for query in queries:
         start = time.perf_counter()
-        store.search(query, limit=20)
+        run(query)
         times.append(time.perf_counter() - start)
     return statistics.quantiles(times, n=20)[-1]
+
+
+def search_p95(store, queries: list[str]) -> float:
+    """p95 of the store's search (the resume browser's)."""
+    return p95_over(queries, lambda query: store.search(query, limit=20))
 
 
 def recall_p95(store, queries: list[str]) -> float:
@@ -111,13 +117,10 @@ def recall_p95(store, queries: list[str]) -> float:
     from app.memory.recall import recall
     from app.storage.engine import reader
 
-    times = []
-    for query in queries:
-        start = time.perf_counter()
+    def one(query: str) -> None:
         with reader(store.engine).connect() as conn:
             recall(conn, query, use_fts=store.fts_enabled, limit=20)
-        times.append(time.perf_counter() - start)
-    return statistics.quantiles(times, n=20)[-1]
+    return p95_over(queries, one)
 
 
 def follower_p95(owner, follower, saves: int) -> float:

@@ -174,10 +174,11 @@ class OwnershipWiring:
             try:
                 await self.app.manager.ownership.release_all()
             except Exception as error:  # noqa: BLE001 - quitting goes on whatever the store says
+                from app.runtime.error_log import LOGGER
                 from app.storage.write_failed import is_write_failure
 
                 if not is_write_failure(error):
                     raise
                 # the server is gone or the disk refuses: the leases go stale by themselves (STALE_AFTER),
                 # and another window can take them then
-                logging.getLogger("whimbrel").warning("the leases were not given back at quit: %s", error)
+                logging.getLogger(LOGGER).warning("the leases were not given back at quit: %s", error)
